@@ -1,0 +1,3 @@
+from holyclient._cli import console_main
+
+console_main()

@@ -1,0 +1,64 @@
+"""The ``holyclient`` command line: ``main(argv) -> int`` and one module per subcommand.
+
+Exit codes follow ruff's contract, for every subcommand:
+
+* 0 -- success, nothing to report;
+* 1 -- the command ran and found something (changes, failed requests, over budget);
+* 2 -- bad usage, bad input or an internal error.
+
+stdout carries data (tables, one JSON document for ``--json``, JSONL); progress, warnings and
+summaries go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .._version import __version__
+
+#: Subcommand modules, in the order ``--help`` lists them. Each module exposes
+#: ``register(subparsers) -> None``, which adds its parser and sets ``func`` to a
+#: ``run(args) -> int`` callable. Modules import their heavy dependencies inside ``run``.
+SUBCOMMANDS = ("tour", "serve", "estimate", "models", "batch", "migrate")
+
+EPILOG = "exit codes: 0 success, 1 findings/changes/failed requests, 2 usage or input error"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="holyclient",
+        description="OpenAI-compatible SDK and tools for the HolySheep relay.",
+        epilog=EPILOG,
+    )
+    parser.add_argument("--version", action="version", version=f"holyclient {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code (never raises ``SystemExit`` for usage errors)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(func(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def console_main() -> None:
+    """Entry point of the ``holyclient`` console script."""
+    sys.exit(main())

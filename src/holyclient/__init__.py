@@ -1,5 +1,104 @@
-"""holyclient: an OpenAI-compatible SDK for the HolySheep relay."""
+"""holyclient: an OpenAI-compatible SDK for the HolySheep relay.
 
+``import holyclient`` stays light: pydantic models, tiktoken and the codemod load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._base import NOT_GIVEN
+from ._client import AsyncClient, Client
+from ._exceptions import (
+    APIConnectionError,
+    APIError,
+    APIResponseValidationError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    BudgetExceededError,
+    ConfigurationError,
+    ConflictError,
+    HolyClientError,
+    InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    UnprocessableEntityError,
+)
+from ._retry import RetryPolicy
+from ._streaming import AsyncStream, Stream
 from ._version import __version__
 
-__all__ = ["__version__"]
+if TYPE_CHECKING:
+    from ._models import (
+        ChatCompletion,
+        ChatCompletionChunk,
+        ChatCompletionMessageParam,
+        ChatCompletionRequest,
+        CompletionUsage,
+        CreateEmbeddingResponse,
+        Embedding,
+        Model,
+        ModelList,
+    )
+
+#: Names loaded on first access, so that importing the package does not import pydantic.
+_LAZY = {
+    "ChatCompletion": "._models",
+    "ChatCompletionChunk": "._models",
+    "ChatCompletionMessageParam": "._models",
+    "ChatCompletionRequest": "._models",
+    "CompletionUsage": "._models",
+    "CreateEmbeddingResponse": "._models",
+    "Embedding": "._models",
+    "Model": "._models",
+    "ModelList": "._models",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'holyclient' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "NOT_GIVEN",
+    "APIConnectionError",
+    "APIError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncClient",
+    "AsyncStream",
+    "AuthenticationError",
+    "BadRequestError",
+    "BudgetExceededError",
+    "ChatCompletion",
+    "ChatCompletionChunk",
+    "ChatCompletionMessageParam",
+    "ChatCompletionRequest",
+    "Client",
+    "CompletionUsage",
+    "ConfigurationError",
+    "ConflictError",
+    "CreateEmbeddingResponse",
+    "Embedding",
+    "HolyClientError",
+    "InternalServerError",
+    "Model",
+    "ModelList",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RetryPolicy",
+    "Stream",
+    "UnprocessableEntityError",
+    "__version__",
+]

@@ -1,0 +1,252 @@
+"""The sans-IO core shared by both clients: request building, response parsing, SSE decoding, error mapping.
+
+Nothing here sends, awaits or sleeps, so :class:`~holyclient.Client` and :class:`~holyclient.AsyncClient`
+stay thin shells and every decision can be unit-tested with plain values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ._exceptions import (
+    APIResponseValidationError,
+    APIStatusError,
+    status_error_class,
+)
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+USER_AGENT = f"holyclient/{__version__}"
+REDACTED = "<redacted>"
+_SENSITIVE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "proxy-authorization"})
+
+
+class _Omit:
+    """Sentinel for "not given", distinct from an explicit ``None`` (``timeout=None`` means no timeout)."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NOT_GIVEN: Any = _Omit()
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """Everything needed to send one API call, independent of the HTTP library."""
+
+    method: str
+    path: str
+    body: Mapping[str, Any] | None = None
+    extra_headers: Mapping[str, str] | None = None
+    timeout: Any = NOT_GIVEN
+    max_retries: int | None = None
+    stream: bool = False
+
+
+def build_body(params: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Merge call parameters and ``extra_body``; parameters pass through untouched (forward compatible)."""
+    body = {key: value for key, value in params.items() if value is not NOT_GIVEN}
+    if extra_body:
+        body.update(extra_body)
+    return body
+
+
+def build_headers(
+    api_key: str,
+    default_headers: Mapping[str, str] | None,
+    extra_headers: Mapping[str, str] | None,
+    *,
+    stream: bool = False,
+) -> dict[str, str]:
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "User-Agent": USER_AGENT,
+        "Accept": "text/event-stream" if stream else "application/json",
+    }
+    if default_headers:
+        headers.update(default_headers)
+    if extra_headers:
+        headers.update(extra_headers)
+    return headers
+
+
+def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k: (REDACTED if k.lower() in _SENSITIVE_HEADERS else v) for k, v in headers.items()}
+
+
+def redacted_request(request: Any) -> Any:
+    """A copy of an httpx(2) request safe to attach to an error: same method and URL, no secret headers."""
+    if request is None:
+        return None
+    return type(request)(request.method, request.url, headers=redact_headers(request.headers))
+
+
+def parse_error_body(content: bytes) -> object:
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content.decode("utf-8", "replace") or None
+
+
+def error_message(status_code: int, body: object) -> str:
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        code = f" ({error['code']})" if error.get("code") else ""
+        return f"Error code {status_code}{code}: {error['message']}"
+    if isinstance(error, str):
+        return f"Error code {status_code}: {error}"
+    if isinstance(body, str) and body:
+        return f"Error code {status_code}: {body[:500]}"
+    return f"Error code {status_code}"
+
+
+def make_status_error(
+    response: Any,
+    content: bytes,
+    *,
+    request: Any = None,
+    retry_after: float | None = None,
+) -> APIStatusError:
+    """Map an error response to the matching :class:`APIStatusError` subclass (one table for both clients)."""
+    body = parse_error_body(content)
+    status = int(response.status_code)
+    cls = status_error_class(status)
+    safe_request = redacted_request(request)
+    _scrub_response(response, safe_request)
+    return cls(
+        error_message(status, body),
+        response=response,
+        body=body,
+        request=safe_request,
+        retry_after=retry_after,
+    )
+
+
+def _scrub_response(response: Any, safe_request: Any) -> None:
+    """Point the response at the redacted request so ``error.response.request`` cannot leak the key."""
+    if safe_request is not None:
+        with contextlib.suppress(AttributeError, TypeError):  # exotic response objects
+            response.request = safe_request
+
+
+def parse_model(cls: type[ModelT], content: bytes, response: Any, *, request: Any = None) -> ModelT:
+    """Validate a 2xx body into ``cls``.
+
+    Raises:
+        APIResponseValidationError: with ``retryable`` set when the body was not JSON at all (a truncated
+            or garbled 200 is worth another attempt; a well-formed but wrong shape is not).
+    """
+    from pydantic import ValidationError
+
+    try:
+        return cls.model_validate_json(content)
+    except ValidationError as exc:
+        invalid_json = any(err["type"] == "json_invalid" for err in exc.errors())
+        safe_request = redacted_request(request)
+        _scrub_response(response, safe_request)
+        error = APIResponseValidationError(
+            "Response body is not valid JSON" if invalid_json else f"Unexpected response shape: {exc}",
+            response=response,
+            body=None if invalid_json else parse_error_body(content),
+            request=safe_request,
+        )
+        error.retryable = invalid_json  # type: ignore[attr-defined]
+        raise error from None
+
+
+# --- server-sent events -------------------------------------------------------------------------
+
+
+class SSEDecoder:
+    """Incremental decoder for ``text/event-stream``: feed bytes, get the ``data`` payload of each event.
+
+    Only ``data`` lines matter to the chat API; ``event``/``id``/``retry`` fields and comments are
+    skipped. Multi-line data is joined with ``\\n`` as the SSE specification says.
+    """
+
+    __slots__ = ("_buffer", "_data")
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        buffer = self._buffer + chunk if self._buffer else chunk
+        events: list[bytes] = []
+        start = 0
+        while True:
+            end = buffer.find(b"\n", start)
+            if end < 0:
+                break
+            line = buffer[start:end]
+            start = end + 1
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if not line:
+                if self._data:
+                    events.append(b"\n".join(self._data))
+                    self._data = []
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                self._data.append(value[1:] if value.startswith(b" ") else value)
+        self._buffer = buffer[start:]
+        return events
+
+    def flush(self) -> list[bytes]:
+        """Events left when the stream ends without a final blank line."""
+        events = self.feed(b"\n\n") if (self._buffer or self._data) else []
+        self._buffer = b""
+        return events
+
+
+DONE = b"[DONE]"
+
+#: Status used for an error event inside a 200 stream, from the error's ``type`` or ``code``.
+_STREAM_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "insufficient_quota": 429,
+    "server_error": 500,
+    "api_error": 500,
+    "overloaded_error": 503,
+}
+
+
+def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatusError | None:
+    """Return the error carried by an SSE event, if the event is an error event."""
+    if b'"error"' not in data:
+        return None
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):
+        return None
+    error = payload["error"]
+    status = error.get("status") if isinstance(error.get("status"), int) else None
+    if status is None:
+        status = _STREAM_ERROR_STATUS.get(
+            str(error.get("type")), _STREAM_ERROR_STATUS.get(str(error.get("code")), 500)
+        )
+    cls = status_error_class(status)
+    safe_request = redacted_request(request)
+    _scrub_response(response, safe_request)
+    exc = cls(error_message(status, payload), response=response, body=payload, request=safe_request)
+    exc.status_code = status
+    return exc

@@ -1,0 +1,491 @@
+"""``Client`` and ``AsyncClient``: the only module that does HTTP.
+
+Configuration, request building and every decision live in :class:`_BaseClient` and the sans-IO
+modules; the two clients only send, await and sleep. Retries are driven by tenacity through the one
+:class:`~holyclient._retry.RetryPolicy`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import _config
+from ._base import (
+    NOT_GIVEN,
+    RequestOptions,
+    build_headers,
+    make_status_error,
+    parse_model,
+)
+from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
+from ._exceptions import APIError
+from ._retry import RetryPolicy, retry_after_seconds
+from ._streaming import AsyncStream, ChunkDecoder, Stream
+from ._transport import default_timeout, new_async_client, new_sync_client, translate_error
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from ._usage import UsageTracker
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
+_SelfT = TypeVar("_SelfT", bound="_BaseClient")
+
+
+class _BaseClient:
+    """Configuration and request building shared by both clients (no I/O)."""
+
+    _http: Any
+    _owns_http: bool
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: Any = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        default_headers: Mapping[str, str] | None = None,
+        allow_insecure_http: bool = False,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        budget_usd: float | None = None,
+    ) -> None:
+        self.api_key = _config.resolve_api_key(api_key)
+        self.base_url = _config.resolve_base_url(base_url)
+        _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
+        self.timeout = default_timeout(timeout)
+        self.max_retries = max_retries
+        self.default_headers = dict(default_headers or {})
+        self._allow_insecure_http = allow_insecure_http
+        self._policy = RetryPolicy(max_retry_after=max_retry_after)
+        self._budget_usd = budget_usd
+        self._usage: UsageTracker | None = None
+
+    # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, max_retries={self.max_retries})"
+
+    @property
+    def usage(self) -> UsageTracker:
+        """Tokens and cost per model of every call made through this client and its copies."""
+        if self._usage is None:
+            from ._usage import UsageTracker
+
+            self._usage = UsageTracker(budget_usd=self._budget_usd)
+        return self._usage
+
+    def _copy_with(self: _SelfT, **options: Any) -> _SelfT:
+        new = copy.copy(self)
+        new.default_headers = dict(self.default_headers)
+        new._owns_http = False  # the copy shares the connection pool; the original closes it
+        new.usage  # noqa: B018 - create the tracker now so copies share one (and one budget)
+        new._usage = self.usage
+        for name, value in options.items():
+            if value is NOT_GIVEN:
+                continue
+            if name == "api_key":
+                new.api_key = _config.resolve_api_key(value)
+            elif name == "base_url":
+                new.base_url = _config.resolve_base_url(value)
+            elif name == "timeout":
+                new.timeout = default_timeout(value)
+            elif name == "max_retries":
+                new.max_retries = value
+            elif name == "default_headers":
+                new.default_headers.update(value or {})
+            elif name == "max_retry_after":
+                new._policy = RetryPolicy(max_retry_after=value)
+            elif name == "allow_insecure_http":
+                new._allow_insecure_http = value
+            else:
+                raise TypeError(f"with_options() got an unexpected option {name!r}")
+        _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
+        return new
+
+    def _build_request(self, options: RequestOptions) -> Any:
+        headers = build_headers(
+            self.api_key, self.default_headers, options.extra_headers, stream=options.stream
+        )
+        timeout = self.timeout if options.timeout is NOT_GIVEN else default_timeout(options.timeout)
+        return self._http.build_request(
+            options.method,
+            self.base_url + options.path,
+            json=options.body if options.method != "GET" else None,
+            headers=headers,
+            timeout=timeout,
+        )
+
+    def _retries(self, options: RequestOptions) -> int:
+        return self.max_retries if options.max_retries is None else options.max_retries
+
+    def _reserve(self, options: RequestOptions) -> Any:
+        """Check the budget before sending (only when one is set: counting tokens is not free)."""
+        if self._budget_usd is None or options.body is None or "messages" not in options.body:
+            return None
+        return self.usage.reserve(options.body)
+
+    def _settle(self, reservation: Any, model: str | None, usage: Any) -> None:
+        usage_dict = usage.model_dump() if usage is not None else None
+        if reservation is not None:
+            self.usage.settle(reservation, usage_dict)
+        elif usage_dict is not None and model:
+            self.usage.record(model, usage_dict)
+
+    def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
+        """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
+        settled = False
+
+        def on_chunk(chunk: Any) -> None:
+            nonlocal settled
+            if chunk.usage is not None and not settled:
+                settled = True
+                self._settle(reservation, chunk.model, chunk.usage)
+
+        def on_close() -> None:
+            nonlocal settled
+            if not settled:
+                settled = True
+                self._settle(reservation, None, None)
+
+        return on_chunk, on_close
+
+    def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
+        return make_status_error(
+            response, content, request=request, retry_after=retry_after_seconds(response.headers)
+        )
+
+
+class Client(_BaseClient):
+    """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
+
+    Args:
+        api_key: defaults to ``HOLYSHEEP_API_KEY``. ``OPENAI_API_KEY`` is never read.
+        base_url: defaults to ``HOLYSHEEP_BASE_URL``, then ``https://api.holysheep.ai/v1``.
+        timeout: seconds or an ``httpx.Timeout`` (default 600 s, 5 s to connect).
+        max_retries: retries after the first attempt (default 2); per call with ``max_retries=``.
+        default_headers: sent with every request.
+        http_client: your own ``httpx2.Client`` or ``httpx.Client`` (proxies, mounts, respx). It is
+            not closed by ``close()``.
+        allow_insecure_http: allow ``http://`` to a non-loopback host (the key travels in clear).
+        max_retry_after: longest ``Retry-After`` honoured; a longer one raises at once.
+        budget_usd: refuse, before sending, requests whose worst-case cost exceeds what is left.
+        sleep: how to wait between retries (tests pass a recorder).
+
+    Raises:
+        ConfigurationError: no key, or an insecure base URL.
+    """
+
+    chat: Chat
+    embeddings: Embeddings
+    models: Models
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: Any = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: Any = None,
+        allow_insecure_http: bool = False,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        budget_usd: float | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            allow_insecure_http=allow_insecure_http,
+            max_retry_after=max_retry_after,
+            budget_usd=budget_usd,
+        )
+        self._owns_http = http_client is None
+        self._http = new_sync_client(self.timeout) if http_client is None else http_client
+        self._sleep = sleep
+        from ._resources import Chat, Embeddings, Models
+
+        self.chat = Chat(self)
+        self.embeddings = Embeddings(self)
+        self.models = Models(self)
+
+    def with_options(
+        self,
+        *,
+        api_key: str | None = NOT_GIVEN,
+        base_url: str | None = NOT_GIVEN,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None = NOT_GIVEN,
+        allow_insecure_http: bool = NOT_GIVEN,
+        max_retry_after: float = NOT_GIVEN,
+    ) -> Client:
+        """A copy with some options changed, sharing this client's connection pool and usage tracker."""
+        new = self._copy_with(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            allow_insecure_http=allow_insecure_http,
+            max_retry_after=max_retry_after,
+        )
+        from ._resources import Chat, Embeddings, Models
+
+        new.chat, new.embeddings, new.models = Chat(new), Embeddings(new), Models(new)
+        return new
+
+    def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        reservation = self._reserve(options)
+        attempts = 0
+
+        def attempt() -> ModelT:
+            nonlocal attempts
+            attempts += 1
+            try:
+                return self._send_once(options, cast_to)
+            except APIError as exc:
+                exc.attempts = attempts
+                raise
+
+        try:
+            result = self._policy.retrying(self._retries(options), self._sleep)(attempt)
+        except BaseException:
+            self._settle(reservation, None, None)
+            raise
+        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        return result
+
+    def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        request = self._build_request(options)
+        try:
+            response = self._http.send(request)
+        except Exception as exc:
+            error: BaseException | None = translate_error(exc, request)
+        else:
+            error = None
+        if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
+            raise error
+        if response.status_code >= 400:
+            raise self._status_error(response, response.content, request)
+        return parse_model(cast_to, response.content, response, request=request)
+
+    def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
+        reservation = self._reserve(options)
+        attempts = 0
+
+        on_chunk, on_close = self._stream_hooks(reservation)
+
+        def attempt() -> Stream[ModelT]:
+            nonlocal attempts
+            attempts += 1
+            request = self._build_request(options)
+            try:
+                response = self._http.send(request, stream=True)
+            except Exception as exc:
+                error: BaseException | None = translate_error(exc, request, attempts)
+            else:
+                error = None
+            if error is not None:
+                raise error
+            try:
+                if response.status_code >= 400:
+                    raise self._status_error(response, response.read(), request)
+                chunks = response.iter_bytes()
+                first = next(chunks, b"")  # retried only before the first byte
+            except BaseException as exc:
+                response.close()
+                failure = translate_error(exc, request, attempts)
+                if isinstance(failure, APIError):
+                    failure.attempts = attempts
+                if failure is exc:
+                    raise
+            else:
+                return Stream(
+                    ChunkDecoder(cast_to, response, request, on_chunk, on_close), response, chunks, first
+                )
+            raise failure
+
+        try:
+            return self._policy.retrying(self._retries(options), self._sleep)(attempt)
+        except BaseException:
+            self._settle(reservation, None, None)
+            raise
+
+    def close(self) -> None:
+        """Close the connection pool (unless it was passed in by the caller)."""
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class AsyncClient(_BaseClient):
+    """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
+    ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
+
+    chat: AsyncChat
+    embeddings: AsyncEmbeddings
+    models: AsyncModels
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: Any = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: Any = None,
+        allow_insecure_http: bool = False,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        budget_usd: float | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        super().__init__(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            allow_insecure_http=allow_insecure_http,
+            max_retry_after=max_retry_after,
+            budget_usd=budget_usd,
+        )
+        self._owns_http = http_client is None
+        self._http = new_async_client(self.timeout) if http_client is None else http_client
+        self._sleep = sleep
+        from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels
+
+        self.chat = AsyncChat(self)
+        self.embeddings = AsyncEmbeddings(self)
+        self.models = AsyncModels(self)
+
+    def with_options(
+        self,
+        *,
+        api_key: str | None = NOT_GIVEN,
+        base_url: str | None = NOT_GIVEN,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None = NOT_GIVEN,
+        allow_insecure_http: bool = NOT_GIVEN,
+        max_retry_after: float = NOT_GIVEN,
+    ) -> AsyncClient:
+        """A copy with some options changed, sharing this client's connection pool and usage tracker."""
+        new = self._copy_with(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            allow_insecure_http=allow_insecure_http,
+            max_retry_after=max_retry_after,
+        )
+        from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels
+
+        new.chat, new.embeddings, new.models = AsyncChat(new), AsyncEmbeddings(new), AsyncModels(new)
+        return new
+
+    async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        reservation = self._reserve(options)
+        attempts = 0
+
+        async def attempt() -> ModelT:
+            nonlocal attempts
+            attempts += 1
+            try:
+                return await self._send_once(options, cast_to)
+            except APIError as exc:
+                exc.attempts = attempts
+                raise
+
+        try:
+            result: ModelT = await self._policy.async_retrying(self._retries(options), self._sleep)(attempt)
+        except BaseException:
+            self._settle(reservation, None, None)
+            raise
+        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        return result
+
+    async def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        request = self._build_request(options)
+        try:
+            response = await self._http.send(request)
+        except Exception as exc:
+            error: BaseException | None = translate_error(exc, request)
+        else:
+            error = None
+        if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
+            raise error
+        if response.status_code >= 400:
+            raise self._status_error(response, response.content, request)
+        return parse_model(cast_to, response.content, response, request=request)
+
+    async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
+        reservation = self._reserve(options)
+        attempts = 0
+
+        on_chunk, on_close = self._stream_hooks(reservation)
+
+        async def attempt() -> AsyncStream[ModelT]:
+            nonlocal attempts
+            attempts += 1
+            request = self._build_request(options)
+            try:
+                response = await self._http.send(request, stream=True)
+            except Exception as exc:
+                error: BaseException | None = translate_error(exc, request, attempts)
+            else:
+                error = None
+            if error is not None:
+                raise error
+            try:
+                if response.status_code >= 400:
+                    raise self._status_error(response, await response.aread(), request)
+                chunks = response.aiter_bytes()
+                first = await anext(chunks, b"")  # retried only before the first byte
+            except BaseException as exc:
+                await response.aclose()
+                failure = translate_error(exc, request, attempts)
+                if isinstance(failure, APIError):
+                    failure.attempts = attempts
+                if failure is exc:
+                    raise
+            else:
+                return AsyncStream(
+                    ChunkDecoder(cast_to, response, request, on_chunk, on_close), response, chunks, first
+                )
+            raise failure
+
+        try:
+            return await self._policy.async_retrying(self._retries(options), self._sleep)(attempt)
+        except BaseException:
+            self._settle(reservation, None, None)
+            raise
+
+    async def close(self) -> None:
+        """Close the connection pool (unless it was passed in by the caller)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()

@@ -1,0 +1,66 @@
+"""The one place that reads the environment.
+
+Resolution order for every setting: explicit argument, then ``HOLYSHEEP_*`` variables, then the
+defaults in :mod:`holyclient._constants`. ``OPENAI_API_KEY`` is deliberately never read: an OpenAI
+secret picked up silently would be sent to another host.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from urllib.parse import urlsplit
+
+from ._constants import API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, PRICES_ENV
+from ._exceptions import ConfigurationError
+
+
+def resolve_api_key(explicit: str | None) -> str:
+    """Return the API key from the argument or ``HOLYSHEEP_API_KEY``.
+
+    Raises:
+        ConfigurationError: neither is set (the message names both, never a value).
+    """
+    key = explicit if explicit is not None else os.environ.get(API_KEY_ENV)
+    if not key:
+        raise ConfigurationError(
+            f"No API key: pass api_key=... to the client or set the {API_KEY_ENV} environment variable. "
+            "(OPENAI_API_KEY is never read: an OpenAI key must not be sent to another host by accident.)"
+        )
+    return key
+
+
+def resolve_base_url(explicit: str | None) -> str:
+    """Return the base URL from the argument, ``HOLYSHEEP_BASE_URL`` or the default, without a trailing slash."""
+    url = explicit or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+    return url.rstrip("/")
+
+
+def is_loopback_host(host: str) -> bool:
+    if host in ("localhost", "localhost.localdomain") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_transport_security(base_url: str, *, allow_insecure_http: bool) -> None:
+    """Refuse to send a key in clear text to another machine unless the caller opted in.
+
+    Raises:
+        ConfigurationError: ``base_url`` is ``http://`` to a non-loopback host.
+    """
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https"):
+        raise ConfigurationError(f"base_url must start with https:// or http://, got {base_url!r}")
+    if parts.scheme == "http" and not allow_insecure_http and not is_loopback_host(parts.hostname or ""):
+        raise ConfigurationError(
+            f"Refusing to send the API key over plain http:// to {parts.hostname!r}: use https://, "
+            "or pass allow_insecure_http=True if this network is trusted."
+        )
+
+
+def prices_file_from_env() -> str | None:
+    """Path of a user price table from ``HOLYSHEEP_PRICES``, if set."""
+    return os.environ.get(PRICES_ENV) or None

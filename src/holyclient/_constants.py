@@ -1,0 +1,26 @@
+"""Defaults, in one place: where the client talks to, how long it waits, and what it retries."""
+
+from __future__ import annotations
+
+DEFAULT_BASE_URL = "https://api.holysheep.ai/v1"
+API_KEY_ENV = "HOLYSHEEP_API_KEY"
+BASE_URL_ENV = "HOLYSHEEP_BASE_URL"
+PRICES_ENV = "HOLYSHEEP_PRICES"
+
+#: Seconds. Completions can legitimately take minutes; connecting should not.
+DEFAULT_TIMEOUT = 600.0
+DEFAULT_CONNECT_TIMEOUT = 5.0
+
+DEFAULT_MAX_RETRIES = 2
+INITIAL_RETRY_DELAY = 0.5
+MAX_RETRY_DELAY = 8.0
+#: A server asking for a longer wait than this gets an error at once instead of a silent stall.
+DEFAULT_MAX_RETRY_AFTER = 60.0
+
+RETRYABLE_STATUS_CODES = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+#: Connection pool sizes for the default transport (the batch runner raises its own).
+DEFAULT_MAX_CONNECTIONS = 1000
+DEFAULT_MAX_KEEPALIVE_CONNECTIONS = 256
+
+LOGGER_NAME = "holyclient"

@@ -1,0 +1,188 @@
+"""Errors raised by holyclient, with the names users of the official SDK already know.
+
+The tree::
+
+    HolyClientError
+    ├── ConfigurationError            bad or missing settings (no key, insecure base URL)
+    ├── BudgetExceededError           a request refused before sending: it could exceed the budget
+    └── APIError                      anything that went wrong talking to the API
+        ├── APIStatusError            the server answered with an error status
+        │   ├── BadRequestError           400
+        │   ├── AuthenticationError       401
+        │   ├── PermissionDeniedError     403
+        │   ├── NotFoundError             404
+        │   ├── ConflictError             409
+        │   ├── UnprocessableEntityError  422
+        │   ├── RateLimitError            429
+        │   └── InternalServerError       >= 500
+        ├── APIConnectionError        no HTTP response (refused, reset, dropped)
+        │   └── APITimeoutError
+        └── APIResponseValidationError  a response that is not what the API promises
+
+Errors never carry the API key: the request attached to them is a copy with the
+``Authorization`` header redacted, and messages are built from the response body only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class HolyClientError(Exception):
+    """Base class of every error holyclient raises."""
+
+
+class ConfigurationError(HolyClientError):
+    """A setting is missing or unsafe."""
+
+
+class BudgetExceededError(HolyClientError):
+    """The request's worst-case cost exceeds what is left of the client's budget; nothing was sent."""
+
+    def __init__(self, message: str, *, requested_usd: float, remaining_usd: float) -> None:
+        super().__init__(message)
+        self.requested_usd = requested_usd
+        self.remaining_usd = remaining_usd
+
+
+class APIError(HolyClientError):
+    """An error talking to the API.
+
+    Attributes:
+        request: the request, with its ``Authorization`` header redacted.
+        body: the parsed JSON error body (or raw text) when the server sent one.
+        attempts: how many attempts were made before giving up (1 = no retry).
+    """
+
+    status_code: int | None = None
+    request_id: str | None = None
+    code: str | None = None
+    type: str | None = None
+    param: str | None = None
+
+    def __init__(self, message: str, *, request: Any = None, body: object = None, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.request = request
+        self.body = body
+        self.attempts = attempts
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict):
+            self.code = _str_or_none(error.get("code"))
+            self.type = _str_or_none(error.get("type"))
+            self.param = _str_or_none(error.get("param"))
+
+
+class APIStatusError(APIError):
+    """The server answered with a 4xx or 5xx status.
+
+    Attributes:
+        status_code: the HTTP status.
+        request_id: the ``x-request-id`` header, to quote to support.
+        retry_after: seconds the server asked us to wait, if it said (set when the wait exceeded the cap).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: Any,
+        body: object,
+        request: Any = None,
+        attempts: int = 1,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, request=request, body=body, attempts=attempts)
+        self.response = response
+        self.status_code = int(response.status_code)
+        self.request_id = response.headers.get("x-request-id")
+        self.retry_after = retry_after
+
+
+class BadRequestError(APIStatusError):
+    """400."""
+
+
+class AuthenticationError(APIStatusError):
+    """401: the key is missing, wrong or revoked."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403."""
+
+
+class NotFoundError(APIStatusError):
+    """404: unknown model or path."""
+
+
+class ConflictError(APIStatusError):
+    """409."""
+
+
+class UnprocessableEntityError(APIStatusError):
+    """422: the request body failed validation."""
+
+
+class RateLimitError(APIStatusError):
+    """429: slow down (or, with code ``insufficient_quota``, add credit: that one is never retried)."""
+
+
+class InternalServerError(APIStatusError):
+    """5xx."""
+
+
+class APIConnectionError(APIError):
+    """No HTTP response was obtained."""
+
+    def __init__(self, message: str = "Connection error.", *, request: Any = None, attempts: int = 1) -> None:
+        super().__init__(message, request=request, attempts=attempts)
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out."""
+
+    def __init__(
+        self, message: str = "Request timed out.", *, request: Any = None, attempts: int = 1
+    ) -> None:
+        super().__init__(message, request=request, attempts=attempts)
+
+
+class APIResponseValidationError(APIError):
+    """The response body was not valid JSON, or not the shape the API documents."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: Any = None,
+        body: object = None,
+        request: Any = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message, request=request, body=body, attempts=attempts)
+        self.response = response
+        if response is not None:
+            self.status_code = int(response.status_code)
+            self.request_id = response.headers.get("x-request-id")
+
+
+#: One status -> class table for both clients.
+STATUS_ERRORS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def status_error_class(status_code: int) -> type[APIStatusError]:
+    if status_code >= 500:
+        return InternalServerError
+    return STATUS_ERRORS.get(status_code, APIStatusError)
+
+
+def _str_or_none(value: object) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,145 @@
+"""The retry policy, configured once for both clients and driven by tenacity.
+
+The policy only *decides* (retry or not, and how long to wait); tenacity's ``Retrying`` /
+``AsyncRetrying`` drive the loop, with an injectable ``sleep`` so tests record delays instead of
+waiting. The batch runner reuses the same decisions but sleeps outside its concurrency slots.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._constants import (
+    DEFAULT_MAX_RETRY_AFTER,
+    INITIAL_RETRY_DELAY,
+    LOGGER_NAME,
+    MAX_RETRY_DELAY,
+    RETRYABLE_STATUS_CODES,
+)
+from ._exceptions import APIConnectionError, APIResponseValidationError, APIStatusError
+
+if TYPE_CHECKING:
+    import tenacity
+
+logger = logging.getLogger(LOGGER_NAME)
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait: ``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP date."""
+    value = headers.get("retry-after-ms")
+    if value is not None:
+        try:
+            return max(0.0, float(value) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """What to retry and how long to wait.
+
+    Attributes:
+        initial_delay: first backoff, doubled on each retry up to ``max_delay`` (with jitter).
+        max_delay: cap of the exponential backoff.
+        max_retry_after: longest server-requested wait we honour; a longer request fails at once,
+            with the requested wait on the error's ``retry_after``.
+    """
+
+    initial_delay: float = INITIAL_RETRY_DELAY
+    max_delay: float = MAX_RETRY_DELAY
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+
+    def should_retry(self, exc: BaseException) -> bool:
+        if isinstance(exc, APIStatusError):
+            should = exc.response.headers.get("x-should-retry") if exc.response is not None else None
+            if should == "true":
+                return True
+            if should == "false":
+                return False
+            if exc.status_code not in RETRYABLE_STATUS_CODES:
+                return False
+            if exc.code == "insufficient_quota":  # out of credit: waiting will not help
+                return False
+            return exc.retry_after is None or exc.retry_after <= self.max_retry_after
+        if isinstance(exc, APIConnectionError):
+            return True
+        if isinstance(exc, APIResponseValidationError):
+            return bool(getattr(exc, "retryable", False))
+        return False
+
+    def backoff(self, retries_done: int) -> float:
+        """Exponential backoff with jitter: 0.5 s, 1 s, 2 s ... capped at ``max_delay``, each minus up to 25%."""
+        delay = min(self.initial_delay * (2.0**retries_done), self.max_delay)
+        return delay * (1.0 - 0.25 * random.random())
+
+    def delay(self, exc: BaseException | None, retries_done: int) -> float:
+        """Seconds to wait before the next attempt after ``exc``."""
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None and retry_after <= self.max_retry_after:
+            return float(retry_after)
+        return self.backoff(retries_done)
+
+    # --- tenacity glue --------------------------------------------------------------------------
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        return self.delay(exc, state.attempt_number - 1)
+
+    def _kwargs(self, max_retries: int) -> dict[str, Any]:
+        import tenacity
+
+        return {
+            "stop": tenacity.stop_after_attempt(max_retries + 1),
+            "wait": self._wait,
+            "retry": tenacity.retry_if_exception(self.should_retry),
+            "reraise": True,
+            "before_sleep": _log_retry,
+        }
+
+    def retrying(self, max_retries: int, sleep: Callable[[float], None] | None = None) -> tenacity.Retrying:
+        import tenacity
+
+        kwargs = self._kwargs(max_retries)
+        if sleep is not None:
+            kwargs["sleep"] = sleep
+        return tenacity.Retrying(**kwargs)
+
+    def async_retrying(
+        self, max_retries: int, sleep: Callable[[float], Awaitable[None]] | None = None
+    ) -> tenacity.AsyncRetrying:
+        import tenacity
+
+        kwargs = self._kwargs(max_retries)
+        if sleep is not None:
+            kwargs["sleep"] = sleep
+        return tenacity.AsyncRetrying(**kwargs)
+
+
+def _log_retry(state: tenacity.RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome is not None else None
+    wait = state.next_action.sleep if state.next_action is not None else 0.0
+    logger.debug(
+        "Retrying request after attempt %d failed (%s: %s); waiting %.2fs",
+        state.attempt_number,
+        type(exc).__name__,
+        exc,
+        wait,
+    )

@@ -256,7 +256,7 @@ class Client(_BaseClient):
                 raise
 
         try:
-            result = self._policy.retrying(self._retries(options), self._sleep)(attempt)
+            result = self._policy.run(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
@@ -314,7 +314,7 @@ class Client(_BaseClient):
             raise failure
 
         try:
-            return self._policy.retrying(self._retries(options), self._sleep)(attempt)
+            return self._policy.run(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
@@ -414,7 +414,7 @@ class AsyncClient(_BaseClient):
                 raise
 
         try:
-            result: ModelT = await self._policy.async_retrying(self._retries(options), self._sleep)(attempt)
+            result: ModelT = await self._policy.arun(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
@@ -472,7 +472,7 @@ class AsyncClient(_BaseClient):
             raise failure
 
         try:
-            return await self._policy.async_retrying(self._retries(options), self._sleep)(attempt)
+            return await self._policy.arun(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise

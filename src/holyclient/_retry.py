@@ -13,7 +13,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._constants import (
     DEFAULT_MAX_RETRY_AFTER,
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import tenacity
 
 logger = logging.getLogger(LOGGER_NAME)
+T = TypeVar("T")
 
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
@@ -99,6 +100,44 @@ class RetryPolicy:
 
     # --- tenacity glue --------------------------------------------------------------------------
 
+    def run(self, fn: Callable[[], T], max_retries: int, sleep: Callable[[float], None] | None = None) -> T:
+        """Call ``fn``, retrying per this policy.
+
+        The first attempt runs outside tenacity: building a ``Retrying`` costs ~35 us, a measurable share
+        of a loopback request. Only when it fails with a retryable error does tenacity take over,
+        replaying that failure as its own first attempt so waits, stops and logging are tenacity's.
+        """
+        try:
+            return fn()
+        except Exception as exc:
+            if max_retries <= 0 or not self.should_retry(exc):
+                raise
+            first = exc
+        return self.retrying(max_retries, sleep)(_replay(first, fn))
+
+    async def arun(
+        self,
+        fn: Callable[[], Awaitable[T]],
+        max_retries: int,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> T:
+        """Async twin of :meth:`run`."""
+        try:
+            return await fn()
+        except Exception as exc:
+            if max_retries <= 0 or not self.should_retry(exc):
+                raise
+            first = exc
+        replayed = [first]
+
+        async def attempt() -> T:
+            if replayed:
+                raise replayed.pop()
+            return await fn()
+
+        result: T = await self.async_retrying(max_retries, sleep)(attempt)
+        return result
+
     def _wait(self, state: tenacity.RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome is not None else None
         return self.delay(exc, state.attempt_number - 1)
@@ -131,6 +170,18 @@ class RetryPolicy:
         if sleep is not None:
             kwargs["sleep"] = sleep
         return tenacity.AsyncRetrying(**kwargs)
+
+
+def _replay(first: BaseException, fn: Callable[[], T]) -> Callable[[], T]:
+    """``fn`` whose first call re-raises the failure that happened before tenacity took over."""
+    replayed = [first]
+
+    def attempt() -> T:
+        if replayed:
+            raise replayed.pop()
+        return fn()
+
+    return attempt
 
 
 def _log_retry(state: tenacity.RetryCallState) -> None:

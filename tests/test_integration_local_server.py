@@ -9,6 +9,7 @@ import pytest
 
 from holyclient import (
     APIConnectionError,
+    APIStatusError,
     APITimeoutError,
     AsyncClient,
     AuthenticationError,
@@ -85,11 +86,13 @@ def test_errors_surface_with_status_request_id_and_attempts(client: Client, holy
 
 
 def test_missing_key_on_the_server_is_an_authentication_error(holyclient_server: LocalServer):
-    with Client(
-        api_key="sk-x", base_url=holyclient_server.base_url, default_headers={"Authorization": ""}
-    ) as c:
-        with pytest.raises(AuthenticationError):
-            c.chat.completions.create(model="gpt-4.1", messages=USER)
+    with (
+        Client(
+            api_key="sk-x", base_url=holyclient_server.base_url, default_headers={"Authorization": ""}
+        ) as c,
+        pytest.raises(AuthenticationError),
+    ):
+        c.chat.completions.create(model="gpt-4.1", messages=USER)
 
 
 def test_a_hang_longer_than_the_timeout_becomes_a_timeout_error(
@@ -119,10 +122,12 @@ def test_error_event_mid_stream_raises_the_servers_error(client: Client, holycli
     assert "injected" in str(info.value) or info.value.status_code >= 500
 
 
-def test_no_connection_is_left_open_after_errors_and_early_exits(client: Client, holyclient_server: LocalServer):
+def test_no_connection_is_left_open_after_errors_and_early_exits(
+    client: Client, holyclient_server: LocalServer
+):
     holyclient_server.enqueue(Fault.status(400), Fault.status(404))
     for _ in range(2):
-        with pytest.raises(Exception):
+        with pytest.raises(APIStatusError):
             client.chat.completions.create(model="gpt-4.1", messages=USER, max_retries=0)
     for _ in range(5):
         with client.chat.completions.create(

@@ -1,15 +1,154 @@
-"""`holyclient serve` (being built; replaced by its feature)."""
+"""``holyclient serve``: run the local OpenAI-compatible server until interrupted.
+
+The first line on stdout is the base URL (``http://127.0.0.1:PORT/v1``), flushed at once, so a
+script or a benchmark can start the server as a subprocess and read where it listens.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import ipaddress
+import signal
+import sys
 from typing import Any
+
+DESCRIPTION = """\
+Run a local OpenAI-compatible server (chat completions with streaming, embeddings, models) with
+programmable latency, faults and rate limits -- for demos, tests and benchmarks. Prints the base
+URL as the first line of stdout and serves until SIGINT or SIGTERM. Any non-empty bearer key is
+accepted. GET /_holyclient/stats returns the server's counters.
+
+fault kinds for --faults: any status 400..599 (429 carries Retry-After: 1), insufficient_quota,
+drop, malformed, stream_cut, stream_error, hang, delay"""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help="(in progress)")
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the local OpenAI-compatible test server",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="exit codes: 0 stopped by a signal, 2 usage error or the port could not be bound",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="TCP port (default: 0, a free port)")
+    parser.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds before each answer")
+    parser.add_argument(
+        "--jitter", type=float, default=0.0, metavar="S", help="extra random latency, uniform in [0, S)"
+    )
+    parser.add_argument(
+        "--chunk-delay", type=float, default=0.0, metavar="S", help="seconds between streamed events"
+    )
+    parser.add_argument(
+        "--fault-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="probability in [0, 1] that a request gets a fault",
+    )
+    parser.add_argument(
+        "--faults",
+        default=None,
+        metavar="KIND=WEIGHT,...",
+        help="fault mix weights (default: 429=3,500=1,502=1,503=1,drop=1,malformed=1,hang=1)",
+    )
+    parser.add_argument(
+        "--hang-seconds",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="how long 'hang' faults stay silent (default: 30)",
+    )
+    parser.add_argument("--rpm", type=int, default=None, metavar="N", help="requests-per-minute limit")
+    parser.add_argument("--tpm", type=int, default=None, metavar="N", help="tokens-per-minute limit")
+    parser.add_argument(
+        "--rate-window",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="rate-limit window in seconds (default: 60)",
+    )
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed for faults and jitter")
+    parser.add_argument("--no-auth", action="store_true", help="do not require an Authorization header")
+    parser.add_argument("--no-log", action="store_true", help="keep no request log (for benchmarks)")
     parser.set_defaults(func=run)
 
 
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from ..testing._config import ServerConfig
+    from ..testing._faults import FaultMix, parse_kinds
+    from ..testing._limits import RateLimits
+
+    mix = None
+    if args.fault_rate > 0 or args.faults:
+        kinds = parse_kinds(args.faults) if args.faults else None
+        mix = FaultMix(rate=args.fault_rate, kinds=kinds, seed=args.seed, hang_seconds=args.hang_seconds)
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be within 0..65535, got {args.port}")
+    if (args.rpm is not None and args.rpm <= 0) or (args.tpm is not None and args.tpm <= 0):
+        raise ValueError("--rpm and --tpm must be positive")
+    limits = RateLimits(rpm=args.rpm, tpm=args.tpm, window=args.rate_window) if args.rpm or args.tpm else None
+    return ServerConfig(
+        latency=args.latency,
+        jitter=args.jitter,
+        chunk_delay=args.chunk_delay,
+        faults=mix,
+        rate_limits=limits,
+        require_key=not args.no_auth,
+        seed=args.seed,
+        log_requests=not args.no_log,
+        max_hang=max(args.hang_seconds, 0.0),
+    )
+
+
+async def _serve(args: argparse.Namespace, config: Any) -> int:
+    from ..testing._app import App
+    from ..testing._server import base_url_of, close_app_server, start_app_server
+
+    app = App(config)
+    try:
+        server = await start_app_server(app, args.host, args.port)
+    except OSError as exc:
+        print(
+            f"holyclient serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # e.g. Windows
+            loop.add_signal_handler(sig, stop.set)
+    print(base_url_of(server, args.host), flush=True)
+    if args.faults and args.fault_rate <= 0:
+        print("holyclient serve: warning: --faults has no effect without --fault-rate", file=sys.stderr)
+    if not _is_loopback(args.host):
+        print(f"holyclient serve: warning: listening on non-loopback address {args.host}", file=sys.stderr)
+    try:
+        await stop.wait()
+    finally:
+        await close_app_server(app, server)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    try:
+        config = _config(args)
+    except ValueError as exc:
+        print(f"holyclient serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_serve(args, config))
+    except KeyboardInterrupt:  # a signal that arrived before the handlers were installed
+        return 0

@@ -1,0 +1,65 @@
+"""Configuration of the local server and the shape of its request log (plain data, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _handlers as h
+from ._faults import Fault, FaultMix
+from ._limits import RateLimits
+
+#: Request headers never kept in the log: they carry credentials.
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie"})
+
+
+@dataclass
+class RecordedRequest:
+    """One ``/v1`` request as the server saw it (credentials removed)."""
+
+    id: str
+    time: float
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    status: int | None = None
+    fault: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "time": self.time,
+            "method": self.method,
+            "path": self.path,
+            "headers": self.headers,
+            "body": self.body,
+            "status": self.status,
+            "fault": self.fault,
+        }
+
+
+@dataclass
+class ServerConfig:
+    """Behaviour of the local server; see :class:`holyclient.testing.LocalServer` for each field."""
+
+    latency: float = 0.0
+    jitter: float = 0.0
+    chunk_delay: float = 0.0
+    faults: FaultMix | None = None
+    hook: Callable[[RecordedRequest], Fault | None] | None = None
+    rate_limits: RateLimits | None = None
+    require_key: bool = True
+    api_key: str | None = field(default=None, repr=False)
+    models: tuple[str, ...] = h.DEFAULT_MODELS
+    seed: int | None = 0
+    log_requests: bool = True
+    log_limit: int = 10_000
+    max_hang: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.latency < 0 or self.jitter < 0 or self.chunk_delay < 0:
+            raise ValueError("latency, jitter and chunk_delay must not be negative")
+        if self.log_limit < 0:
+            raise ValueError("log_limit must not be negative")

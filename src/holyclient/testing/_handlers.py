@@ -1,0 +1,437 @@
+"""Pure response builders for the local server: request dict in, OpenAI-shaped dict out. No I/O.
+
+Content is a deterministic function of the request, so tests can assert on it:
+
+* the assistant says ``"Echo: <text of the last user message>"`` (``{"echo": <text>}`` as JSON when
+  ``response_format`` asks for JSON), cut at the first ``stop`` sequence and at ``max_tokens * 4``
+  characters (``finish_reason="length"``);
+* with ``tools``, a tool call is made when ``tool_choice`` is ``"required"`` (first tool), names a
+  function, or is ``"auto"``/absent and the last user message mentions a tool's name; arguments are
+  filled from the function's JSON-schema properties;
+* usage: ``prompt_tokens = sum(ceil(chars / 4) + 3 per message)``, ``completion_tokens =
+  ceil(chars of each choice / 4)`` summed over ``n`` choices;
+* embeddings are unit vectors derived from SHAKE-256 of the model and the input text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import re
+import struct
+from functools import lru_cache
+from typing import Any
+
+JSON = dict[str, Any]
+
+DEFAULT_MODELS = (
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "gpt-4.1-nano",
+    "o3-mini",
+    "text-embedding-3-small",
+    "text-embedding-3-large",
+    "text-embedding-ada-002",
+)
+EMBEDDING_DIMENSIONS = {"text-embedding-3-large": 3072}
+DEFAULT_EMBEDDING_DIMENSIONS = 1536
+MAX_EMBEDDING_DIMENSIONS = 8192
+FINGERPRINT = "fp_holyclient"
+_PIECES = re.compile(r"\s*\S+|\s+")
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class InvalidRequest(Exception):
+    """A request the API would answer 400, with the offending parameter."""
+
+    def __init__(self, message: str, param: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.code = code
+
+
+# -- text and tokens -------------------------------------------------------------------------------
+def content_text(content: Any) -> str:
+    """The text of a message ``content``: a string, or the text parts of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                text = part.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+            elif isinstance(part, str):
+                parts.append(part)
+        return "".join(parts)
+    return ""
+
+
+def messages_chars(messages: list[Any]) -> int:
+    """Total characters of message text (the basis of prompt tokens and the TPM cost)."""
+    return sum(len(content_text(m.get("content"))) for m in messages if isinstance(m, dict))
+
+
+def prompt_tokens(messages: list[Any]) -> int:
+    return sum(
+        math.ceil(len(content_text(m.get("content"))) / 4) + 3 for m in messages if isinstance(m, dict)
+    )
+
+
+def max_tokens_of(body: JSON) -> int | None:
+    value = body.get("max_tokens")
+    if value is None:
+        value = body.get("max_completion_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def chat_cost(body: JSON) -> int:
+    """Token cost of a chat request for TPM limits: ceil(message chars / 4) + max_tokens (default 16)."""
+    max_tokens = max_tokens_of(body)
+    return math.ceil(messages_chars(body.get("messages") or []) / 4) + (
+        16 if max_tokens is None else max_tokens
+    )
+
+
+def embeddings_cost(body: JSON) -> int:
+    return math.ceil(sum(len(t) for t in _embedding_texts(body.get("input"))) / 4)
+
+
+# -- validation --------------------------------------------------------------------------------
+def validate_chat(body: JSON) -> None:
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise InvalidRequest("you must provide a model parameter", "model")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise InvalidRequest("'messages' must be a non-empty array", "messages")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise InvalidRequest(
+                f"Invalid value for 'messages[{i}]': expected an object with a role", f"messages[{i}]"
+            )
+    n = body.get("n", 1)
+    if n is None:
+        n = 1
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128:
+        raise InvalidRequest("'n' must be an integer between 1 and 128", "n")
+    max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
+    if max_tokens is not None and (
+        not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+    ):
+        raise InvalidRequest("'max_tokens' must be a positive integer", "max_tokens")
+    tools = body.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise InvalidRequest("'tools' must be an array", "tools")
+
+
+# -- chat --------------------------------------------------------------------------------------
+def _last_user_text(messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return content_text(message.get("content"))
+    return ""
+
+
+def _tool_functions(body: JSON) -> list[JSON]:
+    functions = []
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and isinstance(tool.get("function"), dict):
+            function = tool["function"]
+            if isinstance(function.get("name"), str):
+                functions.append(function)
+    return functions
+
+
+def _chosen_tool(body: JSON, user_text: str) -> tuple[JSON, str] | None:
+    """The function to call and the finish_reason, or ``None`` for a text answer."""
+    functions = _tool_functions(body)
+    choice = body.get("tool_choice")
+    if not functions or choice == "none":
+        return None
+    messages = body["messages"]
+    if isinstance(choice, dict):
+        wanted = (choice.get("function") or {}).get("name")
+        for function in functions:
+            if function["name"] == wanted:
+                return function, "stop"  # OpenAI ends a forced named call with "stop"
+        return {"name": str(wanted)}, "stop"
+    if choice == "required":
+        return functions[0], "tool_calls"
+    if isinstance(messages[-1], dict) and messages[-1].get("role") == "tool":
+        return None  # "auto" after a tool result: answer in text, or clients would loop forever
+    for function in functions:
+        if function["name"] in user_text:
+            return function, "tool_calls"
+    return None
+
+
+def _sample_value(schema: Any, text: str) -> Any:
+    if not isinstance(schema, dict):
+        return text
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "integer":
+        return 1
+    if kind == "number":
+        return 1.5
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return [_sample_value(schema.get("items"), text)]
+    if kind == "object":
+        return {k: _sample_value(v, text) for k, v in (schema.get("properties") or {}).items()}
+    return text
+
+
+def tool_arguments(function: JSON, text: str) -> str:
+    parameters = function.get("parameters")
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    if not isinstance(properties, dict):
+        return "{}"
+    return json.dumps({k: _sample_value(v, text) for k, v in properties.items()})
+
+
+def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
+    fmt = body.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema"):
+        content = json.dumps({"echo": user_text})
+    else:
+        content = f"Echo: {user_text}"
+    finish = "stop"
+    stop = body.get("stop")
+    stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]
+    cut = min((i for i in (content.find(s) for s in stops if s) if i >= 0), default=-1)
+    if cut >= 0:
+        content = content[:cut]
+    max_tokens = max_tokens_of(body)
+    if max_tokens is not None and len(content) > max_tokens * 4:
+        content = content[: max_tokens * 4]
+        finish = "length"
+    return content, finish
+
+
+class ChatPlan:
+    """Everything both the JSON and the streamed answer need, computed once per request."""
+
+    __slots__ = ("arguments", "call_id", "content", "finish", "function", "model", "n", "prompt_tokens")
+
+    def __init__(self, body: JSON, request_id: str) -> None:
+        messages = body["messages"]
+        user_text = _last_user_text(messages)
+        self.model: str = body["model"]
+        self.n: int = body.get("n") or 1
+        self.prompt_tokens = prompt_tokens(messages)
+        chosen = _chosen_tool(body, user_text)
+        self.function: JSON | None = None
+        self.arguments = ""
+        self.call_id = ""
+        if chosen is not None:
+            self.function, self.finish = chosen
+            self.arguments = tool_arguments(self.function, user_text)
+            self.call_id = "call_" + hashlib.blake2b(request_id.encode(), digest_size=12).hexdigest()
+            self.content = ""
+        else:
+            self.content, self.finish = _answer_text(body, user_text)
+
+    @property
+    def completion_tokens(self) -> int:
+        if self.function is not None:
+            per_choice = math.ceil((len(self.function["name"]) + len(self.arguments)) / 4) + 3
+        else:
+            per_choice = math.ceil(len(self.content) / 4)
+        return per_choice * self.n
+
+    def usage(self) -> JSON:
+        completion = self.completion_tokens
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": completion,
+            "total_tokens": self.prompt_tokens + completion,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        }
+
+    def _tool_call(self) -> JSON:
+        assert self.function is not None
+        return {
+            "id": self.call_id,
+            "type": "function",
+            "function": {"name": self.function["name"], "arguments": self.arguments},
+        }
+
+    def completion(self, completion_id: str, created: int) -> JSON:
+        message: JSON
+        if self.function is not None:
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [self._tool_call()],
+                "refusal": None,
+            }
+        else:
+            message = {"role": "assistant", "content": self.content, "refusal": None}
+        return {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": created,
+            "model": self.model,
+            "choices": [
+                {"index": i, "message": message, "logprobs": None, "finish_reason": self.finish}
+                for i in range(self.n)
+            ],
+            "usage": self.usage(),
+            "service_tier": "default",
+            "system_fingerprint": FINGERPRINT,
+        }
+
+    def deltas(self) -> list[JSON]:
+        """The ``delta`` objects of one choice, first (role) to last content piece."""
+        if self.function is not None:
+            call = self._tool_call()
+            first: JSON = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": call["function"]["name"], "arguments": ""},
+                    }
+                ],
+            }
+            return [first] + [
+                {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
+                for piece in _PIECES.findall(self.arguments)
+            ]
+        return [{"role": "assistant", "content": "", "refusal": None}] + [
+            {"content": piece} for piece in _PIECES.findall(self.content)
+        ]
+
+    def events(self, completion_id: str, created: int, include_usage: bool) -> list[bytes]:
+        """Every SSE event of the stream (``data: {...}\\n\\n``), in order, without ``[DONE]``.
+
+        The envelope shared by all chunks is serialised once and only the deltas per chunk: streams
+        are where a naive ``json.dumps`` per chunk would make the server the benchmark's bottleneck.
+        """
+        envelope = _dumps(
+            {
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": self.model,
+                "service_tier": "default",
+                "system_fingerprint": FINGERPRINT,
+            }
+        )
+        head = "data: " + envelope[:-1] + ',"choices":[{"index":'
+        tail = "}]" + (',"usage":null}\n\n' if include_usage else "}\n\n")
+        out: list[bytes] = []
+        for delta in self.deltas():
+            delta_text = _dumps(delta)
+            for i in range(self.n):
+                out.append(
+                    f'{head}{i},"delta":{delta_text},"logprobs":null,"finish_reason":null{tail}'.encode()
+                )
+        finish = _dumps(self.finish)
+        for i in range(self.n):
+            out.append(f'{head}{i},"delta":{{}},"logprobs":null,"finish_reason":{finish}{tail}'.encode())
+        if include_usage:
+            out.append(f'data: {envelope[:-1]},"choices":[],"usage":{_dumps(self.usage())}}}\n\n'.encode())
+        return out
+
+
+# -- embeddings --------------------------------------------------------------------------------
+def _embedding_texts(raw: Any) -> list[str]:
+    """Normalise ``input``: a string, a list of strings, a token list, or a list of token lists."""
+    if isinstance(raw, str):
+        return [raw] if raw else []
+    if isinstance(raw, list) and raw:
+        if all(isinstance(x, str) for x in raw):
+            return list(raw)
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in raw):
+            return [" ".join(map(str, raw))]
+        if all(isinstance(x, list) and x and all(isinstance(t, int) for t in x) for x in raw):
+            return [" ".join(map(str, x)) for x in raw]
+    return []
+
+
+@lru_cache(maxsize=4096)
+def embedding_vector(model: str, text: str, dimensions: int) -> tuple[float, ...]:
+    """A deterministic unit vector: SHAKE-256 bytes mapped to [-1, 1), then normalised."""
+    raw = hashlib.shake_256(f"{model}\x00{text}".encode()).digest(dimensions * 2)
+    values = [v / 32768.0 - 1.0 for v in struct.unpack(f"<{dimensions}H", raw)]
+    norm = math.sqrt(sum(v * v for v in values)) or 1.0
+    return tuple(round(v / norm, 8) for v in values)
+
+
+def embeddings(body: JSON) -> JSON:
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise InvalidRequest("you must provide a model parameter", "model")
+    raw = body.get("input")
+    texts = _embedding_texts(raw)
+    if not texts:
+        raise InvalidRequest(
+            "'input' must be a non-empty string, array of strings or array of tokens", "input"
+        )
+    dimensions = body.get("dimensions")
+    if dimensions is None:
+        dimensions = EMBEDDING_DIMENSIONS.get(model, DEFAULT_EMBEDDING_DIMENSIONS)
+    if (
+        not isinstance(dimensions, int)
+        or isinstance(dimensions, bool)
+        or not 1 <= dimensions <= MAX_EMBEDDING_DIMENSIONS
+    ):
+        raise InvalidRequest(
+            f"'dimensions' must be an integer between 1 and {MAX_EMBEDDING_DIMENSIONS}", "dimensions"
+        )
+    encoding = body.get("encoding_format") or "float"
+    if encoding not in ("float", "base64"):
+        raise InvalidRequest("'encoding_format' must be 'float' or 'base64'", "encoding_format")
+    data = []
+    for i, text in enumerate(texts):
+        vector = embedding_vector(model, text, dimensions)
+        embedding: Any = (
+            base64.b64encode(struct.pack(f"<{dimensions}f", *vector)).decode("ascii")
+            if encoding == "base64"
+            else list(vector)
+        )
+        data.append({"object": "embedding", "index": i, "embedding": embedding})
+    if isinstance(raw, list) and raw and not isinstance(raw[0], str):
+        tokens = sum(len(x) for x in raw) if isinstance(raw[0], list) else len(raw)
+    else:
+        tokens = sum(max(math.ceil(len(t) / 4), 1) for t in texts)
+    return {
+        "object": "list",
+        "data": data,
+        "model": model,
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
+
+
+# -- models ------------------------------------------------------------------------------------
+def model_object(model_id: str) -> JSON:
+    return {"id": model_id, "object": "model", "created": 1_700_000_000, "owned_by": "holyclient"}
+
+
+def models_list(models: tuple[str, ...]) -> JSON:
+    return {"object": "list", "data": [model_object(m) for m in models]}

@@ -155,3 +155,15 @@ async def test_async_client_against_the_server(holyclient_server: LocalServer):
         assert text == "Echo: ping pong"
         emb = await client.embeddings.create(model="text-embedding-3-small", input=["a", "b"])
         assert len(emb.data) == 2
+
+
+def test_a_user_supplied_httpx_client_works_for_real(holyclient_server: LocalServer):
+    import httpx
+
+    with (
+        httpx.Client() as http,
+        Client(api_key="sk-test", base_url=holyclient_server.base_url, http_client=http) as c,
+    ):
+        assert c.chat.completions.create(model="gpt-4.1", messages=USER, timeout=5).choices[0].message.content
+        with c.chat.completions.create(model="gpt-4.1", messages=USER, stream=True) as stream:
+            assert list(stream)

@@ -24,7 +24,7 @@ from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._exceptions import APIError
 from ._retry import RetryPolicy, retry_after_seconds
 from ._streaming import AsyncStream, ChunkDecoder, Stream
-from ._transport import default_timeout, new_async_client, new_sync_client, translate_error
+from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -116,7 +116,7 @@ class _BaseClient:
             self.base_url + options.path,
             json=options.body if options.method != "GET" else None,
             headers=headers,
-            timeout=timeout,
+            timeout=request_timeout(timeout),
         )
 
     def _retries(self, options: RequestOptions) -> int:

@@ -29,6 +29,17 @@ def default_timeout(timeout: Any) -> Any:
     return httpx2.Timeout(DEFAULT_TIMEOUT, connect=DEFAULT_CONNECT_TIMEOUT) if timeout is None else timeout
 
 
+def request_timeout(timeout: Any) -> Any:
+    """A ``Timeout`` as the ``(connect, read, write, pool)`` tuple both httpx and httpx2 accept.
+
+    Each library takes the other's ``Timeout`` object for a number and fails when connecting, so the
+    default (an ``httpx2.Timeout``) would break every request made through a user-supplied ``httpx.Client``.
+    """
+    if all(hasattr(timeout, name) for name in ("connect", "read", "write", "pool")):
+        return (timeout.connect, timeout.read, timeout.write, timeout.pool)
+    return timeout
+
+
 def _limits(max_connections: int | None) -> Any:
     import httpx2
 

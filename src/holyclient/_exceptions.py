@@ -5,6 +5,9 @@ The tree::
     HolyClientError
     ├── ConfigurationError            bad or missing settings (no key, insecure base URL)
     ├── BudgetExceededError           a request refused before sending: it could exceed the budget
+    ├── UnknownModelError             a model missing from the price table (also a LookupError)
+    ├── PriceFileError                a user price file that cannot be read (also a ValueError)
+    ├── ContextOverflowError          messages that cannot fit the context window (also a ValueError)
     └── APIError                      anything that went wrong talking to the API
         ├── APIStatusError            the server answered with an error status
         │   ├── BadRequestError           400

@@ -1,15 +1,124 @@
-"""`holyclient models` (being built; replaced by its feature)."""
+"""``holyclient models``: the price table, with sources."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
+
+EPILOG = "exit codes: 0 listed; 2 usage error or unreadable --prices file"
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("models", help="(in progress)")
+    parser = subparsers.add_parser(
+        "models",
+        help="list known models with context windows and prices (USD per 1M tokens)",
+        description=(
+            "List the price table: provider, context window, max output tokens, USD per 1M input, "
+            "cached-input and output tokens, long-context tiers, aliases, and each price's source and "
+            "date. HolySheep bills 1 CNY per 1 USD of list price; --cny-rate changes the CNY column."
+        ),
+        epilog=EPILOG,
+    )
+    parser.add_argument("--json", action="store_true", help="print the table as one JSON document")
+    parser.add_argument(
+        "--provider", metavar="NAME", help="only this provider (openai, anthropic, google...)"
+    )
+    parser.add_argument(
+        "--prices", metavar="FILE", help="extra/override price table (JSON; default: $HOLYSHEEP_PRICES)"
+    )
+    parser.add_argument(
+        "--cny-rate", type=float, default=None, metavar="R", help="CNY per USD (default: 1.0)"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    from ..pricing import DEFAULT_CNY_RATE, PriceFileError, PriceTable
+
+    rate = DEFAULT_CNY_RATE if args.cny_rate is None else args.cny_rate
+    if not rate >= 0:
+        print("holyclient models: --cny-rate must be >= 0", file=sys.stderr)
+        return 2
+    try:
+        table = PriceTable.load(args.prices)
+    except PriceFileError as exc:
+        print(f"holyclient models: {exc}", file=sys.stderr)
+        return 2
+    models = [m for m in table.models.values() if not args.provider or m.provider == args.provider.lower()]
+    if args.json:
+        doc = {"unit": "USD per 1M tokens", "cny_rate": rate, "models": [_entry(m, rate) for m in models]}
+        print(json.dumps(doc, indent=2))
+        return 0
+    row = "{:<24} {:<10} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10}  {}"
+    print(
+        row.format(
+            "MODEL",
+            "PROVIDER",
+            "CONTEXT",
+            "MAX OUT",
+            "INPUT",
+            "CACHED",
+            "OUTPUT",
+            "OUTPUT ¥",
+            "ALIASES / NOTES",
+        )
+    )
+    for m in models:
+        cached = f"{m.price.cached_input:g}" if m.has_cache_price else "-"
+        extras = [*m.aliases, *m.snapshots]
+        for tier in m.tiers:
+            p = tier.price
+            extras.append(
+                f">{tier.above_input_tokens // 1000}k in: {p.input:g}/{p.cached_input:g}/{p.output:g}"
+            )
+        if m.approximate:
+            extras.append("~tokens")
+        print(
+            row.format(
+                m.name,
+                m.provider,
+                f"{m.context_window:,}",
+                f"{m.max_output_tokens:,}",
+                f"{m.price.input:g}",
+                cached,
+                f"{m.price.output:g}",
+                f"{m.price.output * rate:g}",
+                ", ".join(extras),
+            )
+        )
+    print(
+        "USD per 1M tokens; ~tokens: counted with o200k_base as a stand-in; sources: holyclient models --json"
+    )
+    return 0
+
+
+def _entry(m: Any, rate: float) -> dict[str, Any]:
+    return {
+        "model": m.name,
+        "provider": m.provider,
+        "encoding": m.encoding,
+        "approximate": m.approximate,
+        "context_window": m.context_window,
+        "max_output_tokens": m.max_output_tokens,
+        "input": m.price.input,
+        "cached_input": m.price.cached_input if m.has_cache_price else None,
+        "output": m.price.output,
+        "input_cny": m.price.input * rate,
+        "output_cny": m.price.output * rate,
+        "tiers": [
+            {
+                "above_input_tokens": t.above_input_tokens,
+                "input": t.price.input,
+                "cached_input": t.price.cached_input,
+                "output": t.price.output,
+            }
+            for t in m.tiers
+        ],
+        "aliases": list(m.aliases),
+        "snapshots": list(m.snapshots),
+        "source": m.source,
+        "as_of": m.as_of,
+        "notes": m.notes,
+    }

@@ -1,0 +1,199 @@
+"""Read request bodies from the files ``holyclient estimate`` accepts, streaming, with exact error places.
+
+Accepted, per file (``-`` is stdin):
+
+* a JSON array of chat messages (one request);
+* one chat request body (``{"model", "messages", ...}``) or embeddings body (``{"model", "input"}``),
+  pretty-printed or not;
+* JSONL: one body per line, or one OpenAI Batch API input line per line
+  (``{"custom_id", "method", "url", "body"}``); blank lines are skipped.
+
+JSONL is read line by line, so memory does not grow with the file. A file is JSONL when its first
+non-blank line is a complete JSON object on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+
+class InputError(Exception):
+    """Bad input; the message starts with ``file:line[:column]``."""
+
+
+@dataclass(frozen=True)
+class Request:
+    source: str  # "file:line"
+    custom_id: str | None
+    body: dict[str, Any]
+
+
+def read_requests(path: str, progress: Callable[[int], None] | None = None) -> Iterator[Request]:
+    """Yield the requests of one file in order.
+
+    Raises:
+        InputError: unreadable file, invalid JSON or UTF-8, or an object of the wrong shape.
+    """
+    name = "<stdin>" if path == "-" else path
+    try:
+        stream: IO[str] = (
+            sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+        )
+    except OSError as exc:
+        raise InputError(f"{name}: cannot open: {exc.strerror or exc}") from exc
+    try:
+        yield from _read(stream, name, progress)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start} of a line)") from exc
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def file_size(path: str) -> int | None:
+    if path == "-":
+        return None
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _read(stream: IO[str], name: str, progress: Callable[[int], None] | None) -> Iterator[Request]:
+    lineno = 0
+    first = ""
+    for line in stream:
+        lineno += 1
+        if line.strip():
+            first = line
+            break
+    if not first:
+        raise InputError(f"{name}: empty input (expected JSON or JSONL requests)")
+    try:
+        value = json.loads(first)
+        jsonl = isinstance(value, dict)
+    except json.JSONDecodeError:
+        jsonl = False
+    if not jsonl:
+        # One JSON document, possibly over many lines: read it whole (it is one request).
+        text = first + stream.read()
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{name}:{exc.lineno + lineno - 1}:{exc.colno}: invalid JSON: {exc.msg}"
+            ) from exc
+        yield from _document(doc, name, lineno)
+        return
+    yield _request(value, f"{name}:{lineno}")
+    consumed = len(first)
+    for line in stream:
+        lineno += 1
+        consumed += len(line)
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{name}:{lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+        yield _request(value, f"{name}:{lineno}")
+        if progress is not None:
+            progress(consumed)
+
+
+def _document(doc: Any, name: str, lineno: int) -> Iterator[Request]:
+    where = f"{name}:{lineno}"
+    if isinstance(doc, list):
+        if doc and all(isinstance(m, Mapping) and "role" in m for m in doc):
+            _check_messages(doc, where, "")
+            yield Request(where, None, {"messages": doc})
+            return
+        if doc and all(isinstance(m, Mapping) and ("messages" in m or "body" in m) for m in doc):
+            for i, item in enumerate(doc):
+                yield _request(item, f"{where}[{i}]")
+            return
+        raise InputError(
+            f"{where}: expected a JSON array of chat messages (objects with a 'role'), "
+            "or an array of request bodies" + ("" if not doc else f"; item [{_first_bad(doc)}] is not one")
+        )
+    yield _request(doc, where)
+
+
+def _first_bad(doc: list[Any]) -> int:
+    return next((i for i, m in enumerate(doc) if not (isinstance(m, Mapping) and "role" in m)), 0)
+
+
+def _request(value: Any, where: str) -> Request:
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: expected a JSON object, got {_kind(value)}")
+    custom_id = None
+    body = value
+    if "body" in value and ("custom_id" in value or "url" in value or "method" in value):
+        body = value["body"]
+        if not isinstance(body, dict):
+            raise InputError(f"{where}: field 'body' must be an object, got {_kind(body)}")
+        cid = value.get("custom_id")
+        custom_id = str(cid) if cid is not None else None
+        url = value.get("url")
+        if url is not None and not (
+            isinstance(url, str) and url.rstrip("/").endswith(("/chat/completions", "/embeddings"))
+        ):
+            raise InputError(
+                f"{where}: field 'url' is {url!r}; only /v1/chat/completions and /v1/embeddings can be estimated"
+            )
+        prefix = "body."
+    else:
+        prefix = ""
+    if "messages" in body:
+        _check_messages(body["messages"], where, prefix)
+        for key in ("tools", "functions"):
+            if key in body and body[key] is not None and not isinstance(body[key], list):
+                raise InputError(f"{where}: field '{prefix}{key}' must be a list, got {_kind(body[key])}")
+        for key in ("max_tokens", "max_completion_tokens", "n"):
+            v = body.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise InputError(f"{where}: field '{prefix}{key}' must be a non-negative integer, got {v!r}")
+    elif "input" not in body:
+        raise InputError(
+            f"{where}: expected a chat request (field '{prefix}messages'), an embeddings request "
+            f"(field '{prefix}input') or an OpenAI Batch line (field 'body'); found "
+            + (", ".join(repr(k) for k in list(body)[:8]) or "an empty object")
+        )
+    model = body.get("model")
+    if model is not None and not isinstance(model, str):
+        raise InputError(f"{where}: field '{prefix}model' must be a string, got {_kind(model)}")
+    return Request(where, custom_id, body)
+
+
+def _check_messages(messages: Any, where: str, prefix: str) -> None:
+    if not isinstance(messages, list):
+        raise InputError(f"{where}: field '{prefix}messages' must be a list, got {_kind(messages)}")
+    for i, message in enumerate(messages):
+        field = f"{prefix}messages[{i}]"
+        if not isinstance(message, Mapping):
+            raise InputError(f"{where}: field '{field}' must be an object, got {_kind(message)}")
+        role = message.get("role")
+        if not isinstance(role, str):
+            raise InputError(f"{where}: field '{field}.role' is missing or not a string")
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise InputError(
+                f"{where}: field '{field}.content' must be a string, a list of parts or null, got {_kind(content)}"
+            )
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                if not isinstance(part, Mapping):
+                    raise InputError(
+                        f"{where}: field '{field}.content[{j}]' must be an object, got {_kind(part)}"
+                    )
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )

@@ -1,0 +1,184 @@
+"""Offline tiktoken encodings: loaded from files shipped in the package, verified, cached, crash-proof.
+
+tiktoken normally downloads its rank files on first use; air-gapped users and CI have no internet, so
+the files ship in ``holyclient/_data`` (gzip-compressed, byte-exact copies) and are checked against
+the same sha256 tiktoken itself expects. Nothing here is imported by ``import holyclient``.
+
+tiktoken's Rust pre-tokenizer panics on about a million consecutive whitespace characters
+(openai/tiktoken#15); the panic surfaces as ``PanicException``, a ``BaseException``. Texts that hold a
+long whitespace run take a slower path that pre-tokenizes in Python with the same pattern and feeds the
+huge whitespace pieces straight to the BPE step, so the result is the exact token list, not a guess.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import re
+import threading
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import tiktoken
+
+ENDOFTEXT = "<|endoftext|>"
+FIM_PREFIX = "<|fim_prefix|>"
+FIM_MIDDLE = "<|fim_middle|>"
+FIM_SUFFIX = "<|fim_suffix|>"
+ENDOFPROMPT = "<|endofprompt|>"
+
+#: name -> (sha256 of the decompressed rank file, pre-tokenizer pattern, special tokens), as in
+#: tiktoken_ext/openai_public.py.
+_SPECS: dict[str, tuple[str, str, dict[str, int]]] = {
+    "cl100k_base": (
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276},
+    ),
+    "o200k_base": (
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "|".join(
+            [
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""\p{N}{1,3}""",
+                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                r"""\s*[\r\n]+""",
+                r"""\s+(?!\S)""",
+                r"""\s+""",
+            ]
+        ),
+        {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
+    ),
+}
+
+ENCODING_NAMES = tuple(_SPECS)
+
+#: Texts shorter than this cannot hold a dangerous whitespace run, so they skip the scan entirely
+#: (the panic starts near 1,000,000 characters; a 10x margin).
+LONG_RUN = 100_000
+#: In the slow path, pieces at least this long are BPE-encoded on their own, without the Rust regex.
+#: Any whitespace run of LONG_RUN characters splits into at most three pieces, one of them this long.
+BIG_PIECE = LONG_RUN // 4
+
+# Python's \s is a superset of the Unicode White_Space class the Rust regex uses, so no long run is
+# missed; the look-behind keeps the scan linear (a match can only start where a run starts).
+_LONG_WS = re.compile(r"(?<!\s)\s{" + str(LONG_RUN) + ",}")
+
+_cache: dict[str, tiktoken.Encoding] = {}
+_patterns: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+class EncodingFileError(RuntimeError):
+    """A bundled rank file is missing or does not match its published sha256 (a damaged install)."""
+
+
+def _read_ranks(name: str) -> dict[bytes, int]:
+    expected = _SPECS[name][0]
+    try:
+        packed = resources.files("holyclient").joinpath(f"_data/{name}.tiktoken.gz").read_bytes()
+        raw = gzip.decompress(packed)
+    except (OSError, EOFError) as exc:
+        raise EncodingFileError(f"cannot read the bundled {name} encoding: {exc}") from exc
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != expected:
+        raise EncodingFileError(
+            f"the bundled {name} encoding is damaged (sha256 {digest}, expected {expected}); reinstall holyclient"
+        )
+    ranks: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """Return the named encoding (``o200k_base`` or ``cl100k_base``), built once from the bundled file.
+
+    Raises:
+        ValueError: the name is not one of the bundled encodings.
+        EncodingFileError: the bundled file is missing or fails its sha256 check.
+    """
+    enc = _cache.get(name)
+    if enc is not None:
+        return enc
+    if name not in _SPECS:
+        raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODING_NAMES)}")
+    with _lock:  # two threads must not both spend half a second building the same table
+        enc = _cache.get(name)
+        if enc is None:
+            import tiktoken
+
+            _, pat_str, special = _SPECS[name]
+            enc = tiktoken.Encoding(
+                name=name, pat_str=pat_str, mergeable_ranks=_read_ranks(name), special_tokens=special
+            )
+            _cache[name] = enc
+    return enc
+
+
+def encode(enc: tiktoken.Encoding, text: str) -> list[int]:
+    """Encode ``text`` as ordinary text (special-token strings are not special), never crashing."""
+    if len(text) < LONG_RUN:
+        return enc.encode_ordinary(text)
+    if _LONG_WS.search(text) is None:
+        try:
+            return enc.encode_ordinary(text)
+        except BaseException as exc:  # pyo3's PanicException derives from BaseException
+            if type(exc).__name__ != "PanicException":
+                raise
+    return encode_split(enc, text)
+
+
+def count(enc: tiktoken.Encoding, text: str) -> int:
+    """Number of tokens of ``text``; the hot path of every estimate, so the short case is one call."""
+    if len(text) < LONG_RUN:
+        return len(enc.encode_ordinary(text))
+    return len(encode(enc, text))
+
+
+def encode_split(enc: tiktoken.Encoding, text: str, big_piece: int = BIG_PIECE) -> list[int]:
+    """Exact encoding that keeps huge pieces away from the Rust pre-tokenizer.
+
+    The text is pre-tokenized in Python with the encoding's own pattern. Pieces of ``big_piece``
+    characters or more are BPE-encoded alone (``_encode_single_piece`` skips the regex); BPE never
+    crosses a piece boundary, so that is exact. The text between them is encoded normally in segments,
+    and a segment may only end after a non-whitespace character: a segment ending in whitespace would
+    be pre-tokenized differently on its own (``\\s+(?!\\S)`` and ``$`` look past the end), so the
+    pieces after the last such point are encoded one by one instead.
+    """
+    pattern = _pattern(enc)
+    out: list[int] = []
+    seg_start = safe_end = 0
+    pending: list[str] = []  # pieces after safe_end, in order
+    for match in pattern.finditer(text):
+        piece = match.group()
+        if len(piece) >= big_piece:
+            if safe_end > seg_start:
+                out.extend(enc.encode_ordinary(text[seg_start:safe_end]))
+            for small in pending:
+                out.extend(enc._encode_single_piece(small))
+            out.extend(enc._encode_single_piece(piece))
+            seg_start = safe_end = match.end()
+            pending.clear()
+        elif piece[-1].isspace():
+            pending.append(piece)
+        else:
+            safe_end = match.end()
+            pending.clear()
+    if seg_start < len(text):
+        out.extend(enc.encode_ordinary(text[seg_start:]))
+    return out
+
+
+def _pattern(enc: tiktoken.Encoding) -> Any:
+    pattern = _patterns.get(enc.name)
+    if pattern is None:
+        import regex  # type: ignore[import-untyped,unused-ignore]  # a dependency of tiktoken; it speaks the same \p{..} and possessive syntax
+
+        pattern = _patterns[enc.name] = regex.compile(enc._pat_str)
+    return pattern

@@ -1,0 +1,259 @@
+"""Model prices and cost estimates, from a sourced table shipped in the package.
+
+The table (``holyclient/_data/models.json``) lists, per model: provider, tokenizer, context window,
+max output tokens, USD per 1M tokens for input, cached input and output, optional long-context tiers,
+aliases, dated snapshots, and the ``source`` and ``as_of`` date of each price. Users extend or override
+it with a JSON file of the same shape, given with ``--prices FILE`` or the ``HOLYSHEEP_PRICES``
+environment variable; an entry for a known model may give only the fields it changes.
+
+HolySheep bills in CNY at 1 CNY per 1 USD of list price (:data:`DEFAULT_CNY_RATE`); every estimate
+can be shown in CNY at another rate.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._price_table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
+
+__all__ = [
+    "DEFAULT_CNY_RATE",
+    "DEFAULT_OUTPUT_TOKENS",
+    "CostEstimate",
+    "ModelInfo",
+    "Price",
+    "PriceFileError",
+    "PriceTable",
+    "Tier",
+    "UnknownModelError",
+    "cost_from_usage",
+    "default_table",
+    "estimate_cost",
+    "estimate_request",
+    "lookup_model",
+    "requested_output_tokens",
+    "usage_tokens",
+]
+
+#: Output tokens assumed for a request that sets neither ``max_tokens`` nor ``max_completion_tokens``.
+#: A typical chat answer; pass ``output_tokens=`` (or ``--output-tokens``) for your own workload.
+DEFAULT_OUTPUT_TOKENS = 512
+
+#: CNY charged per USD of list price by HolySheep.
+DEFAULT_CNY_RATE = 1.0
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a request costs (or would cost).
+
+    Attributes:
+        model: the table's name for the model.
+        requested_model: the name that was asked for (an alias or snapshot, say).
+        input_tokens: prompt tokens, cached ones included.
+        cached_input_tokens: the part of ``input_tokens`` served from the prompt cache.
+        output_tokens: completion tokens (reasoning included).
+        output_assumed: True when ``output_tokens`` is an assumption, not a measurement.
+        approximate: True when the tokens were counted with a stand-in tokenizer.
+        input_usd, output_usd, cost_usd: the costs in USD.
+    """
+
+    model: str
+    requested_model: str
+    input_tokens: int
+    cached_input_tokens: int
+    output_tokens: int
+    output_assumed: bool
+    approximate: bool
+    input_usd: float
+    output_usd: float
+    cost_usd: float
+
+    def cost_cny(self, rate: float = DEFAULT_CNY_RATE) -> float:
+        """The cost in CNY as HolySheep bills it (``rate`` CNY per USD of list price)."""
+        return self.cost_usd * rate
+
+    def as_dict(self, cny_rate: float | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "model": self.model,
+            "requested_model": self.requested_model,
+            "input_tokens": self.input_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
+            "output_tokens": self.output_tokens,
+            "output_assumed": self.output_assumed,
+            "approximate": self.approximate,
+            "input_usd": self.input_usd,
+            "output_usd": self.output_usd,
+            "cost_usd": self.cost_usd,
+        }
+        if cny_rate is not None:
+            out["cost_cny"] = self.cost_cny(cny_rate)
+        return out
+
+
+_default: PriceTable | None = None
+_default_lock = threading.Lock()
+
+
+def default_table() -> PriceTable:
+    """The built-in table plus ``HOLYSHEEP_PRICES``, loaded once per process."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = PriceTable.load()
+    return _default
+
+
+def lookup_model(model: str, table: PriceTable | None = None) -> ModelInfo:
+    """Find a model's table entry by name, alias or snapshot; see :meth:`PriceTable.lookup`."""
+    return (table or default_table()).lookup(model)
+
+
+def estimate_cost(
+    model: str,
+    input_tokens: int,
+    output_tokens: int,
+    *,
+    cached_input_tokens: int = 0,
+    output_assumed: bool = False,
+    approximate: bool | None = None,
+    table: PriceTable | None = None,
+) -> CostEstimate:
+    """Price a number of tokens on a model (tiers and cache discount applied).
+
+    Raises:
+        UnknownModelError: the model has no price.
+        ValueError: negative token counts, or more cached than input tokens.
+    """
+    if input_tokens < 0 or output_tokens < 0 or cached_input_tokens < 0:
+        raise ValueError("token counts must not be negative")
+    if cached_input_tokens > input_tokens:
+        raise ValueError(f"cached_input_tokens ({cached_input_tokens}) exceeds input_tokens ({input_tokens})")
+    info = lookup_model(model, table)
+    price = info.price_for(input_tokens)
+    input_usd = (
+        (input_tokens - cached_input_tokens) * price.input + cached_input_tokens * price.cached_input
+    ) / 1e6
+    output_usd = output_tokens * price.output / 1e6
+    return CostEstimate(
+        model=info.name,
+        requested_model=model,
+        input_tokens=input_tokens,
+        cached_input_tokens=cached_input_tokens,
+        output_tokens=output_tokens,
+        output_assumed=output_assumed,
+        approximate=info.approximate if approximate is None else approximate,
+        input_usd=input_usd,
+        output_usd=output_usd,
+        cost_usd=input_usd + output_usd,
+    )
+
+
+def requested_output_tokens(body: Mapping[str, Any]) -> int | None:
+    """The output cap a request sets (``max_completion_tokens`` wins over ``max_tokens``), if any."""
+    for key in ("max_completion_tokens", "max_tokens"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def estimate_request(
+    body: Mapping[str, Any],
+    *,
+    model: str | None = None,
+    output_tokens: int | None = None,
+    cached_input_tokens: int = 0,
+    image_size: tuple[int, int] | None = None,
+    table: PriceTable | None = None,
+) -> CostEstimate:
+    """Estimate a request's cost before sending it.
+
+    Input tokens are counted offline (:func:`holyclient.tokens.count_request`). Output tokens are, in
+    order: ``output_tokens``; the body's ``max_completion_tokens`` or ``max_tokens`` times ``n``; else
+    :data:`DEFAULT_OUTPUT_TOKENS` times ``n``. Embedding requests have no output.
+
+    Args:
+        body: the request body (chat or embeddings).
+        model: price this model instead of ``body["model"]``.
+        output_tokens: assumed completion tokens (overrides the body).
+        cached_input_tokens: prompt tokens expected to be served from the cache.
+        image_size: size assumed for images given by URL.
+        table: a price table (default: built-in + ``HOLYSHEEP_PRICES``).
+
+    Raises:
+        UnknownModelError: the model has no price.
+        ValueError / TypeError: the body is not a chat or embeddings request.
+    """
+    from .tokens import count_request
+
+    name = model or body.get("model")
+    if not isinstance(name, str) or not name:
+        raise ValueError("no model: the body has no 'model' and none was given")
+    table = table or default_table()
+    info = table.lookup(name)  # fail on an unknown model before spending time counting
+    counted = count_request(body, model=_counting_name(name, info), image_size=image_size)
+    assumed = output_tokens is None
+    if "messages" not in body:
+        out = 0
+        assumed = False
+    elif output_tokens is not None:
+        out = output_tokens
+    else:
+        cap = requested_output_tokens(body)
+        n = body.get("n")
+        choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+        out = (cap if cap is not None else DEFAULT_OUTPUT_TOKENS) * choices
+    return estimate_cost(
+        name,
+        counted.tokens,
+        out,
+        cached_input_tokens=min(cached_input_tokens, counted.tokens),
+        output_assumed=assumed,
+        approximate=counted.approximate or info.approximate,
+        table=table,
+    )
+
+
+def _counting_name(requested: str, info: ModelInfo) -> str:
+    """The name to count tokens for: the requested one when the tokenizer knows it, else the table's
+    (a user alias such as ``my-gpt`` for ``gpt-4.1`` is then counted exactly)."""
+    from .tokens import encoding_name_for_model
+
+    if not encoding_name_for_model(requested)[1] or encoding_name_for_model(info.name)[1]:
+        return requested
+    return info.name
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def usage_tokens(usage: Any) -> tuple[int, int, int]:
+    """``(prompt, cached, completion)`` tokens from a ``usage`` dict or object (None fields count as 0)."""
+    prompt = _get(usage, "prompt_tokens") or _get(usage, "input_tokens") or 0
+    completion = _get(usage, "completion_tokens") or _get(usage, "output_tokens") or 0
+    details = _get(usage, "prompt_tokens_details") or _get(usage, "input_tokens_details")
+    cached = (_get(details, "cached_tokens") if details is not None else None) or 0
+    return int(prompt), min(int(cached), int(prompt)), int(completion)
+
+
+def cost_from_usage(model: str, usage: Any, *, table: PriceTable | None = None) -> CostEstimate:
+    """Price a real response from its ``usage`` (a dict or the SDK's usage object).
+
+    Cached prompt tokens (``prompt_tokens_details.cached_tokens``) are billed at the cached price;
+    reasoning tokens are already part of ``completion_tokens``.
+
+    Raises:
+        UnknownModelError: the model has no price.
+    """
+    prompt, cached, completion = usage_tokens(usage)
+    return estimate_cost(
+        model, prompt, completion, cached_input_tokens=cached, approximate=False, table=table
+    )

@@ -1,0 +1,397 @@
+"""Offline token counting for chat requests, the way OpenAI bills them.
+
+Encodings come from files shipped in the package (no download), see :mod:`holyclient._tokenizer`.
+OpenAI models are counted exactly with their own encoding: ``o200k_base`` for gpt-4o, gpt-4.1, gpt-4.5,
+gpt-5 and the o-series; ``cl100k_base`` for gpt-4, gpt-3.5-turbo and the text-embedding models.
+Claude, Gemini, DeepSeek and any other model have tokenizers we do not ship: they are counted with
+``o200k_base`` and the result says ``approximate=True``.
+
+The chat rules (OpenAI cookbook, "How to count tokens with tiktoken", which checks them against the
+API's ``prompt_tokens``):
+
+* every message costs 3 tokens plus the tokens of each string field's value (``role``, ``content``,
+  ``name``...), 1 more when it has a ``name``; the reply is primed with 3 more. The legacy
+  ``gpt-3.5-turbo-0301`` used 4 per message and -1 per name.
+* content given as parts: text parts count their text; image parts follow OpenAI's vision rule
+  (see :func:`image_tokens`); the size is read from a ``data:`` URI, else ``image_size`` or
+  1024x1024 is assumed. Audio and file parts cannot be counted offline: they mark the result approximate.
+* tool definitions (``tools`` or legacy ``functions``) are rendered the way the API shows them to the
+  model (a TypeScript-like ``namespace functions``), counted, plus 9; when a system message exists the
+  definitions join it (-4, and the first system message gains a newline). ``tool_choice`` /
+  ``function_call``: ``"none"`` adds 1, a named function adds its name's tokens plus 4.
+* a ``response_format`` JSON schema is counted as its JSON text, and marks the count approximate.
+* an assistant ``tool_calls`` entry costs its function name and arguments plus 3; ``tool`` (and legacy
+  ``function``) messages count like any message minus 2; their ``tool_call_id`` is not shown to the
+  model and is not counted. These two rules are calibrated on API-reported counts, not documented.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from . import _tokenizer
+from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = [
+    "DEFAULT_IMAGE_SIZE",
+    "TokenCount",
+    "count_messages",
+    "count_request",
+    "count_tokens",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "image_tokens",
+]
+
+#: Model-name prefixes with a known OpenAI encoding (longest match wins; "ft:" prefixes are stripped).
+_EXACT_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("gpt-4o", "o200k_base"),
+    ("chatgpt-4o", "o200k_base"),
+    ("gpt-4.1", "o200k_base"),
+    ("gpt-4.5", "o200k_base"),
+    ("gpt-5", "o200k_base"),
+    ("o1", "o200k_base"),
+    ("o3", "o200k_base"),
+    ("o4", "o200k_base"),
+    ("gpt-4", "cl100k_base"),
+    ("gpt-3.5", "cl100k_base"),
+    ("gpt-35", "cl100k_base"),
+    ("text-embedding-3", "cl100k_base"),
+    ("text-embedding-ada-002", "cl100k_base"),
+)
+_FALLBACK_ENCODING = "o200k_base"
+
+
+class TokenCount(NamedTuple):
+    """A token count and how much to trust it (an immutable tuple: cheap on the hot path).
+
+    Attributes:
+        tokens: the count.
+        model: the model it was counted for.
+        encoding: the tiktoken encoding used.
+        approximate: True when the model's real tokenizer is not the one used (non-OpenAI models), or
+            the input holds parts that cannot be counted offline (audio, files).
+    """
+
+    tokens: int
+    model: str
+    encoding: str
+    approximate: bool
+
+    def __int__(self) -> int:
+        return self.tokens
+
+
+@lru_cache(maxsize=1024)
+def encoding_name_for_model(model: str) -> tuple[str, bool]:
+    """Return ``(encoding name, approximate)`` for a model name; unknown models get o200k_base, approximate."""
+    name = model.strip().lower()
+    if name.startswith("ft:"):
+        name = name[3:]
+    name = name.rsplit("/", 1)[-1]  # "openai/gpt-4o" style provider prefixes
+    for prefix, encoding in _EXACT_PREFIXES:
+        if name == prefix or (name.startswith(prefix) and _boundary(name, len(prefix))):
+            return encoding, False
+    return _FALLBACK_ENCODING, True
+
+
+def _boundary(name: str, at: int) -> bool:
+    # "o1-mini" and "o1" match "o1", "o10x" would not; "gpt-4o" must not fall to "gpt-4".
+    return name[at] in "-:._"
+
+
+def encoding_for_model(model: str) -> tiktoken.Encoding:
+    """The tiktoken ``Encoding`` used to count ``model`` (loaded once, offline)."""
+    return _tokenizer.get_encoding(encoding_name_for_model(model)[0])
+
+
+def count_tokens(text: str, model: str = "gpt-4o") -> TokenCount:
+    """Count the tokens of a plain string (special-token text such as ``<|endoftext|>`` is ordinary text).
+
+    Never raises on any string, including the whitespace runs that crash tiktoken itself.
+    """
+    name, approximate = encoding_name_for_model(model)
+    enc = _tokenizer.get_encoding(name)
+    return TokenCount(_tokenizer.count(enc, text), model, name, approximate)
+
+
+def count_messages(
+    messages: Iterable[Mapping[str, Any]],
+    model: str = "gpt-4o",
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    functions: Sequence[Mapping[str, Any]] | None = None,
+    tool_choice: Any = None,
+    function_call: Any = None,
+    image_size: tuple[int, int] | None = None,
+) -> TokenCount:
+    """Count the prompt tokens of a chat request, as the API reports them in ``usage.prompt_tokens``.
+
+    Args:
+        messages: chat messages (dicts), as sent to ``/chat/completions``.
+        model: the model name; decides the encoding and the per-message constants.
+        tools: tool definitions (``{"type": "function", "function": {...}}``).
+        functions: legacy function definitions.
+        tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a named function.
+        function_call: the legacy equivalent of ``tool_choice``.
+        image_size: ``(width, height)`` assumed for images whose size cannot be read (http URLs).
+
+    Raises:
+        TypeError: a message is not a mapping.
+    """
+    name, approximate = encoding_name_for_model(model)
+    counter = _Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
+    definitions = [*_function_defs(tools, counter), *(functions or ())] if tools or functions else []
+    tokens = counter.messages(messages, pad_system=bool(definitions))
+    if definitions:
+        tokens += counter.text(_render_functions(definitions)) + 9
+        if counter.saw_system:
+            tokens -= 4
+    tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
+    return TokenCount(tokens, model, name, approximate or counter.approximate)
+
+
+def count_request(
+    body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
+) -> TokenCount:
+    """Count the input tokens of a request body: a chat completion (``messages``) or an embedding (``input``).
+
+    Args:
+        body: the JSON body as a mapping.
+        model: overrides ``body["model"]``.
+        image_size: see :func:`count_messages`.
+
+    Raises:
+        ValueError: no model given, or the body has neither ``messages`` nor ``input``.
+        TypeError: a field has the wrong type.
+    """
+    model = model or body.get("model")
+    if not isinstance(model, str) or not model:
+        raise ValueError("no model: the body has no 'model' and none was given")
+    if "messages" in body:
+        messages = body["messages"]
+        if not isinstance(messages, list):
+            raise TypeError("'messages' must be a list of message objects")
+        counted = count_messages(
+            messages,
+            model,
+            tools=body.get("tools"),
+            functions=body.get("functions"),
+            tool_choice=body.get("tool_choice"),
+            function_call=body.get("function_call"),
+            image_size=image_size,
+        )
+        response_format = body.get("response_format")
+        if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
+            # The server shows the schema to the model by a rule OpenAI does not document: count
+            # its JSON text (an overestimate is the safe side for budgets) and say it is approximate.
+            schema = json.dumps(response_format.get("json_schema"), separators=(",", ":"))
+            extra = _tokenizer.count(encoding_for_model(model), schema)
+            return counted._replace(tokens=counted.tokens + extra, approximate=True)
+        return counted
+    if "input" in body:
+        return _count_embedding_input(body["input"], model)
+    raise ValueError("the body has neither 'messages' (chat) nor 'input' (embeddings)")
+
+
+def _count_embedding_input(value: Any, model: str) -> TokenCount:
+    name, approximate = encoding_name_for_model(model)
+    enc = _tokenizer.get_encoding(name)
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise TypeError("'input' must be a string, a list of strings or a list of token lists")
+    tokens = 0
+    for item in items:
+        if isinstance(item, str):
+            tokens += _tokenizer.count(enc, item)
+        elif isinstance(item, int):  # one list of token ids
+            tokens += 1
+        elif isinstance(item, list):
+            tokens += len(item)
+        else:
+            raise TypeError("'input' must be a string, a list of strings or a list of token lists")
+    return TokenCount(tokens, model, name, approximate)
+
+
+class _Counter:
+    """One request's counting state: the encoding, the model's constants, and what was seen."""
+
+    def __init__(self, enc: tiktoken.Encoding, model: str, image_size: tuple[int, int]) -> None:
+        self.enc = enc
+        self.image_size = image_size
+        legacy = model.startswith("gpt-3.5-turbo-0301")
+        self.per_message = 4 if legacy else 3
+        self.per_name = -1 if legacy else 1
+        self.approximate = False
+        self.saw_system = False
+
+    def text(self, text: str) -> int:
+        return _tokenizer.count(self.enc, text)
+
+    def messages(self, messages: Iterable[Mapping[str, Any]], *, pad_system: bool) -> int:
+        count = _tokenizer.count
+        enc = self.enc
+        encode = enc.encode_ordinary
+        long_text = _tokenizer.LONG_RUN
+        tokens = 3  # every reply is primed with <|start|>assistant<|message|>
+        for message in messages:
+            if type(message) is not dict and not isinstance(message, Mapping):
+                raise TypeError(f"each message must be an object, got {type(message).__name__}")
+            tokens += self.per_message
+            role = message.get("role")
+            system = role == "system" or role == "developer"
+            for key, value in message.items():
+                if isinstance(value, str):
+                    if key == "tool_call_id":
+                        continue
+                    if key == "content" and system and pad_system and not self.saw_system:
+                        value += "\n"  # tool definitions are appended to the first system message
+                    # _tokenizer.count inlined: this loop is the hot path of every estimate.
+                    tokens += len(encode(value)) if len(value) < long_text else count(enc, value)
+                    if key == "name":
+                        tokens += self.per_name
+                elif value is None:
+                    continue
+                elif key == "content":
+                    tokens += self._parts(value)
+                elif key == "tool_calls":
+                    tokens += self._tool_calls(value)
+                elif key == "function_call" and isinstance(value, Mapping):
+                    tokens += self._call(value)
+            if system:
+                self.saw_system = True
+            elif role == "tool" or role == "function":
+                tokens -= 2  # results are shown under the function's name, not a role header
+        return tokens
+
+    def _parts(self, parts: Any) -> int:
+        if not isinstance(parts, list):
+            raise TypeError("message 'content' must be a string, null or a list of parts")
+        tokens = 0
+        for part in parts:
+            if not isinstance(part, Mapping):
+                raise TypeError("each content part must be an object")
+            kind = part.get("type")
+            if kind == "text" or (kind is None and "text" in part):
+                tokens += self.text(str(part.get("text", "")))
+            elif kind == "refusal":
+                tokens += self.text(str(part.get("refusal", "")))
+            elif kind == "image_url":
+                tokens += self._image(part.get("image_url"))
+            else:  # input_audio, file, ...: billed by rules we cannot apply offline
+                self.approximate = True
+        return tokens
+
+    def _image(self, image: Any) -> int:
+        if isinstance(image, str):
+            image = {"url": image}
+        if not isinstance(image, Mapping):
+            raise TypeError("'image_url' must be an object with a 'url'")
+        detail = str(image.get("detail") or "auto")
+        size = size_from_data_uri(str(image.get("url", "")))
+        width, height = size or self.image_size
+        return image_tokens(width, height, detail)
+
+    def _tool_calls(self, calls: Any) -> int:
+        if not isinstance(calls, list):
+            raise TypeError("'tool_calls' must be a list")
+        tokens = 0
+        for call in calls:
+            function = call.get("function") if isinstance(call, Mapping) else None
+            if isinstance(function, Mapping):
+                tokens += self._call(function)
+        return tokens
+
+    def _call(self, function: Mapping[str, Any]) -> int:
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments) if arguments is not None else ""
+        return self.text(str(function.get("name", ""))) + self.text(arguments) + 3
+
+    def choice(self, choice: Any) -> int:
+        if choice == "none":
+            return 1
+        if isinstance(choice, Mapping):
+            function = choice.get("function", choice)
+            if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+                return self.text(function["name"]) + 4
+        return 0
+
+
+def _function_defs(tools: Sequence[Mapping[str, Any]] | None, counter: _Counter) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = []
+    for tool in tools or ():
+        if not isinstance(tool, Mapping):
+            raise TypeError("each tool must be an object")
+        function = tool.get("function")
+        if tool.get("type", "function") == "function" and isinstance(function, Mapping):
+            out.append(function)
+        else:  # built-in tools (web search, ...) are described to the model by the server
+            counter.approximate = True
+    return out
+
+
+def _render_functions(functions: Sequence[Mapping[str, Any]]) -> str:
+    """The function definitions as the API renders them for the model (TypeScript-like)."""
+    lines = ["namespace functions {", ""]
+    for function in functions:
+        description = function.get("description")
+        if description:
+            lines.append(f"// {description}")
+        parameters = function.get("parameters")
+        name = function.get("name", "")
+        if isinstance(parameters, Mapping) and parameters.get("properties"):
+            lines.append(f"type {name} = (_: {{")
+            lines.append(_render_properties(parameters, 0))
+            lines.append("}) => any;")
+        else:
+            lines.append(f"type {name} = () => any;")
+        lines.append("")
+    lines.append("} // namespace functions")
+    return "\n".join(lines)
+
+
+def _render_properties(schema: Mapping[str, Any], indent: int) -> str:
+    properties = schema.get("properties")
+    required = schema.get("required") or ()
+    lines: list[str] = []
+    if isinstance(properties, Mapping):
+        for name, prop in properties.items():
+            if not isinstance(prop, Mapping):
+                continue
+            if prop.get("description") and indent < 2:
+                lines.append(f"// {prop['description']}")
+            optional = "" if name in required else "?"
+            lines.append(f"{name}{optional}: {_render_type(prop, indent)},")
+    return "\n".join(" " * indent + line for line in lines)
+
+
+def _render_type(prop: Mapping[str, Any], indent: int) -> str:
+    kind = prop.get("type")
+    enum = prop.get("enum")
+    if isinstance(kind, list):
+        return " | ".join(_render_type({**prop, "type": k}, indent) for k in kind)
+    if isinstance(enum, list) and kind in ("string", "number", "integer", None):
+        return " | ".join(f'"{v}"' if isinstance(v, str) else json.dumps(v) for v in enum)
+    if kind == "string":
+        return "string"
+    if kind in ("number", "integer"):
+        return "number"
+    if kind in ("boolean", "null"):
+        return str(kind)
+    if kind == "object":
+        return "\n".join(["{", _render_properties(prop, indent + 2), "}"])
+    if kind == "array":
+        items = prop.get("items")
+        return f"{_render_type(items, indent)}[]" if isinstance(items, Mapping) else "any[]"
+    for key in ("anyOf", "oneOf"):
+        options = prop.get(key)
+        if isinstance(options, list):
+            return " | ".join(_render_type(o, indent) for o in options if isinstance(o, Mapping))
+    return "any"

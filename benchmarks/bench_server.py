@@ -20,7 +20,10 @@ import sys
 import time
 from typing import Any
 
-BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "benchmark the local server please"}]}
+BODY = {
+    "model": "gpt-4o-mini",
+    "messages": [{"role": "user", "content": "benchmark the local server please"}],
+}
 HEADERS = {"Authorization": "Bearer bench"}
 
 
@@ -110,7 +113,9 @@ async def drive_raw(url: str, requests: int, concurrency: int, stream: bool) -> 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--client", choices=("auto", "httpx2", "httpx"), default="auto")
@@ -119,13 +124,18 @@ def main() -> int:
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "holyclient", "serve", "--port", "0", "--no-log"],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
-        print(f"server {url}  client {http.__name__}  requests {args.requests}  concurrency {args.concurrency}")
-        print(f"{'client':<10}{'mode':<8}{'req/s':>10}{'events/s':>12}{'server CPU/req':>17}{'server busy':>13}")
+        print(
+            f"server {url}  client {http.__name__}  requests {args.requests}  concurrency {args.concurrency}"
+        )
+        print(
+            f"{'client':<10}{'mode':<8}{'req/s':>10}{'events/s':>12}{'server CPU/req':>17}{'server busy':>13}"
+        )
         for client_name in ("raw", http.__name__):
             for stream in (False, True):
                 cpu_before = server_cpu_seconds(proc.pid)

@@ -73,8 +73,11 @@ def test_chat_echoes_last_user_message_with_usage_and_request_id(client: httpx.C
     data = response.json()
     assert data["object"] == "chat.completion" and data["model"] == "gpt-4o-mini"
     assert data["id"].startswith("chatcmpl-")
-    assert data["choices"][0]["message"] == {"role": "assistant", "content": "Echo: hello there world",
-                                             "refusal": None}
+    assert data["choices"][0]["message"] == {
+        "role": "assistant",
+        "content": "Echo: hello there world",
+        "refusal": None,
+    }
     assert data["choices"][0]["finish_reason"] == "stop"
     usage = data["usage"]
     assert usage["prompt_tokens"] == (math.ceil(8 / 4) + 3) + (math.ceil(17 / 4) + 3)
@@ -83,7 +86,9 @@ def test_chat_echoes_last_user_message_with_usage_and_request_id(client: httpx.C
 
 
 def test_chat_reads_text_parts_and_answers_n_choices(client: httpx.Client) -> None:
-    messages = [{"role": "user", "content": [{"type": "text", "text": "part one "}, {"type": "text", "text": "two"}]}]
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "part one "}, {"type": "text", "text": "two"}]}
+    ]
     data = chat(client, messages=messages, n=3).json()
     assert [c["index"] for c in data["choices"]] == [0, 1, 2]
     assert {c["message"]["content"] for c in data["choices"]} == {"Echo: part one two"}
@@ -105,7 +110,11 @@ WEATHER = {
         "name": "get_weather",
         "parameters": {
             "type": "object",
-            "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}, "days": {"type": "integer"}},
+            "properties": {
+                "city": {"type": "string"},
+                "unit": {"enum": ["c", "f"]},
+                "days": {"type": "integer"},
+            },
         },
     },
 }
@@ -118,13 +127,23 @@ def test_chat_makes_tool_calls_when_forced_or_mentioned(client: httpx.Client) ->
     assert call["type"] == "function" and call["id"].startswith("call_")
     assert call["function"]["name"] == "get_weather"
     assert json.loads(call["function"]["arguments"]) == {"city": "hello there world", "unit": "c", "days": 1}
-    named = chat(client, tools=[WEATHER], tool_choice={"type": "function", "function": {"name": "get_weather"}})
+    named = chat(
+        client, tools=[WEATHER], tool_choice={"type": "function", "function": {"name": "get_weather"}}
+    )
     assert named.json()["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
     mentioned = [{"role": "user", "content": "call get_weather please"}]
-    assert chat(client, tools=[WEATHER], messages=mentioned).json()["choices"][0]["finish_reason"] == "tool_calls"
-    assert chat(client, tools=[WEATHER]).json()["choices"][0]["message"]["content"] == "Echo: hello there world"
-    after_tool = [*mentioned, {"role": "assistant", "tool_calls": [call]},
-                  {"role": "tool", "tool_call_id": call["id"], "content": "sunny"}]
+    assert (
+        chat(client, tools=[WEATHER], messages=mentioned).json()["choices"][0]["finish_reason"]
+        == "tool_calls"
+    )
+    assert (
+        chat(client, tools=[WEATHER]).json()["choices"][0]["message"]["content"] == "Echo: hello there world"
+    )
+    after_tool = [
+        *mentioned,
+        {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call["id"], "content": "sunny"},
+    ]
     assert chat(client, tools=[WEATHER], messages=after_tool).json()["choices"][0]["finish_reason"] == "stop"
 
 
@@ -164,7 +183,9 @@ def test_stream_with_n_choices_and_tool_call_arguments(client: httpx.Client) -> 
     events = sse_events(chat(client, stream=True, tools=[WEATHER], tool_choice="required").text)[:-1]
     first = events[0]["choices"][0]["delta"]["tool_calls"][0]
     assert first["function"]["name"] == "get_weather"
-    arguments = "".join(e["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for e in events[:-1])
+    arguments = "".join(
+        e["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for e in events[:-1]
+    )
     assert json.loads(arguments)["unit"] == "c"
     assert events[-1]["choices"][0]["finish_reason"] == "tool_calls"
 
@@ -188,10 +209,14 @@ def test_embeddings_are_deterministic_unit_vectors(client: httpx.Client) -> None
 def test_embeddings_dimensions_base64_and_token_input(client: httpx.Client) -> None:
     body = {"model": "text-embedding-3-small", "input": "alpha", "dimensions": 8}
     floats = client.post("/embeddings", json=body).json()["data"][0]["embedding"]
-    encoded = client.post("/embeddings", json={**body, "encoding_format": "base64"}).json()["data"][0]["embedding"]
+    encoded = client.post("/embeddings", json={**body, "encoding_format": "base64"}).json()["data"][0][
+        "embedding"
+    ]
     decoded = struct.unpack("<8f", base64.b64decode(encoded))
     assert len(floats) == 8 and all(abs(a - b) < 1e-6 for a, b in zip(floats, decoded, strict=True))
-    tokens = client.post("/embeddings", json={"model": "m", "input": [[1, 2, 3], [4]], "dimensions": 4}).json()
+    tokens = client.post(
+        "/embeddings", json={"model": "m", "input": [[1, 2, 3], [4]], "dimensions": 4}
+    ).json()
     assert len(tokens["data"]) == 2 and tokens["usage"]["prompt_tokens"] == 4
     bad = client.post("/embeddings", json={**body, "encoding_format": "hex"})
     assert bad.status_code == 400 and bad.json()["error"]["param"] == "encoding_format"
@@ -225,7 +250,9 @@ def test_missing_or_empty_key_is_401(srv: LocalServer, auth: str | None) -> None
 
 
 def test_bearer_with_only_spaces_is_401(srv: LocalServer) -> None:
-    reply = raw_exchange(srv, b"GET /v1/models HTTP/1.1\r\nAuthorization: Bearer    \r\nConnection: close\r\n\r\n")
+    reply = raw_exchange(
+        srv, b"GET /v1/models HTTP/1.1\r\nAuthorization: Bearer    \r\nConnection: close\r\n\r\n"
+    )
     assert reply.startswith(b"HTTP/1.1 401")
 
 
@@ -233,10 +260,13 @@ def test_key_checks_are_configurable() -> None:
     with LocalServer(require_key=False) as open_server:
         assert httpx.post(open_server.base_url + "/chat/completions", json=HELLO).status_code == 200
     with LocalServer(api_key="right") as strict:
-        wrong = httpx.post(strict.base_url + "/chat/completions", json=HELLO, headers={"Authorization": "Bearer x"})
+        wrong = httpx.post(
+            strict.base_url + "/chat/completions", json=HELLO, headers={"Authorization": "Bearer x"}
+        )
         assert assert_error_shape(wrong, 401)["code"] == "invalid_api_key"
-        right = httpx.post(strict.base_url + "/chat/completions", json=HELLO,
-                           headers={"Authorization": "Bearer right"})
+        right = httpx.post(
+            strict.base_url + "/chat/completions", json=HELLO, headers={"Authorization": "Bearer right"}
+        )
         assert right.status_code == 200
 
 
@@ -245,15 +275,22 @@ def test_unknown_path_wrong_method_and_bad_bodies(client: httpx.Client) -> None:
     assert_error_shape(client.get("/chat/completions"), 405)
     assert_error_shape(client.post("/chat/completions", content=b"{not json"), 400)
     assert_error_shape(client.post("/chat/completions", content=b"[1, 2]"), 400)
-    assert assert_error_shape(client.post("/chat/completions", json={"messages": HELLO["messages"]}), 400)[
-        "param"] == "model"
-    assert assert_error_shape(client.post("/chat/completions", json={"model": "m"}), 400)["param"] == "messages"
+    assert (
+        assert_error_shape(client.post("/chat/completions", json={"messages": HELLO["messages"]}), 400)[
+            "param"
+        ]
+        == "model"
+    )
+    assert (
+        assert_error_shape(client.post("/chat/completions", json={"model": "m"}), 400)["param"] == "messages"
+    )
     assert assert_error_shape(chat(client, n=0), 400)["param"] == "n"
 
 
 # -- faults ------------------------------------------------------------------------------------
-def test_status_fault_carries_retry_headers_then_next_request_succeeds(srv: LocalServer,
-                                                                       client: httpx.Client) -> None:
+def test_status_fault_carries_retry_headers_then_next_request_succeeds(
+    srv: LocalServer, client: httpx.Client
+) -> None:
     srv.enqueue(Fault.status(429, retry_after=1, retry_after_ms=250, should_retry=True))
     limited = chat(client)
     error = assert_error_shape(limited, 429)
@@ -307,8 +344,10 @@ def test_malformed_body_is_a_200_that_is_not_json(client: httpx.Client) -> None:
 def test_stream_cut_closes_mid_stream(srv: LocalServer, client: httpx.Client) -> None:
     srv.enqueue(Fault.stream_cut(after_chunks=2))
     received: list[str] = []
-    with pytest.raises(httpx.RemoteProtocolError), client.stream("POST", "/chat/completions",
-                                                                 json={**HELLO, "stream": True}) as response:
+    with (
+        pytest.raises(httpx.RemoteProtocolError),
+        client.stream("POST", "/chat/completions", json={**HELLO, "stream": True}) as response,
+    ):
         assert response.status_code == 200
         for line in response.iter_lines():
             received.append(line)
@@ -326,7 +365,9 @@ def test_error_event_mid_stream(srv: LocalServer, client: httpx.Client) -> None:
     srv.enqueue(Fault.stream_error(after_chunks=1, message="boom", error_code="overloaded"))
     events = sse_events(chat(client, stream=True).text)
     assert events[0]["object"] == "chat.completion.chunk"
-    assert events[1] == {"error": {"message": "boom", "type": "server_error", "param": None, "code": "overloaded"}}
+    assert events[1] == {
+        "error": {"message": "boom", "type": "server_error", "param": None, "code": "overloaded"}
+    }
     assert len(events) == 2
     srv.enqueue(Fault.stream_error())
     assert_error_shape(chat(client), 500)  # a JSON request gets the error as a status
@@ -346,9 +387,10 @@ def test_hang_outlasts_the_client_timeout_and_ends_when_the_client_leaves(srv: L
 
 
 def test_latency_jitter_and_slow_fault() -> None:
-    with LocalServer(latency=0.05, jitter=0.05, faults=[Fault.slow(0.1)]) as slow, httpx.Client(
-        base_url=slow.base_url, headers=AUTH
-    ) as c:
+    with (
+        LocalServer(latency=0.05, jitter=0.05, faults=[Fault.slow(0.1)]) as slow,
+        httpx.Client(base_url=slow.base_url, headers=AUTH) as c,
+    ):
         started = time.perf_counter()
         chat(c)
         assert 0.15 <= time.perf_counter() - started < 1.0
@@ -375,7 +417,9 @@ def test_hook_chooses_faults_per_request() -> None:
         assert chat(c, messages=[{"role": "user", "content": "please fail"}]).status_code == 503
 
 
-def test_a_failing_hook_is_answered_500_and_the_server_keeps_serving(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_hook_is_answered_500_and_the_server_keeps_serving(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     def hook(request: Any) -> Fault | None:
         raise RuntimeError("hook bug")
 
@@ -402,9 +446,10 @@ def test_fault_mix_is_seeded_and_respects_rate_and_weights() -> None:
 
 
 def test_fault_mix_on_a_server_injects_faults_at_the_rate() -> None:
-    with LocalServer(faults=FaultMix(rate=0.5, kinds={"500": 1, "502": 1}, seed=3)) as mixed, httpx.Client(
-        base_url=mixed.base_url, headers=AUTH
-    ) as c:
+    with (
+        LocalServer(faults=FaultMix(rate=0.5, kinds={"500": 1, "502": 1}, seed=3)) as mixed,
+        httpx.Client(base_url=mixed.base_url, headers=AUTH) as c,
+    ):
         statuses = [chat(c).status_code for _ in range(200)]
         stats = mixed.stats
     assert set(statuses) == {200, 500, 502}
@@ -421,9 +466,10 @@ def test_parse_kinds_accepts_weights_and_rejects_unknown_names() -> None:
 
 # -- rate limits -------------------------------------------------------------------------------
 def test_rpm_limit_answers_429_with_retry_after_and_ratelimit_headers() -> None:
-    with LocalServer(rate_limits=RateLimits(rpm=2, window=0.5)) as limited, httpx.Client(
-        base_url=limited.base_url, headers=AUTH
-    ) as c:
+    with (
+        LocalServer(rate_limits=RateLimits(rpm=2, window=0.5)) as limited,
+        httpx.Client(base_url=limited.base_url, headers=AUTH) as c,
+    ):
         first = chat(c)
         assert first.headers["x-ratelimit-limit-requests"] == "2"
         assert first.headers["x-ratelimit-remaining-requests"] == "1"
@@ -442,9 +488,10 @@ def test_rpm_limit_answers_429_with_retry_after_and_ratelimit_headers() -> None:
 
 def test_tpm_limit_counts_message_chars_plus_max_tokens() -> None:
     # cost = ceil(17 chars / 4) + 10 = 15 tokens per request
-    with LocalServer(rate_limits=RateLimits(tpm=40, window=60)) as limited, httpx.Client(
-        base_url=limited.base_url, headers=AUTH
-    ) as c:
+    with (
+        LocalServer(rate_limits=RateLimits(tpm=40, window=60)) as limited,
+        httpx.Client(base_url=limited.base_url, headers=AUTH) as c,
+    ):
         assert chat(c, max_tokens=10).headers["x-ratelimit-remaining-tokens"] == "25"
         assert chat(c, max_completion_tokens=10).headers["x-ratelimit-remaining-tokens"] == "10"
         refused = chat(c, max_tokens=10)
@@ -498,9 +545,13 @@ def test_pipelined_requests_are_answered_in_order(srv: LocalServer) -> None:
 
 def test_chunked_request_body_is_accepted(srv: LocalServer) -> None:
     body = json.dumps(HELLO).encode()
-    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
-            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n").encode()
-    chunked = b"".join(b"%x;ext=1\r\n%b\r\n" % (len(body[i : i + 7]), body[i : i + 7]) for i in range(0, len(body), 7))
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+        "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    ).encode()
+    chunked = b"".join(
+        b"%x;ext=1\r\n%b\r\n" % (len(body[i : i + 7]), body[i : i + 7]) for i in range(0, len(body), 7)
+    )
     reply = raw_exchange(srv, head + chunked + b"0\r\nTrailer: x\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 200 OK") and b"Echo: hello there world" in reply
 
@@ -534,8 +585,9 @@ def test_body_split_across_packets_and_expect_continue(srv: LocalServer) -> None
         (b"GET /v1/models HTTP/1.1\r\nBad Header\r\n\r\n", b"400"),
     ],
 )
-def test_malformed_requests_get_an_error_and_a_closed_connection(srv: LocalServer, payload: bytes,
-                                                                 status: bytes) -> None:
+def test_malformed_requests_get_an_error_and_a_closed_connection(
+    srv: LocalServer, payload: bytes, status: bytes
+) -> None:
     reply = raw_exchange(srv, payload)
     assert reply.startswith(b"HTTP/1.1 " + status) and b"Connection: close" in reply
     assert b"x-request-id: req_" in reply
@@ -543,8 +595,10 @@ def test_malformed_requests_get_an_error_and_a_closed_connection(srv: LocalServe
 
 def test_http10_stream_is_close_delimited(srv: LocalServer) -> None:
     body = json.dumps({**HELLO, "stream": True}).encode()
-    request = (f"POST /v1/chat/completions HTTP/1.0\r\nAuthorization: Bearer {KEY}\r\n"
-               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    request = (
+        f"POST /v1/chat/completions HTTP/1.0\r\nAuthorization: Bearer {KEY}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
     reply = raw_exchange(srv, request)
     head, _, rest = reply.partition(b"\r\n\r\n")
     assert b"Transfer-Encoding" not in head and rest.endswith(b"data: [DONE]\n\n")
@@ -583,8 +637,10 @@ def test_request_log_keeps_bodies_but_never_the_key(srv: LocalServer, client: ht
     chat(client, user="u1")
     client.get("/models")
     log = srv.requests
-    assert [(r.method, r.path, r.status) for r in log] == [("POST", "/v1/chat/completions", 200),
-                                                          ("GET", "/v1/models", 200)]
+    assert [(r.method, r.path, r.status) for r in log] == [
+        ("POST", "/v1/chat/completions", 200),
+        ("GET", "/v1/models", 200),
+    ]
     assert log[0].body["user"] == "u1"
     assert "authorization" not in log[0].headers
     assert KEY not in repr(log) and KEY not in json.dumps([r.to_json() for r in log])
@@ -670,8 +726,24 @@ def test_serve_reports_a_port_in_use(capsys: pytest.CaptureFixture[str]) -> None
 def test_serve_subprocess_prints_url_serves_and_exits_zero_on_signal(sig: signal.Signals) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "holyclient", "serve", "--port", "0", "--rpm", "100", "--rate-window", "5", "--seed", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "holyclient",
+            "serve",
+            "--port",
+            "0",
+            "--rpm",
+            "100",
+            "--rate-window",
+            "5",
+            "--seed",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         assert proc.stdout is not None
@@ -698,10 +770,16 @@ def test_the_official_openai_sdk_parses_every_endpoint(srv: LocalServer) -> None
         reply = sdk.chat.completions.create(model="gpt-4o-mini", messages=HELLO["messages"], n=2)
         assert [c.message.content for c in reply.choices] == ["Echo: hello there world"] * 2
         with sdk.chat.completions.create(
-            model="gpt-4o-mini", messages=HELLO["messages"], stream=True, stream_options={"include_usage": True}
+            model="gpt-4o-mini",
+            messages=HELLO["messages"],
+            stream=True,
+            stream_options={"include_usage": True},
         ) as stream:
             chunks = list(stream)
-        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "Echo: hello there world"
+        assert (
+            "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+            == "Echo: hello there world"
+        )
         assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
         vectors = sdk.embeddings.create(model="text-embedding-3-small", input=["a", "b"], dimensions=3)
         assert [len(d.embedding) for d in vectors.data] == [3, 3]

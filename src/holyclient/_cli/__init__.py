@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -57,6 +58,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``holyclient models | head``): not a failure of ours. Point stdout at
+        # devnull so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # a bug or an unexpected environment: exit 2 with one line, not a traceback
+        if os.environ.get("HOLYCLIENT_DEBUG"):
+            raise
+        print(f"holyclient {args.command}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("(set HOLYCLIENT_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 2
 
 
 def console_main() -> None:

@@ -1,15 +1,110 @@
-"""`holyclient migrate` (being built; replaced by its feature)."""
+"""`holyclient migrate`: rewrite a code base from the OpenAI API to HolySheep (see holyclient.migrate)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
+
+DESCRIPTION = """\
+Rewrite code that talks to the OpenAI API so it talks to https://api.holysheep.ai/v1:
+URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfiles, docs), OpenAI /
+LangChain / LlamaIndex / JS client constructors without a base URL, openai<1.0 module config, and
+OPENAI_API_KEY names (renamed to HOLYSHEEP_API_KEY; values are never touched or printed). Azure OpenAI,
+other vendors and docs links are left alone. Edits are spliced into the original bytes and written
+atomically; realtime endpoints and URLs built at run time are reported for review."""
+
+EPILOG = """\
+exit codes: 0 nothing to change, or every change written and nothing failed;
+1 --check/--diff found changes, or a file could not be parsed/written;
+2 bad usage, missing path, or files to rewrite have uncommitted changes (use --force).
+Sites needing review are listed on stderr but do not change the exit code."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("migrate", help="(in progress)")
+    parser = subparsers.add_parser(
+        "migrate",
+        help="rewrite OpenAI API usage to HolySheep (codemod)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="*", default=["."], help="files and directories (default: .)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    mode.add_argument(
+        "--diff",
+        action="store_true",
+        help="print a unified diff (applies with `git apply`) to stdout; write nothing",
+    )
+    parser.add_argument("--json", action="store_true", help="print the full report (file:line:kind) as JSON")
+    parser.add_argument(
+        "--keys",
+        choices=("rename", "report"),
+        default="rename",
+        help="OPENAI_API_KEY names: rename to HOLYSHEEP_API_KEY (default) or only report them",
+    )
+    parser.add_argument(
+        "--rewrite-realtime",
+        action="store_true",
+        help="also rewrite /v1/realtime endpoints (reported for review by default)",
+    )
+    parser.add_argument("--force", action="store_true", help="write over files with uncommitted git changes")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for parsing (default: up to 4 cores when there is enough work)",
+    )
     parser.set_defaults(func=run)
 
 
+def _progress(message: str) -> None:
+    print(f"holyclient migrate: {message}...", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    from ..migrate import DirtyTreeError, MigrateError, migrate, unified_diff
+
+    if args.json and args.diff:
+        print("holyclient migrate: --json and --diff both write to stdout; pick one", file=sys.stderr)
+        return 2
+    dry = args.check or args.diff
+    try:
+        report = migrate(
+            args.paths,
+            write=not dry,
+            keys=args.keys,
+            rewrite_realtime=args.rewrite_realtime,
+            force=args.force,
+            jobs=args.jobs,
+            progress=_progress if sys.stderr.isatty() else None,
+        )
+    except DirtyTreeError as exc:
+        print(f"holyclient migrate: refusing to write: {exc}", file=sys.stderr)
+        for path in exc.paths:
+            print(f"  {path}", file=sys.stderr)
+        print("commit or stash them first, or pass --force; nothing was written", file=sys.stderr)
+        return 2
+    except MigrateError as exc:
+        print(f"holyclient migrate: {exc}", file=sys.stderr)
+        return 2
+    if args.diff:
+        # paths relative to the working directory, so `git apply` / `patch -p1` work from where we ran
+        out = b"".join(unified_diff(os.path.relpath(f.path), f.before, f.after) for f in report.changed)
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is not None:
+            sys.stdout.flush()
+            buffer.write(out)
+            buffer.flush()
+        else:
+            sys.stdout.write(out.decode("utf-8", "surrogateescape"))
+    elif args.json:
+        print(report.dumps())
+    for line in report.summary_lines():
+        print(line, file=sys.stderr)
+    if report.failed or (dry and report.changed):
+        return 1
+    return 0

@@ -1,0 +1,34 @@
+"""``holyclient migrate``: move a code base from the OpenAI API to https://api.holysheep.ai/v1.
+
+Positions come from the stdlib parser (``ast``/``tokenize``) and a small JSON/JS lexer; edits are
+spliced into the original bytes, so everything outside an edit stays byte for byte. Modules:
+
+* ``_walk``: which files to read (git-aware, skips vendored trees, symlinks, binaries) + prefilter
+* ``_rules``: URL and ``OPENAI_API_KEY`` rules shared by all file kinds
+* ``_python`` / ``_pynames`` / ``_pysource``: Python strings, client constructors, openai<1.0 config
+* ``_notebook``: Jupyter cell sources edited inside the JSON text
+* ``_js``: JS/TS constructors; ``_text``: every other text file
+* ``_edits``: splicing and char->byte mapping; ``_writer``: atomic writes, diffs, dirty-tree guard
+* ``_report``: result dataclasses; ``_runner``: one run
+
+Nothing here imports the HTTP client.
+"""
+
+from __future__ import annotations
+
+from ._report import FileResult, Report, Site
+from ._rules import BASE_URL
+from ._runner import DirtyTreeError, MigrateError, migrate, process
+from ._writer import unified_diff
+
+__all__ = [
+    "BASE_URL",
+    "DirtyTreeError",
+    "FileResult",
+    "MigrateError",
+    "Report",
+    "Site",
+    "migrate",
+    "process",
+    "unified_diff",
+]

@@ -1,0 +1,223 @@
+"""JavaScript / TypeScript client constructors: ``new OpenAI({...})`` from ``openai``,
+``createOpenAI({...})`` from ``@ai-sdk/openai`` and ``new ChatOpenAI({...})`` from ``@langchain/openai``.
+
+No JS parser ships with Python, so this is a small lexer: comments and string/template literals
+are masked (same length), brackets are matched on the masked text, and imports decide which local
+names are the SDK's. The text is the file decoded as latin-1, so character offsets are byte offsets.
+Anything we cannot read with confidence is reported for review instead of edited.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ._edits import Edit, Lines, indent_of, newline_of
+from ._python import Finding
+from ._rules import BASE_URL, NEW_KEY, KeyMode
+
+_LITERAL = re.compile(
+    r"//[^\n]*|/\*.*?\*/|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S
+)
+_FROM = r"""\s*(?:from\s*|=\s*require\(\s*)["']{}["']"""  # `from "m"` or `= require("m")`
+_REQUIRE = r"""\s*=\s*require\(\s*["']{}["']"""
+
+
+@dataclass(frozen=True)
+class _Kind:
+    label: str
+    base_new: str  # property text inserted, with {q} for the quote
+    base_props: tuple[str, ...]
+    key_new: str
+    key_props: tuple[str, ...]
+
+
+_SDK = _Kind(
+    "OpenAI", "baseURL: {q}" + BASE_URL + "{q}", ("baseURL",), f"apiKey: process.env.{NEW_KEY}", ("apiKey",)
+)
+_AISDK = _Kind(
+    "createOpenAI",
+    "baseURL: {q}" + BASE_URL + "{q}",
+    ("baseURL",),
+    f"apiKey: process.env.{NEW_KEY}",
+    ("apiKey",),
+)
+_LANGCHAIN = _Kind(
+    "ChatOpenAI",
+    "configuration: {{ baseURL: {q}" + BASE_URL + "{q} }}",
+    ("configuration",),
+    f"apiKey: process.env.{NEW_KEY}",
+    ("apiKey", "openAIApiKey"),
+)
+
+
+def mask(text: str) -> str:
+    """Comments and string literals blanked out (newlines kept), so brackets and names are code only."""
+    return _LITERAL.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+def _imported(text: str, module: str, export: str) -> set[str]:
+    """Local names bound to ``export`` of ``module`` (``default`` for the default export)."""
+    src = re.escape(module)
+    names: set[str] = set()
+    if export == "default":
+        names.update(re.findall(r"import\s+([\w$]+)\s*(?:,\s*\{[^}]*\})?" + _FROM.format(src), text))
+        names.update(
+            re.findall(
+                r"(?:const|let|var)\s+([\w$]+)" + _REQUIRE.format(src),
+                text,
+            )
+        )
+    for group in re.findall(
+        r"(?:import\s*(?:[\w$]+\s*,\s*)?|(?:const|let|var)\s*)\{([^}]*)\}" + _FROM.format(src), text
+    ):
+        for spec in group.split(","):
+            m = re.match(r"\s*([\w$]+)\s*(?:(?:as|:)\s*([\w$]+))?\s*$", spec)
+            if m and m.group(1) == export:
+                names.add(m.group(2) or m.group(1))
+    for ns in re.findall(r"import\s+\*\s+as\s+([\w$]+)" + _FROM.format(src), text):
+        names.add(f"{ns}.{'OpenAI' if export == 'default' else export}")
+    return names
+
+
+def _close(masked: str, open_: int) -> int:
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    depth = 0
+    for i in range(open_, len(masked)):
+        c = masked[i]
+        if c in pairs:
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _top_level(masked: str, start: int, end: int) -> str:
+    """``masked[start:end]`` with nested bracket contents blanked: only this object's own keys remain."""
+    out, depth = [], 0
+    for c in masked[start:end]:
+        if c in "([{":
+            depth += 1
+        out.append(c if depth == 0 else " ")
+        if c in ")]}":
+            depth -= 1
+    return "".join(out)
+
+
+@dataclass
+class _File:
+    text: str
+    keys: KeyMode
+    masked: str = ""
+    lines: Lines = field(init=False)
+    quote: str = '"'
+    nl: str = "\n"
+    edits: list[Edit[str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    excluded: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.masked = mask(self.text)
+        self.lines = Lines(self.text)
+        single = len(re.findall(r"from\s+'", self.text)) > len(re.findall(r'from\s+"', self.text))
+        self.quote = "'" if single else '"'
+        self.nl = newline_of(self.text)
+
+    def review(self, offset: int, message: str) -> None:
+        self.findings.append((self.lines.line_of(offset), "runtime-url", "review", message))
+
+
+def rewrite(
+    text: str, *, keys: KeyMode = "rename"
+) -> tuple[list[Edit[str]], list[Finding], list[tuple[int, int]]]:
+    """Edits for constructors, findings, and spans of other-vendor clients (keys stay there)."""
+    f = _File(text, keys)
+    calls: list[tuple[str, _Kind]] = []
+    for name in _imported(text, "openai", "default") | _imported(text, "openai", "OpenAI"):
+        calls.append((r"\bnew\s+" + re.escape(name) + r"\s*\(", _SDK))
+    for name in _imported(text, "@ai-sdk/openai", "createOpenAI"):
+        calls.append((r"(?<![\w$.])" + re.escape(name) + r"\s*\(", _AISDK))
+    for export in ("ChatOpenAI", "OpenAIEmbeddings"):
+        for name in _imported(text, "@langchain/openai", export):
+            calls.append((r"\bnew\s+" + re.escape(name) + r"\s*\(", _LANGCHAIN))
+    for name in _imported(text, "@ai-sdk/openai", "openai"):
+        m = re.search(r"\b" + re.escape(name) + r"\b", text)
+        f.review(
+            m.start() if m else 0,
+            f"the default `{name}` provider of @ai-sdk/openai calls api.openai.com; "
+            f"use createOpenAI({{ baseURL: '{BASE_URL}' }})",
+        )
+    for pattern, kind in calls:
+        for m in re.finditer(pattern, f.masked):
+            _constructor(f, m.start(), m.end() - 1, kind)
+    return f.edits, f.findings, f.excluded
+
+
+def _literal(text: str, own: str, first: int, prop: str) -> re.Match[str] | None:
+    """The string literal assigned to ``prop`` in the object starting at ``first``, if it is one."""
+    vm = re.compile(r"(?<![\w$])" + prop + r"\s*:").search(own)
+    value = text[first + 1 + vm.end() :].lstrip() if vm else ""
+    return re.match(r"""(["'`])([^"'`]*)\1""", value)
+
+
+def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
+    text, masked, lines = f.text, f.masked, f.lines
+    if _close(masked, paren) < 0:
+        return
+    first = paren + 1 + len(masked[paren + 1 :]) - len(masked[paren + 1 :].lstrip())
+    line = lines.line_of(start)
+    if masked[first] == ")":
+        props = [kind.base_new.format(q=f.quote)] + ([kind.key_new] if f.keys == "rename" else [])
+        f.edits.append((paren + 1, first, "{ " + ", ".join(props) + " }"))
+        f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))
+        return
+    if masked[first] != "{":
+        f.review(start, f"{kind.label}(...) options come from a variable; make sure baseURL is {BASE_URL}")
+        return
+    obj_end = _close(masked, first)
+    own = _top_level(masked, first + 1, obj_end)
+    if "..." in own:
+        f.review(start, f"{kind.label}({{...spread}}) may or may not set baseURL; make sure it is {BASE_URL}")
+        return
+    found = {
+        p
+        for p in (*kind.base_props, *kind.key_props)
+        if re.search(r"(?<![\w$])" + p + r"\s*[:,}]|(?<![\w$])" + p + r"\s*$", own)
+    }
+    for key in found & set(kind.key_props):
+        if (lit := _literal(text, own, first, key)) is not None and lit.group(2).strip():
+            f.findings.append(
+                (
+                    line,
+                    "hardcoded-key",
+                    "review",
+                    f"{kind.label}() is given a literal {key}; use a HolySheep key",
+                )
+            )
+    base = next((p for p in kind.base_props if p in found), None)
+    if base is not None:
+        lit = _literal(text, own, first, base)
+        if kind is _LANGCHAIN:  # configuration: {...}: look for baseURL anywhere inside it
+            if not re.search(r"(?<![\w$])baseURL\s*:", masked[first:obj_end]):
+                f.review(start, f"{kind.label}() configuration has no baseURL; add baseURL: '{BASE_URL}'")
+        elif lit is None:
+            f.review(start, f"{kind.label}() baseURL is computed at run time; make sure it is {BASE_URL}")
+        elif lit is not None and "api.openai.com" not in lit.group(2) and "holysheep" not in lit.group(2):
+            f.excluded.append((first, obj_end))  # another vendor: its key variable is its own
+        return
+    props = [kind.base_new.format(q=f.quote)]
+    if f.keys == "rename" and not found & set(kind.key_props):
+        props.append(kind.key_new)
+    body = text[first + 1 : obj_end]
+    body_start = first + 1 + len(body) - len(body.lstrip())
+    if not body.strip():
+        f.edits.append((first + 1, obj_end, " " + ", ".join(props) + " "))
+    elif lines.line_of(first) < lines.line_of(body_start):  # one property per line: add lines after "{"
+        indent = indent_of(text[lines.start(lines.line_of(body_start)) :])
+        eol = lines.end(lines.line_of(first))
+        f.edits.append((eol, eol, "".join(f"{f.nl}{indent}{p}," for p in props)))
+    else:
+        f.edits.append((body_start, body_start, "".join(f"{p}, " for p in props)))
+    f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))

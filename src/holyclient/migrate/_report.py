@@ -1,0 +1,105 @@
+"""Results of a migration run as small dataclasses: one :class:`Site` per finding, one
+:class:`FileResult` per file that mentions OpenAI, one :class:`Report` for the run.
+
+A site never carries a secret: messages name variables and describe code, they never quote a value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Action = Literal["rewrite", "review", "error"]
+Status = Literal["changed", "unchanged", "failed"]
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place in a file: rewritten, to review by hand, or an error that made us skip the file."""
+
+    path: str
+    line: int
+    kind: str
+    action: Action
+    message: str
+
+    def format(self) -> str:
+        return f"{self.path}:{self.line}: {self.kind}: {self.message}"
+
+
+@dataclass
+class FileResult:
+    """What the run found in (and would write to) one file that mentions OpenAI."""
+
+    path: str
+    status: Status
+    sites: list[Site] = field(default_factory=list)
+    before: bytes = field(default=b"", repr=False)
+    after: bytes = field(default=b"", repr=False)
+    written: bool = False
+
+
+@dataclass
+class Report:
+    """The whole run. ``files`` lists only files that mentioned OpenAI (the others are just counted)."""
+
+    files_scanned: int = 0
+    files_matched: int = 0
+    files_skipped: int = 0  # binaries, symlinks and ignored paths we did not read
+    files: list[FileResult] = field(default_factory=list)
+    wrote: bool = False
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [f for f in self.files if f.status == "changed"]
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [f for f in self.files if f.status == "failed"]
+
+    @property
+    def sites(self) -> list[Site]:
+        return [s for f in self.files for s in f.sites]
+
+    def counts(self, action: Action) -> Counter[str]:
+        return Counter(s.kind for s in self.sites if s.action == action)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "summary": {
+                "files_scanned": self.files_scanned,
+                "files_matched": self.files_matched,
+                "files_changed": len(self.changed),
+                "files_failed": len(self.failed),
+                "files_skipped": self.files_skipped,
+                "written": self.wrote,
+                "rewritten": dict(sorted(self.counts("rewrite").items())),
+                "review": dict(sorted(self.counts("review").items())),
+                "errors": dict(sorted(self.counts("error").items())),
+            },
+            "sites": [
+                {"path": s.path, "line": s.line, "kind": s.kind, "action": s.action, "message": s.message}
+                for s in self.sites
+            ],
+        }
+
+    def summary_lines(self) -> list[str]:
+        """Human summary for stderr: counts first, then every review item and error with file:line."""
+        verb = "changed" if self.wrote else "would change"
+        lines = [
+            f"migrate: scanned {self.files_scanned} files, {self.files_matched} mention OpenAI, "
+            f"{len(self.changed)} {verb}, {len(self.failed)} failed, {self.files_skipped} skipped"
+        ]
+        for action, title in (("rewrite", "rewritten"), ("review", "needs review"), ("error", "errors")):
+            counts = self.counts(action)  # type: ignore[arg-type]
+            if counts:
+                detail = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+                lines.append(f"  {title}: {sum(counts.values())} ({detail})")
+        lines.extend("  " + s.format() for s in self.sites if s.action != "rewrite")
+        return lines
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2)

@@ -1,0 +1,186 @@
+"""One run: walk and prefilter, rewrite each matching file (in parallel when there is enough work),
+validate, then write atomically or just report."""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import json
+import multiprocessing
+import os
+import sys
+import threading
+import tokenize
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from . import _notebook, _python, _text, _walk, _writer
+from ._edits import Edit, UnsafeEditError, splice, to_bytes
+from ._pysource import UnsupportedSourceError
+from ._python import Finding
+from ._report import FileResult, Report, Site
+from ._rules import KeyMode
+
+PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+#: below this many candidate bytes a process pool costs more than it saves (ast.parse ~5 MB/s)
+PARALLEL_BYTES = 2_000_000
+
+
+class MigrateError(Exception):
+    """The run was refused before writing anything (missing path, uncommitted changes)."""
+
+
+class DirtyTreeError(MigrateError):
+    """Files to rewrite have uncommitted changes; commit or stash them, or pass ``force=True``."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        super().__init__(
+            f"{len(paths)} file(s) to rewrite have uncommitted changes: "
+            + ", ".join(paths[:5])
+            + (" ..." if len(paths) > 5 else "")
+        )
+
+
+def _python_edits(data: bytes, keys: KeyMode, realtime: bool) -> tuple[list[Edit[bytes]], list[Finding], str]:
+    skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+    text = data[skip:].decode(encoding)
+    edits, findings = _python.rewrite(text, keys=keys, rewrite_realtime=realtime)
+    return to_bytes(data, skip, text, encoding, edits), findings, encoding
+
+
+def process(path: str, data: bytes, keys: KeyMode = "rename", rewrite_realtime: bool = False) -> FileResult:
+    """Rewrite one file's bytes in memory; never raises for bad input, reports it instead."""
+    low = path.lower()
+    try:
+        if low.endswith(PYTHON_SUFFIXES):
+            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime)
+            after = splice(data, edits)
+            if after != data:
+                skip = 3 if after.startswith(codecs.BOM_UTF8) else 0
+                try:
+                    ast.parse(after[skip:].decode(encoding))
+                except SyntaxError as exc:
+                    raise UnsafeEditError(
+                        f"the rewritten file would not parse ({exc.msg}, line {exc.lineno})"
+                    ) from exc
+        elif low.endswith(".ipynb"):
+            skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
+            text = data[skip:].decode("utf-8")
+            str_edits, findings = _notebook.rewrite(text, keys=keys, rewrite_realtime=rewrite_realtime)
+            edits = to_bytes(data, skip, text, "utf-8", str_edits)
+            after = splice(data, edits)
+            if after != data:
+                _notebook.validate(text, after[skip:].decode("utf-8"))
+        else:
+            edits, findings = _text.rewrite(path, data, keys=keys, rewrite_realtime=rewrite_realtime)
+            after = splice(data, edits)
+    except SyntaxError as exc:
+        return _failed(path, data, exc.lineno or 1, "parse-error", f"does not parse, skipped: {exc.msg}")
+    except UnicodeDecodeError as exc:
+        return _failed(path, data, 1, "decode-error", f"cannot decode as {exc.encoding}, skipped")
+    except (
+        UnsafeEditError,
+        UnsupportedSourceError,
+        _notebook.NotebookError,
+        LookupError,
+        ValueError,
+        RecursionError,
+    ) as exc:
+        kind = (
+            "parse-error"
+            if isinstance(exc, (_notebook.NotebookError, json.JSONDecodeError, RecursionError))
+            else "unsafe-edit"
+        )
+        return _failed(path, data, 1, kind, f"skipped: {exc}")
+    except Exception as exc:  # a bug of ours must cost one file, not the run (and never a half-written file)
+        return _failed(
+            path, data, 1, "internal-error", f"skipped after an internal error: {type(exc).__name__}"
+        )
+    sites = [Site(path, line, kind, action, message) for line, kind, action, message in findings]
+    return FileResult(path, "changed" if after != data else "unchanged", sites, data, after)
+
+
+def _failed(path: str, data: bytes, line: int, kind: str, message: str) -> FileResult:
+    return FileResult(path, "failed", [Site(path, line, kind, "error", message)], data, data)
+
+
+def _process_args(args: tuple[str, bytes, KeyMode, bool]) -> FileResult:
+    return process(*args)
+
+
+def _pool_context() -> Any:
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")  # no re-import of the package in workers
+    return multiprocessing.get_context()
+
+
+def migrate(
+    paths: Sequence[str | os.PathLike[str]] = (".",),
+    *,
+    write: bool = True,
+    keys: KeyMode = "rename",
+    rewrite_realtime: bool = False,
+    force: bool = False,
+    jobs: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """Move a code base from the OpenAI API to HolySheep.
+
+    Args:
+        paths: files and directories to migrate.
+        write: write changed files in place (atomically); False only reports (``--check``/``--diff``).
+        keys: ``"rename"`` turns ``OPENAI_API_KEY`` names into ``HOLYSHEEP_API_KEY`` (never values);
+            ``"report"`` leaves them and reports each site.
+        rewrite_realtime: also rewrite ``/v1/realtime`` endpoints instead of reporting them.
+        force: write even over files with uncommitted changes in a git work tree.
+        jobs: worker processes for the parse phase (None: both cores when the work is large enough).
+        progress: called with a short status line between phases (the CLI shows it on a terminal).
+
+    Returns:
+        The :class:`Report`; ``FileResult.before/after`` hold the bytes of every matching file.
+
+    Raises:
+        MigrateError: a path does not exist.
+        DirtyTreeError: ``write`` and files to change have uncommitted changes (nothing written).
+    """
+    roots = [os.fspath(p) for p in paths]
+    missing = [p for p in roots if not os.path.lexists(p)]
+    if missing:
+        raise MigrateError(f"no such file or directory: {', '.join(missing)}")
+    counts = _walk.Counts()
+    work = [
+        (os.path.normpath(p), data, keys, rewrite_realtime) for p, data in _walk.candidates(roots, counts)
+    ]
+    if progress is not None:
+        progress(f"scanned {counts.scanned} files, {len(work)} mention OpenAI; rewriting")
+    workers = jobs if jobs is not None else min(os.cpu_count() or 1, 4)
+    if workers > 1 and len(work) > 1 and sum(len(w[1]) for w in work) >= PARALLEL_BYTES:
+        with ProcessPoolExecutor(workers, mp_context=_pool_context()) as pool:
+            results = list(pool.map(_process_args, work, chunksize=max(1, len(work) // (workers * 8))))
+    else:
+        results = [_process_args(w) for w in work]
+    report = Report(counts.scanned, len(results), counts.skipped, sorted(results, key=lambda r: r.path))
+    if write:
+        _write(report, force)
+    return report
+
+
+def _write(report: Report, force: bool) -> None:
+    changed = report.changed
+    if not force:
+        dirty = _writer.dirty_files([f.path for f in changed])
+        if dirty:
+            raise DirtyTreeError(dirty)
+    report.wrote = True
+    for result in changed:
+        try:
+            _writer.atomic_write(result.path, result.before, result.after)
+            result.written = True
+        except OSError as exc:
+            result.status = "failed"
+            result.sites.append(Site(result.path, 1, "write-error", "error", f"not written: {exc}"))

@@ -1,0 +1,50 @@
+"""Every file that is neither Python nor a notebook: ``.env*``, YAML, TOML, JSON, INI, shell and
+PowerShell, Dockerfiles, Markdown/RST docs, JS/TS... The file is decoded as latin-1, which maps
+each byte to one character, so the ASCII rules match in any ASCII-compatible encoding and offsets
+are byte offsets: edits go straight back into the original bytes.
+"""
+
+from __future__ import annotations
+
+from . import _js
+from ._edits import Edit, Lines
+from ._python import Finding
+from ._rules import KeyMode, is_azure_text, key_hits, url_hits
+
+JS_SUFFIXES = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")
+
+
+def rewrite(
+    path: str, raw: bytes, *, keys: KeyMode = "rename", rewrite_realtime: bool = False
+) -> tuple[list[Edit[bytes]], list[Finding]]:
+    text = raw.decode("latin-1")
+    lines = Lines(text)
+    edits: list[Edit[str]] = []
+    findings: list[Finding] = []
+    excluded: list[tuple[int, int]] = []
+    if path.lower().endswith(JS_SUFFIXES):
+        edits, findings, excluded = _js.rewrite(text, keys=keys)
+    hits = url_hits(text, rewrite_realtime=rewrite_realtime)
+    azure = is_azure_text(text)
+    for h in key_hits(text, mode=keys, check_value=True):
+        if any(a <= h.start < b for a, b in excluded):
+            continue
+        if azure:
+            findings.append(
+                (
+                    lines.line_of(h.start),
+                    "key",
+                    "review",
+                    "OPENAI_API_KEY in a file configured for Azure OpenAI: left as is",
+                )
+            )
+            continue
+        hits.append(h)
+    for h in hits:
+        line = lines.line_of(h.start)
+        if h.new is None:
+            findings.append((line, h.kind, "review", h.message))
+        elif text[h.start : h.end] != h.new:
+            edits.append((h.start, h.end, h.new))
+            findings.append((line, h.kind, "rewrite", h.message))
+    return [(a, b, new.encode("latin-1")) for a, b, new in edits], sorted(findings)

@@ -1,0 +1,255 @@
+"""Which files a run looks at, and the cheap prefilter that decides which ones get parsed.
+
+Inside a git work tree, ``git ls-files --cached --others --exclude-standard`` lists exactly the
+tracked and not-ignored files (git applies every ``.gitignore``, ``info/exclude`` and global rule
+better than we could). Elsewhere we walk with ``os.scandir`` and honour ``.gitignore`` files with a
+simple matcher. Either way we skip ``.git``, ``node_modules``, virtual environments, caches,
+symlinks (opened with ``O_NOFOLLOW``) and known binary suffixes, and read each remaining file once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".hg",
+        ".svn",
+        ".eggs",
+        "site-packages",
+    }
+)
+BINARY_SUFFIXES = (
+    ".pyc",
+    ".pyo",
+    ".so",
+    ".dll",
+    ".dylib",
+    ".exe",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".ico",
+    ".webp",
+    ".pdf",
+    ".zip",
+    ".gz",
+    ".tgz",
+    ".bz2",
+    ".xz",
+    ".whl",
+    ".jar",
+    ".class",
+    ".o",
+    ".a",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".mp3",
+    ".mp4",
+    ".wav",
+    ".sqlite",
+    ".db",
+    ".parquet",
+    ".pkl",
+    ".npy",
+    ".npz",
+    ".bin",
+    ".onnx",
+    ".pt",
+    ".safetensors",
+)
+_HAS_NOFOLLOW = hasattr(os, "O_NOFOLLOW")
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+@dataclass
+class Counts:
+    scanned: int = 0
+    skipped: int = 0
+
+
+def mentions_openai(data: bytes) -> bool:
+    """The prefilter: plain substring tests on the three spellings code uses (``openai`` modules and
+    hosts, ``OpenAI`` classes, ``OPENAI_*`` variables). A case-insensitive regex costs 10x more and
+    only adds spellings like ``Openai`` that never name an API."""
+    return b"openai" in data or b"OpenAI" in data or b"OPENAI" in data
+
+
+def read(path: str) -> bytes | None:
+    """The file's bytes, or None for symlinks, non-regular files and unreadable paths."""
+    if not _HAS_NOFOLLOW and os.path.islink(path):
+        return None
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        chunks = []
+        size = st.st_size + 1
+        while True:
+            chunk = os.read(fd, size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size = 1 << 20
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def git_toplevel(path: str) -> str | None:
+    """The work tree containing ``path`` (a directory), or None outside git / without git."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", path, "rev-parse", "--show-toplevel"], capture_output=True, check=False, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return os.fsdecode(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def _git_files(root: str) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    rels = [os.fsdecode(p) for p in out.stdout.split(b"\0") if p]
+    venvs = {os.path.dirname(r) for r in rels if os.path.basename(r) == "pyvenv.cfg"}
+    keep = []
+    for rel in rels:
+        parts = rel.split("/")
+        if SKIP_DIRS.intersection(parts[:-1]) or any("/".join(parts[:i]) in venvs for i in range(len(parts))):
+            continue
+        keep.append(os.path.join(root, rel))
+    return sorted(set(keep))
+
+
+class _Ignore:
+    """A ``.gitignore`` subset for trees outside git: globs, ``/``-anchored paths, ``dir/``, ``!``."""
+
+    def __init__(self, base: str, text: str) -> None:
+        self.base = base
+        self.rules: list[tuple[bool, bool, bool, str]] = []  # negate, dir_only, anchored, glob
+        for line in text.splitlines():
+            line = line.rstrip()
+            if not line or line.startswith("#"):
+                continue
+            negate = line.startswith("!")
+            line = line[1:] if negate else line
+            dir_only = line.endswith("/")
+            line = line.rstrip("/")
+            anchored = "/" in line
+            self.rules.append((negate, dir_only, anchored, line.lstrip("/")))
+
+    def ignored(self, path: str, is_dir: bool, verdict: bool) -> bool:
+        rel = os.path.relpath(path, self.base).replace(os.sep, "/")
+        name = rel.rsplit("/", 1)[-1]
+        for negate, dir_only, anchored, glob in self.rules:
+            if dir_only and not is_dir:
+                continue
+            subject = rel if anchored else name
+            if fnmatch.fnmatchcase(subject, glob) or (
+                glob.startswith("**/") and fnmatch.fnmatchcase(rel, glob[3:])
+            ):
+                verdict = not negate
+        return verdict
+
+
+def _walk(root: str, counts: Counts) -> Iterator[str]:
+    stack: list[tuple[str, tuple[_Ignore, ...]]] = [(root, ())]
+    while stack:
+        directory, ignores = stack.pop()
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        gitignore = next((e for e in entries if e.name == ".gitignore"), None)
+        if gitignore is not None and (text := read(gitignore.path)) is not None:
+            ignores = (*ignores, _Ignore(directory, text.decode("utf-8", "replace")))
+        subdirs = []
+        for entry in entries:
+            if entry.is_symlink():
+                counts.skipped += 1
+                continue
+            is_dir = entry.is_dir()
+            verdict = False
+            for ig in ignores:
+                verdict = ig.ignored(entry.path, is_dir, verdict)
+            if verdict:
+                counts.skipped += 1
+            elif is_dir:
+                if entry.name in SKIP_DIRS or os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                    counts.skipped += 1
+                else:
+                    subdirs.append((entry.path, ignores))
+            else:
+                yield entry.path
+        stack.extend(reversed(subdirs))
+
+
+def _under(root: str, counts: Counts) -> Iterator[str]:
+    root = os.path.normpath(root)
+    if not os.path.isdir(root) or os.path.islink(root):
+        yield root  # a file given explicitly is taken as it is (symlinks are still refused by read())
+        return
+    listed = _git_files(root) if git_toplevel(root) else None
+    yield from listed if listed is not None else _walk(root, counts)
+
+
+def files(paths: Sequence[str], counts: Counts) -> Iterator[str]:
+    """Every candidate file under ``paths``, each once even when the paths overlap."""
+    seen: set[str] | None = set() if len(paths) > 1 else None
+    for root in paths:
+        for path in _under(root, counts):
+            if seen is not None:
+                real = os.path.realpath(path)
+                if real in seen:
+                    continue
+                seen.add(real)
+            yield path
+
+
+def candidates(paths: Sequence[str], counts: Counts) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of readable text files that mention OpenAI; everything else is only counted."""
+    for path in files(paths, counts):
+        if path.endswith(BINARY_SUFFIXES):
+            counts.skipped += 1
+            continue
+        data = read(path)
+        if data is None:
+            counts.skipped += 1
+            continue
+        counts.scanned += 1
+        if mentions_openai(data):
+            if b"\0" in data:
+                counts.skipped += 1
+                continue
+            yield path, data

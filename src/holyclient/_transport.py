@@ -2,7 +2,9 @@
 
 The default is httpx2 (the successor of httpx the official SDK moved to), chosen by measurement: httpx
 0.28's connection pool scans every connection on each request and collapses at high concurrency
-(encode/httpx#3215); see ``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` /
+(encode/httpx#3215). httpx2's pool still probes every idle connection on each request, so the async
+client spreads its connections over small pools (:mod:`holyclient._pool`); see
+``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` /
 ``httpx.AsyncClient`` instead (respx mocks it); both libraries share one API, so the clients only
 need to recognise both families of exceptions.
 """
@@ -57,9 +59,19 @@ def new_sync_client(timeout: Any, max_connections: int | None = None) -> Any:
 
 
 def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
+    import urllib.request
+
     import httpx2
 
-    return httpx2.AsyncClient(timeout=timeout, limits=_limits(max_connections), follow_redirects=True)
+    limits = _limits(max_connections)
+    if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
+        return httpx2.AsyncClient(timeout=timeout, limits=limits, follow_redirects=True)
+    from ._pool import ShardedAsyncTransport
+
+    transport = ShardedAsyncTransport(
+        max_connections=limits.max_connections, max_keepalive_connections=limits.max_keepalive_connections
+    )
+    return httpx2.AsyncClient(timeout=timeout, transport=transport, follow_redirects=True)
 
 
 def _families() -> list[Any]:

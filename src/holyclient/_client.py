@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from typing_extensions import Self
+
 from . import _config
 from ._base import (
     NOT_GIVEN,
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
     from ._usage import UsageTracker
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
-_SelfT = TypeVar("_SelfT", bound="_BaseClient")
 
 
 class _BaseClient:
@@ -78,33 +79,42 @@ class _BaseClient:
             self._usage = UsageTracker(budget_usd=self._budget_usd)
         return self._usage
 
-    def _copy_with(self: _SelfT, **options: Any) -> _SelfT:
+    def with_options(
+        self,
+        *,
+        api_key: str | None = NOT_GIVEN,
+        base_url: str | None = NOT_GIVEN,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None = NOT_GIVEN,
+        allow_insecure_http: bool = NOT_GIVEN,
+        max_retry_after: float = NOT_GIVEN,
+    ) -> Self:
+        """A copy with some options changed, sharing this client's connection pool and usage tracker."""
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
         new._owns_http = False  # the copy shares the connection pool; the original closes it
-        new.usage  # noqa: B018 - create the tracker now so copies share one (and one budget)
-        new._usage = self.usage
-        for name, value in options.items():
-            if value is NOT_GIVEN:
-                continue
-            if name == "api_key":
-                new.api_key = _config.resolve_api_key(value)
-            elif name == "base_url":
-                new.base_url = _config.resolve_base_url(value)
-            elif name == "timeout":
-                new.timeout = default_timeout(value)
-            elif name == "max_retries":
-                new.max_retries = value
-            elif name == "default_headers":
-                new.default_headers.update(value or {})
-            elif name == "max_retry_after":
-                new._policy = RetryPolicy(max_retry_after=value)
-            elif name == "allow_insecure_http":
-                new._allow_insecure_http = value
-            else:
-                raise TypeError(f"with_options() got an unexpected option {name!r}")
+        new._usage = self.usage  # created now, so that copies share one tracker (and one budget)
+        if api_key is not NOT_GIVEN:
+            new.api_key = _config.resolve_api_key(api_key)
+        if base_url is not NOT_GIVEN:
+            new.base_url = _config.resolve_base_url(base_url)
+        if timeout is not NOT_GIVEN:
+            new.timeout = default_timeout(timeout)
+        if max_retries is not NOT_GIVEN:
+            new.max_retries = max_retries
+        if default_headers is not NOT_GIVEN:
+            new.default_headers.update(default_headers or {})
+        if max_retry_after is not NOT_GIVEN:
+            new._policy = RetryPolicy(max_retry_after=max_retry_after)
+        if allow_insecure_http is not NOT_GIVEN:
+            new._allow_insecure_http = allow_insecure_http
         _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
+        new._bind_resources()
         return new
+
+    def _bind_resources(self) -> None:
+        raise NotImplementedError
 
     def _build_request(self, options: RequestOptions) -> Any:
         headers = build_headers(
@@ -134,6 +144,12 @@ class _BaseClient:
             self.usage.settle(reservation, usage_dict)
         elif usage_dict is not None and model:
             self.usage.record(model, usage_dict)
+
+    def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
+        """A read response as ``cast_to``, or the status error it carries."""
+        if response.status_code >= 400:
+            raise self._status_error(response, response.content, request)
+        return parse_model(cast_to, response.content, response, request=request)
 
     def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
         """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
@@ -210,53 +226,19 @@ class Client(_BaseClient):
         self._owns_http = http_client is None
         self._http = new_sync_client(self.timeout) if http_client is None else http_client
         self._sleep = sleep
+        self._bind_resources()
+
+    def _bind_resources(self) -> None:
         from ._resources import Chat, Embeddings, Models
 
-        self.chat = Chat(self)
-        self.embeddings = Embeddings(self)
-        self.models = Models(self)
-
-    def with_options(
-        self,
-        *,
-        api_key: str | None = NOT_GIVEN,
-        base_url: str | None = NOT_GIVEN,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int = NOT_GIVEN,
-        default_headers: Mapping[str, str] | None = NOT_GIVEN,
-        allow_insecure_http: bool = NOT_GIVEN,
-        max_retry_after: float = NOT_GIVEN,
-    ) -> Client:
-        """A copy with some options changed, sharing this client's connection pool and usage tracker."""
-        new = self._copy_with(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            allow_insecure_http=allow_insecure_http,
-            max_retry_after=max_retry_after,
-        )
-        from ._resources import Chat, Embeddings, Models
-
-        new.chat, new.embeddings, new.models = Chat(new), Embeddings(new), Models(new)
-        return new
+        self.chat, self.embeddings, self.models = Chat(self), Embeddings(self), Models(self)
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
-        attempts = 0
-
-        def attempt() -> ModelT:
-            nonlocal attempts
-            attempts += 1
-            try:
-                return self._send_once(options, cast_to)
-            except APIError as exc:
-                exc.attempts = attempts
-                raise
-
         try:
-            result = self._policy.run(attempt, self._retries(options), self._sleep)
+            result = self._policy.run(
+                lambda: self._send_once(options, cast_to), self._retries(options), self._sleep
+            )
         except BaseException:
             self._settle(reservation, None, None)
             raise
@@ -273,24 +255,18 @@ class Client(_BaseClient):
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
             raise error
-        if response.status_code >= 400:
-            raise self._status_error(response, response.content, request)
-        return parse_model(cast_to, response.content, response, request=request)
+        return self._parse(response, request, cast_to)
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
         reservation = self._reserve(options)
-        attempts = 0
-
         on_chunk, on_close = self._stream_hooks(reservation)
 
         def attempt() -> Stream[ModelT]:
-            nonlocal attempts
-            attempts += 1
             request = self._build_request(options)
             try:
                 response = self._http.send(request, stream=True)
             except Exception as exc:
-                error: BaseException | None = translate_error(exc, request, attempts)
+                error: BaseException | None = translate_error(exc, request)
             else:
                 error = None
             if error is not None:
@@ -302,9 +278,7 @@ class Client(_BaseClient):
                 first = next(chunks, b"")  # retried only before the first byte
             except BaseException as exc:
                 response.close()
-                failure = translate_error(exc, request, attempts)
-                if isinstance(failure, APIError):
-                    failure.attempts = attempts
+                failure = translate_error(exc, request)
                 if failure is exc:
                     raise
             else:
@@ -368,53 +342,19 @@ class AsyncClient(_BaseClient):
         self._owns_http = http_client is None
         self._http = new_async_client(self.timeout) if http_client is None else http_client
         self._sleep = sleep
+        self._bind_resources()
+
+    def _bind_resources(self) -> None:
         from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels
 
-        self.chat = AsyncChat(self)
-        self.embeddings = AsyncEmbeddings(self)
-        self.models = AsyncModels(self)
-
-    def with_options(
-        self,
-        *,
-        api_key: str | None = NOT_GIVEN,
-        base_url: str | None = NOT_GIVEN,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int = NOT_GIVEN,
-        default_headers: Mapping[str, str] | None = NOT_GIVEN,
-        allow_insecure_http: bool = NOT_GIVEN,
-        max_retry_after: float = NOT_GIVEN,
-    ) -> AsyncClient:
-        """A copy with some options changed, sharing this client's connection pool and usage tracker."""
-        new = self._copy_with(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            allow_insecure_http=allow_insecure_http,
-            max_retry_after=max_retry_after,
-        )
-        from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels
-
-        new.chat, new.embeddings, new.models = AsyncChat(new), AsyncEmbeddings(new), AsyncModels(new)
-        return new
+        self.chat, self.embeddings, self.models = AsyncChat(self), AsyncEmbeddings(self), AsyncModels(self)
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
-        attempts = 0
-
-        async def attempt() -> ModelT:
-            nonlocal attempts
-            attempts += 1
-            try:
-                return await self._send_once(options, cast_to)
-            except APIError as exc:
-                exc.attempts = attempts
-                raise
-
         try:
-            result: ModelT = await self._policy.arun(attempt, self._retries(options), self._sleep)
+            result: ModelT = await self._policy.arun(
+                lambda: self._send_once(options, cast_to), self._retries(options), self._sleep
+            )
         except BaseException:
             self._settle(reservation, None, None)
             raise
@@ -431,24 +371,18 @@ class AsyncClient(_BaseClient):
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
             raise error
-        if response.status_code >= 400:
-            raise self._status_error(response, response.content, request)
-        return parse_model(cast_to, response.content, response, request=request)
+        return self._parse(response, request, cast_to)
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
         reservation = self._reserve(options)
-        attempts = 0
-
         on_chunk, on_close = self._stream_hooks(reservation)
 
         async def attempt() -> AsyncStream[ModelT]:
-            nonlocal attempts
-            attempts += 1
             request = self._build_request(options)
             try:
                 response = await self._http.send(request, stream=True)
             except Exception as exc:
-                error: BaseException | None = translate_error(exc, request, attempts)
+                error: BaseException | None = translate_error(exc, request)
             else:
                 error = None
             if error is not None:
@@ -460,9 +394,7 @@ class AsyncClient(_BaseClient):
                 first = await anext(chunks, b"")  # retried only before the first byte
             except BaseException as exc:
                 await response.aclose()
-                failure = translate_error(exc, request, attempts)
-                if isinstance(failure, APIError):
-                    failure.attempts = attempts
+                failure = translate_error(exc, request)
                 if failure is exc:
                     raise
             else:

@@ -22,7 +22,7 @@ from ._constants import (
     MAX_RETRY_DELAY,
     RETRYABLE_STATUS_CODES,
 )
-from ._exceptions import APIConnectionError, APIResponseValidationError, APIStatusError
+from ._exceptions import APIConnectionError, APIError, APIResponseValidationError, APIStatusError
 
 if TYPE_CHECKING:
     import tenacity
@@ -107,13 +107,14 @@ class RetryPolicy:
         of a loopback request. Only when it fails with a retryable error does tenacity take over,
         replaying that failure as its own first attempt so waits, stops and logging are tenacity's.
         """
+        counter = _Counter()
         try:
-            return fn()
+            return counter.call(fn)
         except Exception as exc:
             if max_retries <= 0 or not self.should_retry(exc):
                 raise
             first = exc
-        return self.retrying(max_retries, sleep)(_replay(first, fn))
+        return self.retrying(max_retries, sleep)(_replay(first, lambda: counter.call(fn)))
 
     async def arun(
         self,
@@ -122,8 +123,9 @@ class RetryPolicy:
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> T:
         """Async twin of :meth:`run`."""
+        counter = _Counter()
         try:
-            return await fn()
+            return await counter.acall(fn)
         except Exception as exc:
             if max_retries <= 0 or not self.should_retry(exc):
                 raise
@@ -133,7 +135,7 @@ class RetryPolicy:
         async def attempt() -> T:
             if replayed:
                 raise replayed.pop()
-            return await fn()
+            return await counter.acall(fn)
 
         result: T = await self.async_retrying(max_retries, sleep)(attempt)
         return result
@@ -170,6 +172,31 @@ class RetryPolicy:
         if sleep is not None:
             kwargs["sleep"] = sleep
         return tenacity.AsyncRetrying(**kwargs)
+
+
+class _Counter:
+    """Numbers the attempts and writes the count on the error the caller finally sees."""
+
+    __slots__ = ("attempts",)
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def call(self, fn: Callable[[], T]) -> T:
+        self.attempts += 1
+        try:
+            return fn()
+        except APIError as exc:
+            exc.attempts = self.attempts
+            raise
+
+    async def acall(self, fn: Callable[[], Awaitable[T]]) -> T:
+        self.attempts += 1
+        try:
+            return await fn()
+        except APIError as exc:
+            exc.attempts = self.attempts
+            raise
 
 
 def _replay(first: BaseException, fn: Callable[[], T]) -> Callable[[], T]:

@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"   content: {completion.choices[0].message.content}", file=out)
         if usage is not None:
             print(
-                f"   usage:   {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens", file=out
+                f"   usage:   {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens",
+                file=out,
             )
 
         print("\n2. streamed completion", file=out)

@@ -20,11 +20,13 @@ async def main() -> None:
         questions = ["What is 2+2?", "Capital of France?", "Largest planet?"]
         answers = await asyncio.gather(
             *(
-                client.chat.completions.create(model="deepseek-v3.2", messages=[{"role": "user", "content": q}])
+                client.chat.completions.create(
+                    model="deepseek-v3.2", messages=[{"role": "user", "content": q}]
+                )
                 for q in questions
             )
         )
-        for question, answer in zip(questions, answers):
+        for question, answer in zip(questions, answers, strict=True):
             print(f"{question} -> {answer.choices[0].message.content}")
 
         models = await client.models.list()

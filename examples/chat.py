@@ -20,7 +20,9 @@ completion = client.chat.completions.create(
 )
 print(completion.choices[0].message.content)
 if completion.usage:
-    print(f"[{completion.usage.prompt_tokens} prompt + {completion.usage.completion_tokens} completion tokens]")
+    print(
+        f"[{completion.usage.prompt_tokens} prompt + {completion.usage.completion_tokens} completion tokens]"
+    )
 
 with client.chat.completions.create(
     model="claude-sonnet-4.5",

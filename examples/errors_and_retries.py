@@ -1,6 +1,6 @@
 """Retries and errors, shown against the embedded test server with injected faults (no key, no network).
 
-    python examples/errors_and_retries.py
+python examples/errors_and_retries.py
 """
 
 import logging

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import httpx
 import respx
-from support import KEY, completion
 
 from holyclient import AsyncClient, Client, RateLimitError
+from support import KEY, completion
 
 
 @respx.mock

@@ -6,7 +6,6 @@ import time
 
 import httpx2
 import pytest
-from support import Recorder, completion
 
 from holyclient import (
     APIConnectionError,
@@ -17,6 +16,7 @@ from holyclient import (
     RateLimitError,
 )
 from holyclient._retry import RetryPolicy, retry_after_seconds
+from support import Recorder, completion
 
 MESSAGES = [{"role": "user", "content": "x"}]
 

@@ -4,10 +4,10 @@ from collections.abc import Iterator
 
 import httpx2
 import pytest
-from support import Recorder, chunk, sse
 
 from holyclient import APIConnectionError, ChatCompletionChunk, InternalServerError, RateLimitError
 from holyclient._base import SSEDecoder
+from support import Recorder, chunk, sse
 
 MESSAGES = [{"role": "user", "content": "x"}]
 

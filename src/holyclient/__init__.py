@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         ModelList,
     )
     from ._usage import UsageSnapshot, UsageTracker
+    from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
     from .pricing import (
         CostEstimate,
         ModelInfo,
@@ -68,6 +69,11 @@ if TYPE_CHECKING:
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
+    "BatchRequest": ".batch",
+    "BatchResult": ".batch",
+    "BatchRunner": ".batch",
+    "BatchStats": ".batch",
+    "run_batch": ".batch",
     "ChatCompletion": "._models",
     "ChatCompletionChunk": "._models",
     "ChatCompletionMessageParam": "._models",
@@ -120,6 +126,10 @@ __all__ = [
     "AsyncStream",
     "AuthenticationError",
     "BadRequestError",
+    "BatchRequest",
+    "BatchResult",
+    "BatchRunner",
+    "BatchStats",
     "BudgetExceededError",
     "ChatCompletion",
     "ChatCompletionChunk",
@@ -161,5 +171,6 @@ __all__ = [
     "fit_messages",
     "image_tokens",
     "lookup_model",
+    "run_batch",
     "truncate_text",
 ]

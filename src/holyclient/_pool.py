@@ -45,10 +45,13 @@ class ShardedAsyncTransport(httpx2.AsyncBaseTransport):
     pool is full and ``max_connections`` allows it.
     """
 
-    def __init__(self, *, max_connections: int, max_keepalive_connections: int, shard_size: int = SHARD_SIZE):
-        self._shard_size = shard_size
+    def __init__(
+        self, *, max_connections: int, max_keepalive_connections: int, shard_size: int | None = None
+    ):
+        self._shard_size = shard_size = shard_size or SHARD_SIZE
         self._max_pools = max(1, -(-max_connections // shard_size))
-        self._keepalive = max(1, min(shard_size, -(-max_keepalive_connections // self._max_pools)))
+        # every connection of a busy pool may stay alive: closing them would only reopen them
+        self._keepalive = max(1, min(shard_size, max_keepalive_connections))
         self._pools: list[httpx2.AsyncHTTPTransport] = []
         self._in_flight: list[int] = []
 

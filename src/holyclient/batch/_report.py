@@ -1,0 +1,166 @@
+"""Text for people: the progress line, the end-of-run summary and the dry-run estimate (no I/O here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._types import BatchResult, BatchStats
+
+
+def _price(model: str, usage: Mapping[str, Any]) -> float | None:
+    from ..pricing import UnknownModelError, cost_from_usage
+
+    try:
+        return cost_from_usage(model, usage).cost_usd
+    except UnknownModelError:
+        return None
+
+
+@dataclass
+class CostTally:
+    """USD spent per model, from each result's real usage (``None`` for a model without a price)."""
+
+    per_model: dict[str, float | None] = field(default_factory=dict)
+
+    def add(self, result: BatchResult) -> None:
+        if not result.ok or result.usage is None:
+            return
+        model = result.model or "unknown"
+        cost = _price(model, result.usage)
+        previous = self.per_model.get(model, 0.0)
+        self.per_model[model] = None if cost is None or previous is None else previous + cost
+
+    @property
+    def total(self) -> float | None:
+        known = [cost for cost in self.per_model.values() if cost is not None]
+        return sum(known) if known else None
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def _tokens(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1e6:.1f}M"
+    if value >= 10_000:
+        return f"{value / 1e3:.0f}k"
+    return str(value)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def progress_line(stats: BatchStats, costs: CostTally, total: int | None, elapsed: float) -> str:
+    """One status line: done, failed, retries, tokens, cost so far, rate and ETA."""
+    rate = stats.done / elapsed if elapsed > 0 else 0.0
+    done = f"{stats.done}/{total}" if total is not None else str(stats.done)
+    eta = ""
+    if total is not None and rate > 0 and stats.done < total:
+        eta = f" | ETA {_duration((total - stats.done) / rate)}"
+    return (
+        f"{done} done | {stats.failed} failed | {stats.retries} retries | "
+        f"{_tokens(stats.prompt_tokens + stats.completion_tokens)} tokens | {_usd(costs.total)} | "
+        f"{rate:.1f} req/s | concurrency {stats.concurrency}{eta}"
+    )
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return [
+        "  "
+        + "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in [header, *rows]
+    ]
+
+
+def summary(stats: BatchStats, costs: CostTally, *, skipped: int = 0, interrupted: bool = False) -> str:
+    """The end-of-run report: requests, failures, retries, and tokens and cost per model."""
+    rate = stats.done / stats.elapsed if stats.elapsed > 0 else 0.0
+    head = "batch interrupted" if interrupted else "batch done"
+    lines = [
+        f"{head}: {stats.done} requests in {stats.elapsed:.1f}s ({rate:.1f}/s): {stats.succeeded} succeeded, "
+        f"{stats.failed} failed; {stats.attempts} attempts ({stats.retries} retries, "
+        f"{stats.rate_limited} rate-limited)"
+        + (f"; mean latency {stats.mean_latency:.3f}s" if stats.mean_latency is not None else "")
+    ]
+    if skipped:
+        lines.append(f"  {skipped} already in the output were skipped")
+    if stats.models:
+        rows = [
+            [
+                model,
+                str(tally.requests),
+                str(tally.failed),
+                str(tally.prompt_tokens),
+                str(tally.completion_tokens),
+                _usd(costs.per_model.get(model, 0.0 if not tally.prompt_tokens else None)),
+            ]
+            for model, tally in sorted(stats.models.items())
+        ]
+        lines += _table(["model", "requests", "failed", "prompt tokens", "completion tokens", "cost"], rows)
+    return "\n".join(lines)
+
+
+@dataclass
+class DryRunEstimate:
+    """Requests, tokens and worst-case cost per model of an input, before sending it."""
+
+    models: dict[str, list[Any]] = field(default_factory=dict)  # model -> [requests, in, out, usd|None]
+
+    def add(self, body: Mapping[str, Any]) -> None:
+        from ..pricing import (
+            DEFAULT_OUTPUT_TOKENS,
+            UnknownModelError,
+            estimate_request,
+            requested_output_tokens,
+        )
+        from ._ratelimit import count_prompt_tokens
+
+        model = str(body.get("model"))
+        entry = self.models.setdefault(model, [0, 0, 0, 0.0])
+        entry[0] += 1
+        try:
+            estimate = estimate_request(body)
+        except UnknownModelError:
+            entry[1] += count_prompt_tokens(body)
+            cap = requested_output_tokens(body)
+            entry[2] += DEFAULT_OUTPUT_TOKENS if cap is None else cap
+            entry[3] = None
+            return
+        entry[1] += estimate.input_tokens
+        entry[2] += estimate.output_tokens
+        if entry[3] is not None:
+            entry[3] += estimate.cost_usd
+
+    def render(self, source: str) -> str:
+        requests = sum(entry[0] for entry in self.models.values())
+        rows = [
+            [model, str(n), str(tokens_in), str(tokens_out), _usd(usd)]
+            for model, (n, tokens_in, tokens_out, usd) in sorted(self.models.items())
+        ]
+        known = [entry[3] for entry in self.models.values() if entry[3] is not None]
+        lines = [f"{source}: {requests} valid requests (dry run: nothing sent)"]
+        lines += _table(["model", "requests", "input tokens", "max output tokens", "max cost"], rows)
+        total = _usd(sum(known)) if known else "n/a"
+        from ..pricing import DEFAULT_OUTPUT_TOKENS
+
+        lines.append(
+            f"estimated cost at most {total} (output counted at max_tokens, or {DEFAULT_OUTPUT_TOKENS} when unset)"
+        )
+        if len(known) < len(self.models):
+            lines.append("  (models without a price are left out; add them with HOLYSHEEP_PRICES)")
+        return "\n".join(lines)

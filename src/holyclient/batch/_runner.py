@@ -1,0 +1,340 @@
+"""The batch runner: many chat requests through one ``AsyncClient``, results delivered as they complete.
+
+Each attempt is sent with no client-side retry; the runner drives retries itself with the client's
+:class:`~holyclient.RetryPolicy` decisions, so that a request waiting out a backoff or a ``Retry-After``
+gives its concurrency slot to a request that can be sent now. Holding the slot while sleeping is what
+caps a semaphore-and-gather loop far below the server's capacity.
+
+Memory stays proportional to the concurrency: requests are pulled from the input only when fewer
+than ``max_pending`` are unfinished (in flight or waiting to retry), and each result is handed to
+``on_result`` and forgotten.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import time
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from .._base import NOT_GIVEN, RequestOptions, parse_model
+from .._constants import LOGGER_NAME
+from .._exceptions import (
+    APIError,
+    APIStatusError,
+    APITimeoutError,
+    BudgetExceededError,
+)
+from .._transport import translate_error
+from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
+from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats
+
+if TYPE_CHECKING:
+    from .._client import AsyncClient
+
+logger = logging.getLogger(LOGGER_NAME)
+
+#: Retries per request. Higher than a single call's default: a batch of thousands meets every transient
+#: fault there is, and a request given up on is a hole in the output (with 20% faults, 2 retries lose
+#: 0.8% of requests; 8 lose about one in two million).
+DEFAULT_BATCH_MAX_RETRIES = 8
+DEFAULT_CONCURRENCY = 64
+#: Retries that may use a shortened backoff after an isolated failure (see
+#: :attr:`AdaptiveConcurrency.backoff_scale`); later ones wait the policy's full backoff, so that a
+#: request still spans tens of seconds of retries before it is given up (a stalled server recovers).
+QUICK_RETRIES = 6
+
+ResultHandler = Callable[[BatchResult], "Awaitable[None] | None"]
+RequestLike = BatchRequest | Mapping[str, Any]
+
+
+def as_request(item: RequestLike, position: int) -> BatchRequest:
+    """A :class:`BatchRequest` from one, from a Batch API input line, or from a bare request body.
+
+    A bare body (a mapping with ``messages``) gets its 1-based ``position`` as ``custom_id``.
+    """
+    if isinstance(item, BatchRequest):
+        return item
+    if "custom_id" in item and "body" in item:
+        return BatchRequest(
+            str(item["custom_id"]), item["body"], str(item.get("url") or CHAT_COMPLETIONS_URL)
+        )
+    if "messages" in item:
+        return BatchRequest(str(position), item)
+    raise TypeError("a batch request needs custom_id and body, or is a chat request body with messages")
+
+
+async def _aiter(items: Iterable[RequestLike] | AsyncIterable[RequestLike]) -> AsyncIterator[RequestLike]:
+    if isinstance(items, AsyncIterable):
+        async for item in items:
+            yield item
+    else:
+        for item in items:
+            yield item
+
+
+def _error(code: str, message: str) -> dict[str, str]:
+    return {"code": code, "message": message}
+
+
+class BatchRunner:
+    """Runs chat requests through an :class:`~holyclient.AsyncClient` with bounded concurrency.
+
+    Args:
+        client: the client to send with (its key, base URL, retry policy and usage tracker are used).
+        concurrency: most requests in flight at once; the runner lowers it by itself while the server
+            answers 429 to a large share of attempts, and raises it back when they stop.
+        rpm: requests per minute not to exceed (``None`` = no limit).
+        tpm: tokens per minute not to exceed; a request counts its estimated prompt tokens plus its
+            ``max_tokens``, corrected with the real usage once it has been answered.
+        window: the limits' window in seconds (60 for "per minute"; tests use shorter ones).
+        max_retries: retries per request after its first attempt.
+        timeout: per-attempt timeout (seconds or ``httpx.Timeout``); default: the client's.
+        max_pending: most unfinished requests (in flight or waiting to retry); default 4 x concurrency.
+        adaptive: lower the concurrency on sustained 429s.
+        clock, sleep: time source and sleep, injectable for tests.
+    """
+
+    def __init__(
+        self,
+        client: AsyncClient,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        window: float = 60.0,
+        max_retries: int = DEFAULT_BATCH_MAX_RETRIES,
+        timeout: Any = NOT_GIVEN,
+        max_pending: int | None = None,
+        adaptive: bool = True,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = anyio.sleep,
+        token_estimator: TokenEstimator | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if max_retries < 0:
+            raise ValueError("max_retries must not be negative")
+        self.client = client
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.max_pending = max(max_pending or 4 * concurrency, concurrency)
+        self.adaptive = AdaptiveConcurrency(concurrency, clock=clock) if adaptive else None
+        self.requests_limit = RateLimiter(rpm, window, clock=clock) if rpm else None
+        self.tokens_limit = RateLimiter(tpm, window, clock=clock) if tpm else None
+        self.estimator = token_estimator or TokenEstimator()
+        self.stats = BatchStats(concurrency=concurrency)
+        self._slots = Slots(concurrency)
+        self._clock = clock
+        self._sleep = sleep
+        self._policy = client._policy
+
+    # --- running -----------------------------------------------------------------------------------
+
+    async def run(
+        self, requests: Iterable[RequestLike] | AsyncIterable[RequestLike], on_result: ResultHandler
+    ) -> BatchStats:
+        """Send every request and hand each result to ``on_result`` as it completes.
+
+        A request that fails (after its retries) is a result with its error, never an exception.
+        Cancelling the run stops sending; results already handed over stay handed over, and no
+        partial result is ever delivered.
+
+        Returns:
+            The final tallies (also on :attr:`stats` while the run goes).
+        """
+        started = self._clock()
+        pending = anyio.Semaphore(self.max_pending)
+        try:
+            async with anyio.create_task_group() as tg:
+                position = 0
+                async for item in _aiter(requests):
+                    position += 1
+                    request = as_request(item, position)
+                    await pending.acquire()
+                    # a new request waits here, not in a task: retries get freed slots first
+                    await self._slots.acquire()
+                    self.stats.started += 1
+                    tg.start_soon(self._run_one, request, pending, on_result)
+        finally:
+            self.stats.elapsed = self._clock() - started
+        return self.stats
+
+    @asynccontextmanager
+    async def results(
+        self, requests: Iterable[RequestLike] | AsyncIterable[RequestLike]
+    ) -> AsyncIterator[AsyncIterator[BatchResult]]:
+        """``async with runner.results(requests) as results: async for result in results: ...``
+
+        Leaving the block early cancels the requests still running.
+        """
+        send, receive = anyio.create_memory_object_stream[BatchResult](self.max_pending)
+
+        async def produce() -> None:
+            async with send:
+                await self.run(requests, send.send)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(produce)
+            async with receive:
+                yield receive
+            tg.cancel_scope.cancel()
+
+    async def _run_one(
+        self, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
+    ) -> None:
+        try:
+            result = await self.process(request, slot_held=True)
+            self.stats.record(result)
+            delivered = on_result(result)
+            if inspect.isawaitable(delivered):
+                await delivered
+        finally:
+            pending.release()
+
+    # --- one request ------------------------------------------------------------------------------
+
+    async def process(self, request: BatchRequest, *, slot_held: bool = False) -> BatchResult:
+        """Send one request with retries; always returns its result (errors included).
+
+        Args:
+            slot_held: the caller already holds a concurrency slot for the first attempt.
+        """
+        body = dict(request.body)
+        model = str(body.get("model") or "") or None
+        options = RequestOptions("POST", "/chat/completions", body=body, timeout=self.timeout, max_retries=0)
+        try:
+            reservation = self.client._reserve(options)
+        except BudgetExceededError as exc:
+            if slot_held:
+                self._slots.release()
+            return BatchResult(
+                request.custom_id, error=_error("budget_exceeded", str(exc)), attempts=0, model=model
+            )
+        try:
+            result = await self._with_retries(request, options, model, slot_held)
+        except BaseException:  # cancelled: release what the budget held for it
+            self.client._settle(reservation, None, None)
+            raise
+        self._settle(reservation, result)
+        return result
+
+    async def _with_retries(
+        self, request: BatchRequest, options: RequestOptions, model: str | None, slot_held: bool
+    ) -> BatchResult:
+        retries_done = 0
+        while True:
+            result, failure = await self._attempt_in_slot(request, options, model, slot_held)
+            slot_held = False
+            if failure is None or retries_done >= self.max_retries or not self._policy.should_retry(failure):
+                break
+            delay = self._policy.delay(failure, retries_done)
+            if (
+                getattr(failure, "retry_after", None) is None
+                and self.adaptive is not None
+                and retries_done < QUICK_RETRIES
+            ):
+                delay *= self.adaptive.backoff_scale  # isolated failure: a shorter wait, same order
+            retries_done += 1
+            self.stats.retries += 1
+            logger.debug("Batch request %s: %s; retrying in %.2fs", request.custom_id, failure, delay)
+            await self._sleep(delay)  # outside the slot: another request is sent meanwhile
+        result.attempts = retries_done + 1
+        return result
+
+    def _settle(self, reservation: Any, result: BatchResult) -> None:
+        """Record the request's usage on the client's tracker (and release its budget reservation)."""
+        if not result.ok or result.usage is None:
+            self.client._settle(reservation, None, None)
+            return
+        from .._models import CompletionUsage
+
+        self.client._settle(reservation, result.model, CompletionUsage.model_validate(result.usage))
+
+    async def _attempt_in_slot(
+        self, request: BatchRequest, options: RequestOptions, model: str | None, slot_held: bool
+    ) -> tuple[BatchResult, BaseException | None]:
+        body = options.body or {}
+        if not slot_held:
+            await self._slots.acquire(priority=True)
+        try:
+            token_handle = None
+            raw_prompt = 0
+            if self.requests_limit is not None:
+                await self.requests_limit.acquire(1, self._sleep)
+            if self.tokens_limit is not None:
+                estimate, raw_prompt = self.estimator.estimate(body)
+                token_handle = await self.tokens_limit.acquire(estimate, self._sleep)
+            sent = self._clock()
+            self.stats.attempts += 1
+            result, failure = await self._attempt(request, options, model)
+        finally:
+            self._slots.release()
+        rate_limited = (
+            isinstance(failure, APIStatusError)
+            and failure.status_code == 429
+            and (failure.code != "insufficient_quota")
+        )
+        if rate_limited:
+            self.stats.rate_limited += 1
+        if failure is None:
+            self.stats.success_seconds += self._clock() - sent
+        if self.adaptive is not None:
+            self.adaptive.on_attempt(
+                rate_limited=rate_limited, failed=failure is not None, seconds=self._clock() - sent
+            )
+            self._slots.resize(self.adaptive.slots)
+            self.stats.concurrency = self._slots.size
+        if result.ok and result.usage is not None and self.tokens_limit is not None and token_handle:
+            prompt = int(result.usage.get("prompt_tokens") or 0)
+            self.estimator.observe(raw_prompt, prompt)
+            self.tokens_limit.correct(token_handle, int(result.usage.get("total_tokens") or 0))
+        return result, failure
+
+    async def _attempt(
+        self, request: BatchRequest, options: RequestOptions, model: str | None
+    ) -> tuple[BatchResult, BaseException | None]:
+        """One HTTP attempt, without retry: the result it would leave, and the error to judge retrying by."""
+        from .._models import ChatCompletion
+
+        client = self.client
+        http_request = client._build_request(options)
+        failure: BaseException | None = None
+        try:
+            # the client's default transport spreads connections over small pools (holyclient._pool)
+            response = await client._http.send(http_request)
+        except Exception as exc:  # HTTP-library errors become ours; anything else is a bug: re-raise
+            failure = translate_error(exc, http_request)
+            if failure is exc:
+                raise
+        if failure is not None:
+            code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
+            return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
+        request_id = response.headers.get("x-request-id")
+        status = int(response.status_code)
+        if status >= 400:
+            status_error = client._status_error(response, response.content, http_request)
+            return BatchResult(
+                request.custom_id, status, request_id, status_error.body, model=model
+            ), status_error
+        try:
+            completion = parse_model(ChatCompletion, response.content, response, request=http_request)
+        except APIError as exc:
+            body = exc.body if exc.body is not None else None
+            error = _error("invalid_response", exc.message)
+            return BatchResult(request.custom_id, status, request_id, body, error, model=model), exc
+        raw = json.loads(response.content)
+        usage = completion.usage
+        return BatchResult(
+            request.custom_id,
+            status,
+            request_id,
+            raw,
+            model=completion.model or model,
+            usage=usage.model_dump() if usage is not None else None,
+        ), None

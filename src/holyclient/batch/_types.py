@@ -1,0 +1,145 @@
+"""The batch runner's values: a request, its result (and its OpenAI Batch API output line), the tallies."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+CHAT_COMPLETIONS_URL = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One chat completion request of a batch.
+
+    Attributes:
+        custom_id: your identifier, unique within the batch; results carry it back.
+        body: the chat completion request body (``model``, ``messages``, any other parameter).
+        url: the endpoint, as in the OpenAI Batch API input format (only chat completions).
+    """
+
+    custom_id: str
+    body: Mapping[str, Any]
+    url: str = CHAT_COMPLETIONS_URL
+
+
+@dataclass
+class BatchResult:
+    """The outcome of one request, after its retries.
+
+    Attributes:
+        custom_id: the request's ``custom_id``.
+        status_code: the HTTP status of the last attempt, ``None`` when no response was obtained.
+        request_id: the server's ``x-request-id`` of the last attempt.
+        body: the parsed response body (the completion, or the error body the server sent).
+        error: ``{"code", "message"}`` when the last attempt got no usable response (connection error,
+            timeout, malformed body, refused before sending).
+        attempts: attempts made (1 = no retry).
+        model: the model that answered (or was asked), for per-model tallies.
+        usage: the response's ``usage``, when it succeeded.
+    """
+
+    custom_id: str
+    status_code: int | None = None
+    request_id: str | None = None
+    body: Any = None
+    error: dict[str, str] | None = None
+    attempts: int = 1
+    model: str | None = None
+    usage: Mapping[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status_code is not None and 200 <= self.status_code < 300
+
+    def output_line(self) -> dict[str, Any]:
+        """This result in the OpenAI Batch API output format."""
+        response = None
+        if self.status_code is not None:
+            response = {"status_code": self.status_code, "request_id": self.request_id, "body": self.body}
+        return {
+            "id": f"batch_req_{secrets.token_hex(12)}",
+            "custom_id": self.custom_id,
+            "response": response,
+            "error": self.error,
+        }
+
+
+def line_succeeded(line: Mapping[str, Any]) -> bool:
+    """Whether a Batch API output line records a success (2xx response and no error)."""
+    if line.get("error") is not None:
+        return False
+    response = line.get("response")
+    if not isinstance(response, Mapping):
+        return False
+    status = response.get("status_code")
+    return isinstance(status, int) and 200 <= status < 300
+
+
+@dataclass
+class ModelTally:
+    """Requests and tokens of one model."""
+
+    requests: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class BatchStats:
+    """Running tallies of a batch (read them while it runs for progress).
+
+    Attributes:
+        started: requests taken from the input.
+        done / succeeded / failed: requests finished, and how.
+        attempts: HTTP attempts made; ``retries`` = attempts beyond each request's first.
+        rate_limited: attempts answered 429 as a rate limit.
+        success_seconds: summed duration of the successful attempts (see :attr:`mean_latency`).
+        models: per-model requests and tokens.
+        elapsed: seconds since the run started (final once it ends).
+    """
+
+    started: int = 0
+    done: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    attempts: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+    concurrency: int = 0
+    elapsed: float = 0.0
+    success_seconds: float = 0.0
+    models: dict[str, ModelTally] = field(default_factory=dict)
+
+    @property
+    def mean_latency(self) -> float | None:
+        """Mean seconds of a successful attempt, as the runner saw it (``None`` before the first)."""
+        return self.success_seconds / self.succeeded if self.succeeded else None
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(t.prompt_tokens for t in self.models.values())
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(t.completion_tokens for t in self.models.values())
+
+    def record(self, result: BatchResult) -> None:
+        self.done += 1
+        tally = self.models.setdefault(result.model or "unknown", ModelTally())
+        tally.requests += 1
+        if result.ok:
+            self.succeeded += 1
+            usage = result.usage or {}
+            tally.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+            tally.completion_tokens += int(usage.get("completion_tokens") or 0)
+        else:
+            self.failed += 1
+            tally.failed += 1

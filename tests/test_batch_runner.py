@@ -161,6 +161,11 @@ async def test_input_is_pulled_lazily_with_a_bounded_number_pending() -> None:
     results: list[BatchResult] = []
     async with anyio.create_task_group() as tg:
         tg.start_soon(runner.run, source(), results.append)
+        with anyio.fail_after(
+            5
+        ):  # poll, not a fixed sleep: a loaded machine may take a while to fill the slots
+            while runner._slots.in_use < 4:
+                await anyio.sleep(0.01)
         await anyio.sleep(0.05)
         assert pulled <= 9  # max_pending plus the one waiting for room
         assert runner._slots.in_use == 4

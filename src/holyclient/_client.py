@@ -245,16 +245,25 @@ class Client(_BaseClient):
         self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
 
-    def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+    def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+        """Send once, no retry: the request and the HTTP response, whatever its status.
+
+        Raises:
+            APIConnectionError: (or ``APITimeoutError``) when no response was obtained.
+        """
         request = self._build_request(options)
         try:
-            response = self._http.send(request)
+            response = self._http.send(request, stream=options.stream)
         except Exception as exc:
             error: BaseException | None = translate_error(exc, request)
         else:
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
             raise error
+        return request, response
+
+    def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        request, response = self._send_raw(options)
         return self._parse(response, request, cast_to)
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
@@ -262,15 +271,7 @@ class Client(_BaseClient):
         on_chunk, on_close = self._stream_hooks(reservation)
 
         def attempt() -> Stream[ModelT]:
-            request = self._build_request(options)
-            try:
-                response = self._http.send(request, stream=True)
-            except Exception as exc:
-                error: BaseException | None = translate_error(exc, request)
-            else:
-                error = None
-            if error is not None:
-                raise error
+            request, response = self._send_raw(options)
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, response.read(), request)
@@ -361,16 +362,25 @@ class AsyncClient(_BaseClient):
         self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
 
-    async def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+    async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+        """Send once, no retry: the request and the HTTP response, whatever its status.
+
+        Raises:
+            APIConnectionError: (or ``APITimeoutError``) when no response was obtained.
+        """
         request = self._build_request(options)
         try:
-            response = await self._http.send(request)
+            response = await self._http.send(request, stream=options.stream)
         except Exception as exc:
             error: BaseException | None = translate_error(exc, request)
         else:
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
             raise error
+        return request, response
+
+    async def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        request, response = await self._send_raw(options)
         return self._parse(response, request, cast_to)
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
@@ -378,15 +388,7 @@ class AsyncClient(_BaseClient):
         on_chunk, on_close = self._stream_hooks(reservation)
 
         async def attempt() -> AsyncStream[ModelT]:
-            request = self._build_request(options)
-            try:
-                response = await self._http.send(request, stream=True)
-            except Exception as exc:
-                error: BaseException | None = translate_error(exc, request)
-            else:
-                error = None
-            if error is not None:
-                raise error
+            request, response = await self._send_raw(options)
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, await response.aread(), request)

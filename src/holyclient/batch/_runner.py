@@ -25,12 +25,12 @@ import anyio
 from .._base import NOT_GIVEN, RequestOptions, parse_model
 from .._constants import LOGGER_NAME
 from .._exceptions import (
+    APIConnectionError,
     APIError,
     APIStatusError,
     APITimeoutError,
     BudgetExceededError,
 )
-from .._transport import translate_error
 from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats
 
@@ -303,16 +303,9 @@ class BatchRunner:
         from .._models import ChatCompletion
 
         client = self.client
-        http_request = client._build_request(options)
-        failure: BaseException | None = None
         try:
-            # the client's default transport spreads connections over small pools (holyclient._pool)
-            response = await client._http.send(http_request)
-        except Exception as exc:  # HTTP-library errors become ours; anything else is a bug: re-raise
-            failure = translate_error(exc, http_request)
-            if failure is exc:
-                raise
-        if failure is not None:
+            http_request, response = await client._send_raw(options)
+        except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
             return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
         request_id = response.headers.get("x-request-id")

@@ -6,7 +6,8 @@ the best round kept:
 
 1. sync CPU per request    process CPU time over N sequential chat completions (target <= 1.3x floor)
 2. stream CPU per chunk    one long streamed completion per round, CPU / chunks (target <= 2x floor)
-3. async throughput        req/s at concurrency 64 and 256, gather + semaphore (target >= 0.9x httpx2)
+3. async throughput        req/s at concurrency 64 and 256, gather + semaphore (target >= 0.9x httpx2;
+                           raw aiohttp, the wire under the default async transport, shown too)
 4. import wall time        ``python -c "import holyclient"`` vs ``import httpx``, best of K (target <= 2x)
 5. peak RSS                ru_maxrss of the sync child after its N requests (target <= 1.2x floor)
 
@@ -40,7 +41,7 @@ MESSAGES = [{"role": "user", "content": "Benchmark the client, please: one short
 HEADERS = {"Authorization": f"Bearer {KEY}", "Accept": "application/json"}
 
 SYNC_KINDS = ("holyclient", "holyclient+httpx", "raw-httpx2", "raw-httpx", "openai")
-ASYNC_KINDS = ("holyclient", "holyclient+httpx", "raw-httpx2", "raw-httpx", "openai")
+ASYNC_KINDS = ("holyclient", "holyclient+httpx", "raw-httpx2", "raw-httpx", "raw-aiohttp", "openai")
 RAW_KINDS = ("raw-httpx2", "raw-httpx")
 TARGETS = {"sync": 1.3, "stream": 2.0, "async": 0.9, "import": 2.0, "rss": 1.2}
 
@@ -159,7 +160,19 @@ def worker_async(kind: str, url: str, concurrency: int, requests: int, server_pi
     import asyncio
 
     async def main() -> dict[str, Any]:
-        if kind.startswith("raw-"):
+        if kind == "raw-aiohttp":  # the wire under holyclient's default async transport, on its own
+            import aiohttp
+
+            session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
+            endpoint = url + "/chat/completions"
+            body = {"model": MODEL, "messages": MESSAGES}
+
+            async def call() -> Any:
+                async with session.post(endpoint, json=body, headers=HEADERS) as response:
+                    return json.loads(await response.read())
+
+            close = session.close
+        elif kind.startswith("raw-"):
             module = _http_module(kind)
             limits = module.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
             http = module.AsyncClient(timeout=60, limits=limits)
@@ -461,11 +474,14 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
         f"{'client':<20}{'sync CPU/req':>14}{'wall/req':>11}{'stream CPU/chunk':>18}{'peak RSS':>11}"
         + "".join(f"{f'req/s @{c}':>12}{'CPU/req':>10}{'server':>8}" for c in levels),
     ]
-    for kind in SYNC_KINDS:
-        row = (
-            f"{kind:<20}{sync[kind]['cpu_us']:>11.1f} us{sync[kind]['wall_us']:>8.0f} us"
-            f"{stream[kind]['cpu_us']:>15.1f} us{rss[kind]['maxrss_kb'] / 1024:>7.1f} MiB"
-        )
+    for kind in dict.fromkeys(SYNC_KINDS + ASYNC_KINDS):
+        if kind in sync:
+            row = (
+                f"{kind:<20}{sync[kind]['cpu_us']:>11.1f} us{sync[kind]['wall_us']:>8.0f} us"
+                f"{stream[kind]['cpu_us']:>15.1f} us{rss[kind]['maxrss_kb'] / 1024:>7.1f} MiB"
+            )
+        else:  # async only
+            row = f"{kind:<20}{'-':>14}{'-':>11}{'-':>18}{'-':>11}"
         for c in levels:
             a = results["async"][str(c)][kind]
             busy = f"{a['server_busy'] * 100:>7.0f}%" if a["server_busy"] is not None else f"{'n/a':>8}"

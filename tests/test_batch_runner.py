@@ -268,3 +268,27 @@ async def test_isolated_failures_retry_soon_but_later_retries_wait_the_full_back
     # share of failures rises and so does the wait
     assert delays[0] <= 0.1 and delays[1] <= 0.25 and delays[1] < delays[2] < 2.0
     assert delays[6] >= 0.75 * 8.0 and delays[7] >= 0.75 * 8.0  # the last ones: the policy's own backoff
+
+
+async def test_a_request_unlucky_among_many_successes_keeps_retrying_soon() -> None:
+    delays: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        delays.append(seconds)
+        await anyio.lowlevel.checkpoint()
+
+    failures = {"p99": 4}
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        prompt = _prompt(request)
+        if failures.get(prompt, 0) > 0:
+            failures[prompt] -= 1
+            return httpx2.Response(502, json={"error": {"message": "bad gateway"}})
+        return _echo(request)
+
+    runner = BatchRunner(_client(handler), concurrency=64, sleep=sleep)
+    results = await _collect(runner, _requests(100))
+    assert all(r.ok for r in results)
+    # four faults in a row on one request while the others succeed: each wait stays a fifth of the
+    # policy's first backoff (0.5 s), instead of growing 0.1 -> 0.2 -> 0.4 -> 0.8 s
+    assert len(delays) == 4 and all(d <= 0.1 for d in delays)

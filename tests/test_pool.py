@@ -1,4 +1,4 @@
-"""The sharded async transport: small pools, released connections, and the proxy fallback."""
+"""The sharded async transport (the fallback off asyncio): small pools, released connections; proxies."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import httpx2
 import pytest
 
+from holyclient._aiohttp import AiohttpTransport
 from holyclient._pool import ShardedAsyncTransport
 from holyclient._transport import new_async_client
 from holyclient.testing import LocalServer
@@ -49,8 +50,8 @@ async def test_proxy_from_environment_keeps_the_plain_transport(monkeypatch: pyt
         monkeypatch.delenv(name, raising=False)
     direct = new_async_client(None)
     try:
-        assert not isinstance(proxied._transport, ShardedAsyncTransport)
-        assert isinstance(direct._transport, ShardedAsyncTransport)
+        assert not isinstance(proxied._transport, (AiohttpTransport, ShardedAsyncTransport))
+        assert isinstance(direct._transport, AiohttpTransport)
     finally:
         await proxied.aclose()
         await direct.aclose()

@@ -66,11 +66,16 @@ def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     limits = _limits(max_connections)
     if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
         return httpx2.AsyncClient(timeout=timeout, limits=limits, follow_redirects=True)
+    from ._aiohttp import AiohttpTransport
     from ._pool import ShardedAsyncTransport
 
-    transport = ShardedAsyncTransport(
-        max_connections=limits.max_connections, max_keepalive_connections=limits.max_keepalive_connections
-    )
+    def sharded() -> httpx2.AsyncBaseTransport:
+        return ShardedAsyncTransport(
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+        )
+
+    transport = AiohttpTransport(max_connections=limits.max_connections, fallback=sharded)
     return httpx2.AsyncClient(timeout=timeout, transport=transport, follow_redirects=True)
 
 

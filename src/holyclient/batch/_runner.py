@@ -44,8 +44,8 @@ logger = logging.getLogger(LOGGER_NAME)
 #: 0.8% of requests; 8 lose about one in two million).
 DEFAULT_BATCH_MAX_RETRIES = 8
 DEFAULT_CONCURRENCY = 64
-#: Retries that may use a shortened backoff after an isolated failure (see
-#: :attr:`AdaptiveConcurrency.backoff_scale`); later ones wait the policy's full backoff, so that a
+#: Retries that may use a short, flat backoff after an isolated failure (the first retry's backoff scaled
+#: by :attr:`AdaptiveConcurrency.backoff_scale`); later ones wait the policy's full backoff, so that a
 #: request still spans tens of seconds of retries before it is given up (a stalled server recovers).
 QUICK_RETRIES = 6
 
@@ -238,8 +238,11 @@ class BatchRunner:
                 getattr(failure, "retry_after", None) is None
                 and self.adaptive is not None
                 and retries_done < QUICK_RETRIES
+                and (scale := self.adaptive.backoff_scale) < 1.0
             ):
-                delay *= self.adaptive.backoff_scale  # isolated failure: a shorter wait, same order
+                # isolated failure: a short wait that does not grow -- a request that meets two or
+                # three random faults in a row is unlucky, not a sign of trouble
+                delay = self._policy.delay(failure, 0) * scale
             retries_done += 1
             self.stats.retries += 1
             logger.debug("Batch request %s: %s; retrying in %.2fs", request.custom_id, failure, delay)

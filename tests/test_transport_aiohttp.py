@@ -1,0 +1,207 @@
+"""The default async transport (aiohttp under httpx2): the same behaviour as httpx2's own, for real."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import gzip
+import json
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import httpx2
+import pytest
+
+from holyclient import APIConnectionError, APITimeoutError, AsyncClient, InternalServerError
+from holyclient._aiohttp import AiohttpTransport
+from holyclient._pool import ShardedAsyncTransport
+from holyclient._transport import new_async_client
+from holyclient.testing import Fault, LocalServer
+
+KEY = "sk-aiohttp-test-key"
+USER = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture
+def server() -> AsyncIterator[LocalServer]:
+    with LocalServer() as running:
+        yield running
+
+
+def test_the_default_async_client_sends_through_aiohttp() -> None:
+    assert isinstance(new_async_client(None)._transport, AiohttpTransport)
+
+
+def test_aiohttp_is_imported_by_the_first_request_not_by_the_client() -> None:
+    code = "import sys, holyclient; holyclient.AsyncClient(api_key='sk-x'); print('aiohttp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+async def test_chat_embeddings_and_models_round_trip(server: LocalServer) -> None:
+    async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+        completion = await client.chat.completions.create(
+            model="gpt-4.1", messages=USER, extra_headers={"X-Trace": "t-1"}
+        )
+        embedding = await client.embeddings.create(model="text-embedding-3-small", input="x", dimensions=3)
+        models = await client.models.list()
+
+    assert completion.choices[0].message.content == "Echo: hello"
+    assert len(embedding.data[0].embedding) == 3
+    assert "gpt-4.1" in [m.id for m in models]
+    seen = server.requests[0]
+    assert seen.headers["x-trace"] == "t-1"
+    assert seen.headers["content-type"] == "application/json"
+    assert seen.body["messages"] == USER
+
+
+async def test_status_errors_are_retried_and_then_raised(server: LocalServer) -> None:
+    server.enqueue(Fault.status(500), Fault.status(500))
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=1, sleep=sleep) as client:
+        with pytest.raises(InternalServerError) as caught:
+            await client.chat.completions.create(model="gpt-4.1", messages=USER)
+
+    assert caught.value.attempts == 2 and len(sleeps) == 1
+    assert KEY not in repr(caught.value.request.headers)
+
+
+async def test_a_dropped_connection_is_a_connection_error_not_a_timeout(server: LocalServer) -> None:
+    server.enqueue(Fault.drop())
+    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=0) as client:
+        with pytest.raises(APIConnectionError) as caught:
+            await client.chat.completions.create(model="gpt-4.1", messages=USER)
+
+    assert not isinstance(caught.value, APITimeoutError)
+    assert KEY not in str(caught.value) and caught.value.__cause__ is None
+
+
+async def test_a_hang_longer_than_the_read_timeout_times_out(server: LocalServer) -> None:
+    server.enqueue(Fault.hang(5))
+    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=0, timeout=0.3) as client:
+        started = time.monotonic()
+        with pytest.raises(APITimeoutError):
+            await client.chat.completions.create(model="gpt-4.1", messages=USER)
+
+    assert time.monotonic() - started < 3
+
+
+async def test_a_refused_connection_is_a_connection_error() -> None:
+    async with AsyncClient(api_key=KEY, base_url="http://127.0.0.1:1/v1", max_retries=0) as client:
+        with pytest.raises(APIConnectionError) as caught:
+            await client.models.list()
+
+    assert not isinstance(caught.value, APITimeoutError)
+    assert "ConnectError" in str(caught.value)
+
+
+async def test_stream_chunks_arrive_as_the_server_sends_them() -> None:
+    with LocalServer(chunk_delay=0.15) as server:
+        async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+            started = time.monotonic()
+            stream = await client.chat.completions.create(
+                model="gpt-4.1", messages=[{"role": "user", "content": "one two three four"}], stream=True
+            )
+            arrivals = [time.monotonic() - started async for _ in stream]
+
+    assert len(arrivals) >= 4
+    assert arrivals[0] < arrivals[-1] - 0.3  # not buffered until the end of the body
+
+
+async def test_leaving_a_stream_early_does_not_poison_the_next_request() -> None:
+    with LocalServer(chunk_delay=0.05) as server:
+        async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+            async with await client.chat.completions.create(
+                model="gpt-4.1", messages=[{"role": "user", "content": "a b c d e f g h"}], stream=True
+            ) as stream:
+                async for _ in stream:
+                    break
+            again = await client.chat.completions.create(model="gpt-4.1", messages=USER)
+
+    assert again.choices[0].message.content == "Echo: hello"
+
+
+async def _raw_server(response: bytes) -> tuple[asyncio.Server, str]:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(response)
+        await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    return listener, f"http://127.0.0.1:{port}"
+
+
+async def test_compressed_bodies_are_decoded_once_and_cookies_are_left_to_httpx2() -> None:
+    body = gzip.compress(json.dumps({"object": "list", "data": []}).encode())
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+        f"Set-Cookie: session=abc; Path=/\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    listener, url = await _raw_server(head.encode() + body)
+    try:
+        async with new_async_client(5.0) as http:
+            response = await http.get(url + "/v1/models")
+            transport = http._transport
+            assert isinstance(transport, AiohttpTransport) and transport._session is not None
+            jar = transport._session.cookie_jar
+    finally:
+        listener.close()
+        await listener.wait_closed()
+
+    assert response.json() == {"object": "list", "data": []}
+    assert response.cookies["session"] == "abc"  # httpx2 parsed it...
+    assert len(jar) == 0  # ...and aiohttp kept none of its own
+
+
+async def test_an_invalid_http_answer_is_a_connection_error() -> None:
+    listener, url = await _raw_server(b"this is not HTTP\r\n\r\n")
+    try:
+        async with AsyncClient(api_key=KEY, base_url=url + "/v1", max_retries=0) as client:
+            with pytest.raises(APIConnectionError) as caught:
+                await client.models.list()
+    finally:
+        listener.close()
+        await listener.wait_closed()
+
+    assert "RemoteProtocolError" in str(caught.value)
+
+
+# the first loop closed with a keep-alive connection open: asyncio cannot close its socket any more
+@pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
+def test_one_client_serves_two_event_loops_in_turn(server: LocalServer) -> None:
+    client = AsyncClient(api_key=KEY, base_url=server.base_url)
+
+    async def ask() -> str | None:
+        completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)
+        return completion.choices[0].message.content
+
+    assert asyncio.run(ask()) == "Echo: hello"
+    assert asyncio.run(ask()) == "Echo: hello"  # httpx2 raised 'Event loop is closed' here
+    asyncio.run(client.close())
+    gc.collect()  # the first loop's sockets warn here, under this test's filter
+
+
+async def test_under_another_async_library_requests_go_through_the_fallback(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[ShardedAsyncTransport] = []
+
+    def fallback() -> ShardedAsyncTransport:
+        made.append(ShardedAsyncTransport(max_connections=4, max_keepalive_connections=4))
+        return made[-1]
+
+    transport = AiohttpTransport(max_connections=4, fallback=fallback)
+    monkeypatch.setattr("holyclient._aiohttp._running_on_asyncio", lambda: False)
+    async with httpx2.AsyncClient(transport=transport) as http:
+        response = await http.get(server.base_url + "/models", headers={"Authorization": f"Bearer {KEY}"})
+
+    assert response.status_code == 200
+    assert len(made) == 1 and transport._session is None

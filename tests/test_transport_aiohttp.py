@@ -6,13 +6,16 @@ import asyncio
 import gc
 import gzip
 import json
+import ssl
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx2
 import pytest
+import trustme
 
 from holyclient import APIConnectionError, APITimeoutError, AsyncClient, InternalServerError
 from holyclient._aiohttp import AiohttpTransport
@@ -205,3 +208,42 @@ async def test_under_another_async_library_requests_go_through_the_fallback(
 
     assert response.status_code == 200
     assert len(made) == 1 and transport._session is None
+
+
+async def _tls_server(certificate: trustme.LeafCert) -> tuple[asyncio.Server, str]:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    certificate.configure_cert(context)
+    body = b'{"object": "list", "data": []}'
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        writer.write(head.encode() + body)
+        await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
+    return listener, f"https://localhost:{listener.sockets[0].getsockname()[1]}/v1"
+
+
+async def test_certificates_are_verified_and_ssl_cert_file_is_honoured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    authority = trustme.CA()
+    listener, url = await _tls_server(authority.issue_cert("localhost"))
+    try:
+        async with AsyncClient(api_key=KEY, base_url=url, max_retries=0) as client:
+            with pytest.raises(APIConnectionError) as caught:  # a CA nobody trusts
+                await client.models.list()
+        assert "CERTIFICATE_VERIFY_FAILED" in str(caught.value)
+
+        bundle = tmp_path / "ca.pem"
+        authority.cert_pem.write_to_path(str(bundle))
+        monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+        async with AsyncClient(api_key=KEY, base_url=url, max_retries=0) as client:
+            models = await client.models.list()
+    finally:
+        listener.close()
+        await listener.wait_closed()
+
+    assert models.data == []

@@ -16,11 +16,11 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_example_runs(example: Path):
+def test_example_runs(example: Path, tmp_path: Path):
     with LocalServer() as server:
         env = {**os.environ, "HOLYSHEEP_API_KEY": "sk-example", "HOLYSHEEP_BASE_URL": server.base_url}
-        result = subprocess.run(
-            [sys.executable, str(example)], env=env, capture_output=True, text=True, timeout=60
+        result = subprocess.run(  # in a scratch directory: an example may write files
+            [sys.executable, str(example)], env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path
         )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()

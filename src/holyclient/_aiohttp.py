@@ -15,18 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from ._constants import LOGGER_NAME
-
 if TYPE_CHECKING:
     import aiohttp
-
-logger = logging.getLogger(LOGGER_NAME)
 
 #: Seconds an idle connection stays in the pool (httpx's default keep-alive expiry).
 KEEPALIVE_EXPIRY = 5.0
@@ -44,14 +39,15 @@ def _translate(exc: BaseException) -> BaseException:
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return httpx2.ConnectTimeout(message)
     if isinstance(exc, (aiohttp.ServerTimeoutError, asyncio.TimeoutError, TimeoutError)):  # distinct on 3.10
-        return httpx2.ReadTimeout(message or "timed out")
+        return httpx2.ReadTimeout(message)
     if isinstance(exc, (aiohttp.ClientProxyConnectionError, aiohttp.ClientHttpProxyError)):
         return httpx2.ProxyError(message)
     if isinstance(exc, aiohttp.ClientConnectorError):
         return httpx2.ConnectError(message)
-    if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
-        return httpx2.RemoteProtocolError(message)
-    if isinstance(exc, aiohttp.ClientResponseError):  # an answer that is not valid HTTP
+    # closed without an answer, a body cut short, or an answer that is not valid HTTP
+    if isinstance(
+        exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError)
+    ):
         return httpx2.RemoteProtocolError(message)
     if isinstance(exc, (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError)):
         return httpx2.UnsupportedProtocol(message)

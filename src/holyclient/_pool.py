@@ -1,4 +1,4 @@
-"""The default async transport: connections spread over small httpx2 pools.
+"""The async transport off asyncio (aiohttp's is the default): connections spread over small httpx2 pools.
 
 httpx2 2.16's pool (like httpx 0.28's, encode/httpx#3215) checks every idle connection on each request,
 twice, and each check probes the socket (``has_expired`` -> ``is_readable``), so the CPU cost of a

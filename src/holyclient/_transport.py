@@ -1,13 +1,13 @@
-"""The HTTP library boundary: the default transport and the translation of its errors.
+"""The HTTP library boundary: the default transports and the translation of their errors.
 
-The default is httpx2 (the successor of httpx the official SDK moved to), chosen by measurement: httpx
-0.28's connection pool scans every connection on each request and collapses at high concurrency
-(encode/httpx#3215). httpx2's pool still probes every idle connection on each request, so the async
-client spreads its connections over small pools (:mod:`holyclient._pool`); see
-``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` /
-``httpx.AsyncClient`` instead (respx mocks it); both libraries share one API, so the clients only
-need to recognise both families of exceptions.
-"""
+The sync default is httpx2 (the successor of httpx the official SDK moved to), chosen by measurement:
+httpx 0.28's connection pool scans every connection on each request and collapses at high concurrency
+(encode/httpx#3215). The async default keeps httpx2's client on top of aiohttp's connection pool
+(:mod:`holyclient._aiohttp`), about half the CPU per request; off asyncio, or behind a proxy from the
+environment, it uses httpx2, its connections spread over small pools (:mod:`holyclient._pool`); see
+``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` / ``httpx.AsyncClient`` instead
+(respx mocks it); both libraries share one API, so the clients only need to recognise both families of
+exceptions."""
 
 from __future__ import annotations
 

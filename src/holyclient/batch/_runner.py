@@ -233,16 +233,16 @@ class BatchRunner:
             slot_held = False
             if failure is None or retries_done >= self.max_retries or not self._policy.should_retry(failure):
                 break
-            delay = self._policy.delay(failure, retries_done)
+            scale = 1.0
             if (
                 getattr(failure, "retry_after", None) is None
                 and self.adaptive is not None
                 and retries_done < QUICK_RETRIES
-                and (scale := self.adaptive.backoff_scale) < 1.0
             ):
-                # isolated failure: a short wait that does not grow -- a request that meets two or
-                # three random faults in a row is unlucky, not a sign of trouble
-                delay = self._policy.delay(failure, 0) * scale
+                scale = self.adaptive.backoff_scale  # below 1 while failures are isolated
+            # an isolated failure waits a short time that does not grow -- a request that meets two or
+            # three random faults in a row is unlucky, not a sign of trouble
+            delay = self._policy.delay(failure, retries_done if scale >= 1.0 else 0) * scale
             retries_done += 1
             self.stats.retries += 1
             logger.debug("Batch request %s: %s; retrying in %.2fs", request.custom_id, failure, delay)

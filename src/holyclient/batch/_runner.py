@@ -97,7 +97,8 @@ class BatchRunner:
         timeout: per-attempt timeout (seconds or ``httpx.Timeout``); default: the client's.
         max_pending: most unfinished requests (in flight or waiting to retry); default 4 x concurrency.
         adaptive: lower the concurrency on sustained 429s.
-        clock, sleep: time source and sleep, injectable for tests.
+        clock: time source, injectable for tests.
+        sleep: sleep function, injectable for tests.
     """
 
     def __init__(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 import respx
 
-from holyclient import AsyncClient, Client, RateLimitError
+from holyclient import APIConnectionError, AsyncClient, Client, RateLimitError
 from support import KEY, completion
 
 
@@ -45,8 +46,8 @@ def test_httpx_connection_errors_are_translated(sleeps):
     respx.post("https://api.holysheep.ai/v1/chat/completions").mock(side_effect=httpx.ConnectError("down"))
     with httpx.Client() as http:
         client = Client(api_key=KEY, http_client=http, sleep=sleeps.append, max_retries=1)
-        try:
+        with pytest.raises(APIConnectionError) as caught:
             client.chat.completions.create(model="m", messages=[])
-        except Exception as exc:
-            assert type(exc).__name__ == "APIConnectionError"
-            assert exc.attempts == 2  # type: ignore[attr-defined]
+    assert type(caught.value) is APIConnectionError
+    assert caught.value.attempts == 2
+    assert len(sleeps) == 1

@@ -93,6 +93,24 @@ def redacted_request(request: Any) -> Any:
     return type(request)(request.method, request.url, headers=redact_headers(request.headers))
 
 
+def redacted_text(text: str, request: Any) -> str:
+    """``text`` with every secret header value of ``request`` (and the bare key after ``Bearer``) blanked.
+
+    Messages of library exceptions may quote a header or a URL; the key must not ride along.
+    """
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return text
+    for name in _SENSITIVE_HEADERS:
+        value = headers.get(name)
+        if not value:
+            continue
+        for secret in (value, value.partition(" ")[2]):
+            if len(secret) >= 8:  # never blank out a short common word
+                text = text.replace(secret, REDACTED)
+    return text
+
+
 def parse_error_body(content: bytes) -> object:
     try:
         return json.loads(content)

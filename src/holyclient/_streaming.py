@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from ._base import DONE, SSEDecoder, parse_model, stream_error
-from ._transport import is_transport_error, translate_error
+from ._transport import translate_error
 
 T = TypeVar("T")
 
@@ -87,10 +87,10 @@ class Stream(Generic[T]):
                     break
                 yield from decoder.feed(chunk)
             yield from decoder.flush()
-        except Exception as exc:
-            if not is_transport_error(exc):
-                raise
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
             failure = translate_error(exc, self.response.request)
+            if failure is exc:
+                raise
         finally:
             self.response.close()
             decoder.close()
@@ -143,10 +143,10 @@ class AsyncStream(Generic[T]):
                     yield item
             for item in decoder.flush():
                 yield item
-        except Exception as exc:
-            if not is_transport_error(exc):
-                raise
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
             failure = translate_error(exc, self.response.request)
+            if failure is exc:
+                raise
         finally:
             await self.response.aclose()
             decoder.close()

@@ -235,15 +235,38 @@ DONE = b"[DONE]"
 _STREAM_ERROR_STATUS = {
     "invalid_request_error": 400,
     "authentication_error": 401,
+    "invalid_api_key": 401,
     "permission_error": 403,
     "not_found_error": 404,
+    "model_not_found": 404,
+    "timeout_error": 408,
+    "conflict_error": 409,
+    "request_too_large": 413,
+    "unprocessable_entity_error": 422,
     "rate_limit_error": 429,
     "rate_limit_exceeded": 429,
     "insufficient_quota": 429,
     "server_error": 500,
     "api_error": 500,
+    "internal_error": 500,
+    "service_unavailable": 503,
     "overloaded_error": 503,
 }
+
+
+def _stream_error_status(error: Mapping[str, Any]) -> int:
+    """The HTTP status an error event stands for: its own ``status`` (or a numeric ``code``), else its
+    ``type`` or ``code`` through the table, else 500. The status picks the class from the one status
+    table, so ``{"type": "rate_limit_error"}`` raises ``RateLimitError`` like a 429 would."""
+    for key in ("status", "status_code", "code"):
+        value = error.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599:
+            return value
+    for key in ("type", "code"):
+        status = _STREAM_ERROR_STATUS.get(str(error.get(key)))
+        if status is not None:
+            return status
+    return 500
 
 
 def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatusError | None:
@@ -257,11 +280,7 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):
         return None
     error = payload["error"]
-    status = error.get("status") if isinstance(error.get("status"), int) else None
-    if status is None:
-        status = _STREAM_ERROR_STATUS.get(
-            str(error.get("type")), _STREAM_ERROR_STATUS.get(str(error.get("code")), 500)
-        )
+    status = _stream_error_status(error)
     cls = status_error_class(status)
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)

@@ -33,13 +33,22 @@ class ChunkDecoder(Generic[T]):
         self._response = response
         self._request = request
         self._on_chunk = on_chunk
+        self._pending: Exception | None = None
         self.done = False
 
     def feed(self, chunk: bytes) -> list[T]:
+        self._raise_pending()
         return self._decode(self._sse.feed(chunk))
 
     def flush(self) -> list[T]:
+        """The events left when the body ends, including a last one with no trailing newline."""
+        self._raise_pending()
         return self._decode(self._sse.flush())
+
+    def _raise_pending(self) -> None:
+        error, self._pending = self._pending, None
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         """Run the close hook once (it releases a budget reservation a usage chunk did not settle)."""
@@ -57,7 +66,11 @@ class ChunkDecoder(Generic[T]):
                 break
             error = stream_error(data, self._response, request=self._request)
             if error is not None:
-                raise error
+                if not items:
+                    raise error
+                # chunks that arrived in the same read come first; the error on the next feed or flush
+                self._pending = error
+                break
             item = parse_model(self._cast_to, data, self._response, request=self._request)  # type: ignore[type-var]
             if self._on_chunk is not None:
                 self._on_chunk(item)

@@ -25,9 +25,9 @@ def exception_texts(exc: BaseException) -> list[str]:
         texts += [str(current), repr(current), repr(current.args), repr(getattr(current, "body", None))]
         texts += _request_texts(getattr(current, "_request", None) or _safe_request(current))
         response = getattr(current, "response", None)
-        if response is not None:
-            texts += _request_texts(getattr(response, "_request", None))
-            texts.append(repr(dict(response.headers)))
+        for answer in [response, *getattr(response, "history", ())] if response is not None else []:
+            texts += _request_texts(getattr(answer, "_request", None))
+            texts.append(repr(dict(answer.headers)))
         todo += [current.__cause__, current.__context__]
         todo += list(getattr(current, "exceptions", ()))
     return texts

@@ -153,7 +153,13 @@ def make_status_error(
 
 
 def _scrub_response(response: Any, safe_request: Any) -> None:
-    """Point the response at the redacted request so ``error.response.request`` cannot leak the key."""
+    """Point the response at the redacted request so ``error.response.request`` cannot leak the key.
+
+    The redirects that led to it (``response.history``) each hold a request with the key too.
+    """
+    with contextlib.suppress(AttributeError, TypeError, RuntimeError):  # exotic response objects
+        for earlier in getattr(response, "history", None) or ():
+            earlier.request = redacted_request(earlier.request)
     if safe_request is not None:
         with contextlib.suppress(AttributeError, TypeError):  # exotic response objects
             response.request = safe_request

@@ -268,7 +268,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             return await self._fallback.handle_async_request(request)
         import yarl
 
-        session = await self._sessions.here()
+        session = self._sessions.current() or await self._sessions.here()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "transfer-encoding"]
         timeouts: dict[str, float | None] = request.extensions.get("timeout") or {}
         phase = _Phase(timeouts)

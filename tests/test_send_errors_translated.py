@@ -128,3 +128,31 @@ def test_cancellation_and_our_own_errors_pass_through_untouched() -> None:
     assert translate_error(ours, None) is ours
     assert translate_error(cancelled, None) is cancelled
     assert translate_error(KeyboardInterrupt(), None).__class__ is KeyboardInterrupt
+
+
+@FAULTS
+async def test_a_batch_records_a_send_error_as_a_result_and_goes_on(
+    answer: bytes, library_error: str
+) -> None:
+    import anyio
+
+    from holyclient.batch import BatchRequest, BatchResult, BatchRunner
+
+    async def no_wait(seconds: float) -> None:
+        await anyio.lowlevel.checkpoint()
+
+    requests = [
+        BatchRequest(f"r{i}", {"model": "gpt-4.1", "messages": [{"role": "user", "content": f"p{i}"}]})
+        for i in range(3)
+    ]
+    results: list[BatchResult] = []
+    with canned_server(answer) as url:
+        async with AsyncClient(api_key=KEY, base_url=url) as client:
+            runner = BatchRunner(client, concurrency=2, max_retries=1, sleep=no_wait)
+            await runner.run(requests, results.append)
+
+    assert sorted(r.custom_id for r in results) == ["r0", "r1", "r2"]
+    for result in results:
+        line = result.output_line()
+        assert line["error"] is not None and library_error in str(line["error"])
+        assert KEY not in str(line)

@@ -292,7 +292,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
                     timeout=_timeout(timeouts),
                     server_hostname=request.extensions.get("sni_hostname"),
                 )
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
             if not phase.timed_out():
                 raise
             raise phase.error(f"{phase.name} timeout for {request.method} {request.url}") from None

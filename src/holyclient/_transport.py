@@ -6,8 +6,8 @@ httpx 0.28's connection pool scans every connection on each request and collapse
 (:mod:`holyclient._aiohttp`), about half the CPU per request; off asyncio, or behind a proxy from the
 environment, it uses httpx2, its connections spread over small pools (:mod:`holyclient._pool`); see
 ``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` / ``httpx.AsyncClient`` instead
-(respx mocks it); both libraries share one API, so the clients only need to recognise both families of
-exceptions."""
+(respx mocks it); both libraries share one API. Whatever any of them raises while sending becomes one of
+our errors in :func:`translate_error`, with no list of types to fall behind."""
 
 from __future__ import annotations
 

@@ -205,6 +205,7 @@ def test_under_trio_requests_go_through_the_fallback(server: LocalServer) -> Non
     async def main() -> tuple[int, str | None]:
         async with httpx2.AsyncClient(transport=transport) as http:
             response = await http.get(server.base_url + "/models", headers={"Authorization": f"Bearer {KEY}"})
+        server.enqueue(Fault.status(503))  # and a retry: its backoff sleeps on trio, not asyncio
         async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:  # the default transport
             completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)
         return response.status_code, completion.choices[0].message.content

@@ -146,13 +146,16 @@ def test_user_supplied_http_client_is_not_closed():
     http.close()
 
 
-async def test_async_client_is_an_async_context_manager(make_async_client):
+async def test_async_client_is_an_async_context_manager_that_closes_only_its_own_pool(make_async_client):
     rec = Recorder(httpx2.Response(200, json=completion("async")))
     async with make_async_client(rec) as client:
         result = await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
         assert result.choices[0].message.content == "async"
-        emb_rec = await client.models.list() if False else None
-        assert emb_rec is None
+    assert len(rec.requests) == 1
+    assert not client._http.is_closed  # the caller's http_client stays theirs to close
+    async with AsyncClient(api_key=KEY) as owned:
+        assert not owned._http.is_closed
+    assert owned._http.is_closed
 
 
 def test_async_client_accepts_environment_key(monkeypatch):

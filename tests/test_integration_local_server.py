@@ -113,13 +113,28 @@ def test_stream_cut_in_the_middle_raises_a_connection_error(client: Client, holy
 
 
 def test_error_event_mid_stream_raises_the_servers_error(client: Client, holyclient_server: LocalServer):
-    holyclient_server.enqueue(Fault.stream_error(after_chunks=2))
+    holyclient_server.enqueue(Fault.stream_error(after_chunks=2, message="injected mid-stream failure"))
     stream = client.chat.completions.create(
         model="gpt-4.1", messages=[{"role": "user", "content": "a b c d e f"}], stream=True
     )
+    received = []
     with pytest.raises(InternalServerError) as info, stream:
+        for item in stream:
+            received.append(item)
+    assert len(received) == 2  # the chunks before the error event were delivered
+    assert "injected mid-stream failure" in str(info.value)
+    assert info.value.status_code == 500 and info.value.type == "server_error"
+    assert info.value.request.headers["authorization"] == "<redacted>"
+
+
+def test_a_rate_limit_error_event_mid_stream_raises_rate_limit_error(
+    client: Client, holyclient_server: LocalServer
+):
+    holyclient_server.enqueue(Fault.stream_error(after_chunks=1, error_type="rate_limit_error"))
+    stream = client.chat.completions.create(model="gpt-4.1", messages=USER, stream=True)
+    with pytest.raises(RateLimitError) as info, stream:
         list(stream)
-    assert "injected" in str(info.value) or info.value.status_code >= 500
+    assert info.value.status_code == 429
 
 
 def test_no_connection_is_left_open_after_errors_and_early_exits(

@@ -9,22 +9,110 @@ free to start the next request the moment a slot opens.
 
 aiohttp runs on asyncio only. Under another async library (trio) the request goes through the
 ``fallback`` transport instead. aiohttp is imported on the first request, not with the package.
+
+Timeouts follow httpx's meaning, which aiohttp's own do not all cover: ``pool`` bounds the wait for a
+free connection, ``connect`` bounds opening one *including DNS resolution* (as httpcore does), ``write``
+bounds each write of the body (aiohttp has no write timeout: a peer that never reads would stall a
+request forever), ``read`` each wait for the answer. The first three share one ``asyncio.timeout`` per
+request whose deadline moves with the phase (:class:`_Phase`); ``read`` is aiohttp's ``sock_read``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterator
+import contextvars
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx2
+
+from ._aiohttp_sessions import LoopSessions
 
 if TYPE_CHECKING:
     import aiohttp
 
 #: Seconds an idle connection stays in the pool (httpx's default keep-alive expiry).
 KEEPALIVE_EXPIRY = 5.0
+#: Bodies larger than this are handed to aiohttp in slices of this size, so that the write timeout sees
+#: each one go out; a smaller body fits the transport's buffer (aiohttp waits to drain above 64 KiB).
+WRITE_SLICE = 64 * 1024
+
+
+class _Phase:
+    """Which bounded phase a request is in (``pool``, ``connect``, ``write``) and its moving deadline.
+
+    One per request, reachable from the connector through a context variable (the connector is shared
+    by every request, the deadline is not). Outside those phases the deadline is off and aiohttp's
+    ``sock_read`` bounds the wait for the answer. When the deadline passes, the task sending the
+    request is cancelled and the cancellation turned into the phase's timeout (what ``asyncio.timeout``
+    does, which Python 3.10 lacks and which cannot be moved from aiohttp's body-writing task).
+    """
+
+    __slots__ = ("_handle", "_task", "expired", "name", "timeouts")
+
+    def __init__(self, timeouts: dict[str, float | None]) -> None:
+        self.name: str | None = None
+        self.timeouts = timeouts
+        self.expired = False
+        self._task: asyncio.Task[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.current_task()
+
+    def stop(self) -> None:
+        """The request has its answer (or failed): no phase applies any more."""
+        self._task = None
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def enter(self, name: str | None) -> None:
+        self.name = name
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        seconds = self.timeouts.get(name) if name is not None else None
+        if seconds is not None and self._task is not None:
+            self._handle = asyncio.get_running_loop().call_later(seconds, self._expire)
+
+    def _expire(self) -> None:
+        if self._task is not None:
+            self.expired = True
+            self._task.cancel()
+
+    def timed_out(self) -> bool:
+        """Whether a cancellation was ours; if so it is consumed (``uncancel``) so it reads as a timeout."""
+        if not self.expired:
+            return False
+        uncancel = getattr(self._task or asyncio.current_task(), "uncancel", None)
+        if uncancel is not None:  # Python 3.11+: keep the task's cancellation count balanced
+            uncancel()
+        return True
+
+    def error(self, message: str) -> Exception:
+        kind = {"pool": httpx2.PoolTimeout, "connect": httpx2.ConnectTimeout, "write": httpx2.WriteTimeout}
+        return kind.get(self.name or "", httpx2.ReadTimeout)(message)
+
+
+_PHASE: contextvars.ContextVar[_Phase | None] = contextvars.ContextVar(
+    "holyclient_aiohttp_phase", default=None
+)
+
+
+async def _sliced(data: bytes) -> AsyncIterator[memoryview]:
+    view = memoryview(data)
+    for start in range(0, len(view), WRITE_SLICE):
+        yield view[start : start + WRITE_SLICE]
+
+
+async def _watched(body: AsyncIterable[Any], phase: _Phase) -> AsyncIterator[Any]:
+    """The body, restarting the write deadline each time aiohttp asks for the next piece."""
+    async for piece in body:
+        phase.enter("write")
+        yield piece
+    phase.enter(None)  # all written: from here on, the read timeout
 
 
 def _translate(exc: BaseException) -> BaseException:
@@ -92,18 +180,46 @@ def _running_on_asyncio() -> bool:
     return sniffio.current_async_library() == "asyncio"
 
 
-def _timeout(request: httpx2.Request) -> aiohttp.ClientTimeout:
+def _timeout(timeouts: dict[str, float | None]) -> aiohttp.ClientTimeout:
     import aiohttp
 
-    timeout = request.extensions.get("timeout") or {}
-    # aiohttp's ``connect`` covers waiting for a pooled connection and opening one (httpx's ``pool``);
-    # ``sock_read`` is the longest silence while reading, like httpx's ``read``. There is no write timeout.
+    # The wait for a pooled connection and the opening of one (DNS included) are bounded by our own
+    # deadline (see ``_Connector``); aiohttp's ``connect`` would lump both into one budget. Its
+    # ``sock_read`` is the longest silence while reading, like httpx's ``read``.
     return aiohttp.ClientTimeout(
-        total=None,
-        connect=timeout.get("pool"),
-        sock_connect=timeout.get("connect"),
-        sock_read=timeout.get("read"),
+        total=None, connect=None, sock_connect=timeouts.get("connect"), sock_read=timeouts.get("read")
     )
+
+
+def _connector_class() -> type[aiohttp.TCPConnector]:
+    import aiohttp
+
+    class _Connector(aiohttp.TCPConnector):
+        """A connector that tells the request's :class:`_Phase` when it waits for a free connection
+        (``pool``) and when it opens one (``connect``, from DNS resolution to the end of TLS, as in
+        httpcore). aiohttp's ``sock_connect`` starts after the host is resolved: a stalled resolver was
+        bounded only by the pool timeout (600 s by default), and reported as a connect timeout.
+        """
+
+        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+            phase = _PHASE.get()
+            if phase is not None:
+                phase.enter("pool")  # left set on failure: the error is named after it
+            connection = await super().connect(req, traces, timeout)
+            if phase is not None:
+                phase.enter(None)
+            return connection
+
+        async def _create_connection(self, req: Any, traces: Any, timeout: Any) -> Any:
+            phase = _PHASE.get()
+            if phase is not None:
+                phase.enter("connect")  # left set on failure: the error is named after it
+            result = await super()._create_connection(req, traces, timeout)
+            if phase is not None:
+                phase.enter(None)
+            return result
+
+    return _Connector
 
 
 class AiohttpTransport(httpx2.AsyncBaseTransport):
@@ -112,46 +228,38 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     Args:
         max_connections: most connections open at once (aiohttp's connector ``limit``).
         fallback: builds the transport used when not running on asyncio.
+        resolver: an ``aiohttp`` resolver (tests inject a slow one); aiohttp's default otherwise.
     """
 
-    def __init__(self, *, max_connections: int, fallback: Callable[[], httpx2.AsyncBaseTransport]) -> None:
+    def __init__(
+        self,
+        *,
+        max_connections: int,
+        fallback: Callable[[], httpx2.AsyncBaseTransport],
+        resolver: Any = None,
+    ) -> None:
         self._max_connections = max_connections
         self._fallback_factory = fallback
         self._fallback: httpx2.AsyncBaseTransport | None = None
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._resolver = resolver
         self._ssl_context: Any = None
+        self._sessions = LoopSessions(self._new_session)
 
-    def _session_here(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        if self._session is not None and self._loop is loop:
-            return self._session
-        if self._session is not None:
-            self._retire(self._session)
+    def _new_session(self) -> aiohttp.ClientSession:
         import aiohttp
 
         if self._ssl_context is None:  # httpx2's context: certifi's CAs, SSL_CERT_FILE, as before
             self._ssl_context = httpx2.create_ssl_context()
-        connector = aiohttp.TCPConnector(
-            limit=self._max_connections, keepalive_timeout=KEEPALIVE_EXPIRY, ssl=self._ssl_context
+        connector = _connector_class()(
+            limit=self._max_connections,
+            keepalive_timeout=KEEPALIVE_EXPIRY,
+            ssl=self._ssl_context,
+            resolver=self._resolver,
         )
         # httpx2 above this transport decodes bodies and keeps cookies; aiohttp must do neither
-        self._session = aiohttp.ClientSession(
+        return aiohttp.ClientSession(
             connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar()
         )
-        self._loop = loop
-        return self._session
-
-    def _retire(self, session: aiohttp.ClientSession) -> None:
-        """Let go of a session made on another event loop (a client reused across ``asyncio.run``)."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed() and loop.is_running():
-            asyncio.run_coroutine_threadsafe(session.close(), loop)
-            return
-        connector = session.connector
-        session.detach()
-        if connector is not None:
-            connector._close()  # the loop is gone: only mark it closed (no transport left to close)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if not _running_on_asyncio():
@@ -160,23 +268,37 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             return await self._fallback.handle_async_request(request)
         import yarl
 
-        session = self._session_here()
+        session = self._sessions.current() or await self._sessions.here()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "transfer-encoding"]
+        timeouts: dict[str, float | None] = request.extensions.get("timeout") or {}
+        phase = _Phase(timeouts)
         data: Any
         try:
-            data = request.content or None
+            content = request.content
+            # a large body goes out in slices, so that a peer that stops reading trips the write timeout
+            data = _watched(_sliced(content), phase) if len(content) > WRITE_SLICE else content or None
         except httpx2.RequestNotRead:
-            data = request.stream  # an async byte stream: aiohttp sends it chunked
-        with _mapped_errors():
-            response = await session.request(
-                request.method,
-                yarl.URL(str(request.url), encoded=True),
-                headers=headers,
-                data=data,
-                allow_redirects=False,
-                timeout=_timeout(request),
-                server_hostname=request.extensions.get("sni_hostname"),
-            )
+            data = _watched(request.stream, phase)  # type: ignore[arg-type]  # async: aiohttp sends it chunked
+        token = _PHASE.set(phase)
+        phase.start()
+        try:
+            with _mapped_errors():
+                response = await session.request(
+                    request.method,
+                    yarl.URL(str(request.url), encoded=True),
+                    headers=headers,
+                    data=data,
+                    allow_redirects=False,
+                    timeout=_timeout(timeouts),
+                    server_hostname=request.extensions.get("sni_hostname"),
+                )
+        except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
+            if not phase.timed_out():
+                raise
+            raise phase.error(f"{phase.name} timeout for {request.method} {request.url}") from None
+        finally:
+            phase.stop()
+            _PHASE.reset(token)
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if response.reason:
             extensions["reason_phrase"] = response.reason.encode("latin-1", "replace")
@@ -189,11 +311,6 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         )
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            session, self._session = self._session, None
-            if self._loop is asyncio.get_running_loop():
-                await session.close()
-            else:
-                self._retire(session)
+        await self._sessions.close()
         if self._fallback is not None:
             await self._fallback.aclose()

@@ -93,6 +93,24 @@ def redacted_request(request: Any) -> Any:
     return type(request)(request.method, request.url, headers=redact_headers(request.headers))
 
 
+def redacted_text(text: str, request: Any) -> str:
+    """``text`` with every secret header value of ``request`` (and the bare key after ``Bearer``) blanked.
+
+    Messages of library exceptions may quote a header or a URL; the key must not ride along.
+    """
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return text
+    for name in _SENSITIVE_HEADERS:
+        value = headers.get(name)
+        if not value:
+            continue
+        for secret in (value, value.partition(" ")[2]):
+            if len(secret) >= 8:  # never blank out a short common word
+                text = text.replace(secret, REDACTED)
+    return text
+
+
 def parse_error_body(content: bytes) -> object:
     try:
         return json.loads(content)
@@ -135,7 +153,13 @@ def make_status_error(
 
 
 def _scrub_response(response: Any, safe_request: Any) -> None:
-    """Point the response at the redacted request so ``error.response.request`` cannot leak the key."""
+    """Point the response at the redacted request so ``error.response.request`` cannot leak the key.
+
+    The redirects that led to it (``response.history``) each hold a request with the key too.
+    """
+    with contextlib.suppress(AttributeError, TypeError, RuntimeError):  # exotic response objects
+        for earlier in getattr(response, "history", None) or ():
+            earlier.request = redacted_request(earlier.request)
     if safe_request is not None:
         with contextlib.suppress(AttributeError, TypeError):  # exotic response objects
             response.request = safe_request
@@ -217,15 +241,38 @@ DONE = b"[DONE]"
 _STREAM_ERROR_STATUS = {
     "invalid_request_error": 400,
     "authentication_error": 401,
+    "invalid_api_key": 401,
     "permission_error": 403,
     "not_found_error": 404,
+    "model_not_found": 404,
+    "timeout_error": 408,
+    "conflict_error": 409,
+    "request_too_large": 413,
+    "unprocessable_entity_error": 422,
     "rate_limit_error": 429,
     "rate_limit_exceeded": 429,
     "insufficient_quota": 429,
     "server_error": 500,
     "api_error": 500,
+    "internal_error": 500,
+    "service_unavailable": 503,
     "overloaded_error": 503,
 }
+
+
+def _stream_error_status(error: Mapping[str, Any]) -> int:
+    """The HTTP status an error event stands for: its own ``status`` (or a numeric ``code``), else its
+    ``type`` or ``code`` through the table, else 500. The status picks the class from the one status
+    table, so ``{"type": "rate_limit_error"}`` raises ``RateLimitError`` like a 429 would."""
+    for key in ("status", "status_code", "code"):
+        value = error.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599:
+            return value
+    for key in ("type", "code"):
+        status = _STREAM_ERROR_STATUS.get(str(error.get(key)))
+        if status is not None:
+            return status
+    return 500
 
 
 def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatusError | None:
@@ -239,11 +286,7 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):
         return None
     error = payload["error"]
-    status = error.get("status") if isinstance(error.get("status"), int) else None
-    if status is None:
-        status = _STREAM_ERROR_STATUS.get(
-            str(error.get("type")), _STREAM_ERROR_STATUS.get(str(error.get("code")), 500)
-        )
+    status = _stream_error_status(error)
     cls = status_error_class(status)
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)

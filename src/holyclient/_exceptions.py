@@ -18,8 +18,9 @@ The tree::
         │   ├── UnprocessableEntityError  422
         │   ├── RateLimitError            429
         │   └── InternalServerError       >= 500
-        ├── APIConnectionError        no HTTP response (refused, reset, dropped)
-        │   └── APITimeoutError
+        ├── APIConnectionError        no usable HTTP response (refused, reset, dropped, undecodable body,
+        │   │                         redirect loop: anything raised while sending or reading)
+        │   └── APITimeoutError       any timeout: pool, connect (DNS included), write, read
         └── APIResponseValidationError  a response that is not what the API promises
 
 Errors never carry the API key: the request attached to them is a copy with the

@@ -7,8 +7,11 @@ waiting. The batch runner reuses the same decisions but sleeps outside its concu
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import email.utils
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -32,25 +35,33 @@ T = TypeVar("T")
 
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds the server asked us to wait: ``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP date."""
+    """Seconds the server asked us to wait: ``retry-after-ms``, else ``Retry-After`` in seconds or as an HTTP date.
+
+    ``None`` (back off as usual, as openai-python does) when the header is absent or unusable: not a
+    number, not finite, zero, negative, or a date already past. Retrying at once because a server
+    said ``0`` would hammer it exactly when it is struggling. A date with no zone or with ``-0000``
+    (RFC 5322's "zone unknown") is read as UTC, never as the machine's local time.
+    """
     value = headers.get("retry-after-ms")
     if value is not None:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
+        with contextlib.suppress(ValueError):
+            return _positive(float(value) / 1000.0)
     value = headers.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    with contextlib.suppress(ValueError):
+        return _positive(float(value))
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return _positive(when.timestamp() - (time.time() if now is None else now))
+
+
+def _positive(seconds: float) -> float | None:
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,8 @@ class RetryPolicy:
 
     def should_retry(self, exc: BaseException) -> bool:
         if isinstance(exc, APIStatusError):
+            if exc.retry_after is not None and exc.retry_after > self.max_retry_after:
+                return False  # even with ``x-should-retry: true``: a silent hour-long stall is never right
             should = exc.response.headers.get("x-should-retry") if exc.response is not None else None
             if should == "true":
                 return True
@@ -77,9 +90,7 @@ class RetryPolicy:
                 return False
             if exc.status_code not in RETRYABLE_STATUS_CODES:
                 return False
-            if exc.code == "insufficient_quota":  # out of credit: waiting will not help
-                return False
-            return exc.retry_after is None or exc.retry_after <= self.max_retry_after
+            return exc.code != "insufficient_quota"  # out of credit: waiting will not help
         if isinstance(exc, APIConnectionError):
             return True
         if isinstance(exc, APIResponseValidationError):

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from ._base import DONE, SSEDecoder, parse_model, stream_error
-from ._transport import is_transport_error, translate_error
+from ._transport import translate_error
 
 T = TypeVar("T")
 
@@ -33,13 +33,22 @@ class ChunkDecoder(Generic[T]):
         self._response = response
         self._request = request
         self._on_chunk = on_chunk
+        self._pending: Exception | None = None
         self.done = False
 
     def feed(self, chunk: bytes) -> list[T]:
+        self._raise_pending()
         return self._decode(self._sse.feed(chunk))
 
     def flush(self) -> list[T]:
+        """The events left when the body ends, including a last one with no trailing newline."""
+        self._raise_pending()
         return self._decode(self._sse.flush())
+
+    def _raise_pending(self) -> None:
+        error, self._pending = self._pending, None
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         """Run the close hook once (it releases a budget reservation a usage chunk did not settle)."""
@@ -57,7 +66,11 @@ class ChunkDecoder(Generic[T]):
                 break
             error = stream_error(data, self._response, request=self._request)
             if error is not None:
-                raise error
+                if not items:
+                    raise error
+                # chunks that arrived in the same read come first; the error on the next feed or flush
+                self._pending = error
+                break
             item = parse_model(self._cast_to, data, self._response, request=self._request)  # type: ignore[type-var]
             if self._on_chunk is not None:
                 self._on_chunk(item)
@@ -87,10 +100,10 @@ class Stream(Generic[T]):
                     break
                 yield from decoder.feed(chunk)
             yield from decoder.flush()
-        except Exception as exc:
-            if not is_transport_error(exc):
-                raise
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
             failure = translate_error(exc, self.response.request)
+            if failure is exc:
+                raise
         finally:
             self.response.close()
             decoder.close()
@@ -143,10 +156,10 @@ class AsyncStream(Generic[T]):
                     yield item
             for item in decoder.flush():
                 yield item
-        except Exception as exc:
-            if not is_transport_error(exc):
-                raise
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
             failure = translate_error(exc, self.response.request)
+            if failure is exc:
+                raise
         finally:
             await self.response.aclose()
             decoder.close()

@@ -6,8 +6,8 @@ httpx 0.28's connection pool scans every connection on each request and collapse
 (:mod:`holyclient._aiohttp`), about half the CPU per request; off asyncio, or behind a proxy from the
 environment, it uses httpx2, its connections spread over small pools (:mod:`holyclient._pool`); see
 ``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` / ``httpx.AsyncClient`` instead
-(respx mocks it); both libraries share one API, so the clients only need to recognise both families of
-exceptions."""
+(respx mocks it); both libraries share one API. Whatever any of them raises while sending becomes one of
+our errors in :func:`translate_error`, with no list of types to fall behind."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ._constants import (
     DEFAULT_MAX_KEEPALIVE_CONNECTIONS,
     DEFAULT_TIMEOUT,
 )
-from ._exceptions import APIConnectionError, APITimeoutError
+from ._exceptions import APIConnectionError, APITimeoutError, HolyClientError
 
 
 def default_timeout(timeout: Any) -> Any:
@@ -83,24 +83,34 @@ def _families() -> list[Any]:
     return [module for name in ("httpx2", "httpx") if (module := sys.modules.get(name)) is not None]
 
 
+def _is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError) or any(
+        isinstance(exc, module.TimeoutException) for module in _families()
+    )
+
+
 def translate_error(exc: BaseException, request: Any, attempts: int = 1) -> BaseException:
-    """Our error for an HTTP-library error, or ``exc`` itself when it is not one.
+    """Our error for anything raised while sending or reading, or ``exc`` itself when it is already ours.
 
-    The library's exception is not chained (``from None`` at the raise site): its ``request`` holds the
-    unredacted ``Authorization`` header.
+    This is a catch-all by design, not a list of types: httpx's ``DecodingError`` and
+    ``TooManyRedirects`` are not ``TransportError``s, aiohttp may raise ``RuntimeError``, and whatever a
+    library adds next must not escape untranslated, since its ``request`` holds the unredacted
+    ``Authorization`` header. Every such error becomes an :class:`APIConnectionError` (retried like a
+    dropped connection), or :class:`APITimeoutError` for a timeout, carrying the redacted request and a
+    message with any secret header value blanked out. The library's exception is not chained (raise
+    outside the ``except`` block): its traceback frames and ``request`` hold the key. Cancellation and
+    other ``BaseException``s come back unchanged.
     """
-    from ._base import redacted_request
+    from ._base import redacted_request, redacted_text
 
-    for module in _families():
-        if isinstance(exc, module.TimeoutException):
-            return APITimeoutError(
-                f"Request timed out: {exc}", request=redacted_request(request), attempts=attempts
-            )
-        if isinstance(exc, module.TransportError):
-            message = f"Connection error: {type(exc).__name__}: {exc}".rstrip(": ")
-            return APIConnectionError(message, request=redacted_request(request), attempts=attempts)
-    return exc
-
-
-def is_transport_error(exc: BaseException) -> bool:
-    return any(isinstance(exc, module.TransportError) for module in _families())
+    if isinstance(exc, HolyClientError) or not isinstance(exc, Exception):  # ours, or cancellation
+        return exc
+    safe = redacted_request(request)
+    if _is_timeout(exc):
+        return APITimeoutError(
+            redacted_text(f"Request timed out: {type(exc).__name__}: {exc}".rstrip(": "), request),
+            request=safe,
+            attempts=attempts,
+        )
+    message = redacted_text(f"Connection error: {type(exc).__name__}: {exc}".rstrip(": "), request)
+    return APIConnectionError(message, request=safe, attempts=attempts)

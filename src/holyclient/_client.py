@@ -64,7 +64,11 @@ class _BaseClient:
         self._allow_insecure_http = allow_insecure_http
         self._policy = RetryPolicy(max_retry_after=max_retry_after)
         self._budget_usd = budget_usd
-        self._usage: UsageTracker | None = None
+        from ._usage import UsageTracker  # here, not at module level: ``import holyclient`` stays light
+
+        # Created now, not on first use: threads making their first calls at once would each create
+        # a tracker, losing requests and each enforcing the whole budget (issue 14, item 5).
+        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -73,10 +77,6 @@ class _BaseClient:
     @property
     def usage(self) -> UsageTracker:
         """Tokens and cost per model of every call made through this client and its copies."""
-        if self._usage is None:
-            from ._usage import UsageTracker
-
-            self._usage = UsageTracker(budget_usd=self._budget_usd)
         return self._usage
 
     def with_options(
@@ -94,7 +94,7 @@ class _BaseClient:
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
         new._owns_http = False  # the copy shares the connection pool; the original closes it
-        new._usage = self.usage  # created now, so that copies share one tracker (and one budget)
+        new._usage = self._usage  # copies share one tracker (and one budget)
         if api_key is not NOT_GIVEN:
             new.api_key = _config.resolve_api_key(api_key)
         if base_url is not NOT_GIVEN:

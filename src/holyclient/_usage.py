@@ -167,7 +167,7 @@ class UsageTracker:
                 raise BudgetExceededError(
                     f"Request refused before sending: its worst-case cost ${worst:.6f} ({prompt} prompt + "
                     f"{output} output tokens on {info.name}) exceeds the ${max(remaining, 0.0):.6f} left of the "
-                    f"${self.budget_usd:.2f} budget. Set max_tokens lower or raise the budget.",
+                    f"${self.budget_usd:.6f} budget. Set max_tokens lower or raise the budget.",
                     requested_usd=worst,
                     remaining_usd=max(remaining, 0.0),
                 )

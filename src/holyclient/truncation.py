@@ -65,12 +65,21 @@ def truncate_text(
         marker = ""
     room = max_tokens - (_tokenizer.count(enc, marker) if marker else 0)
     pieces = [enc.decode_single_token_bytes(t) for t in tokens]
+    best: str | None = None
     while True:
         result = _assemble(pieces, room, keep, marker)
         over = _tokenizer.count(enc, result) - max_tokens
-        if over <= 0 or room == 0:
-            return result if over <= 0 else ""
-        room = max(room - over, 0)  # re-tokenizing the joins merged differently: give back the excess
+        if over > 0:
+            if best is not None or room == 0:
+                return best or ""
+            room = max(room - over, 0)  # re-tokenizing the joins merged differently: give back the excess
+            continue
+        best = result
+        if over == 0 or room >= len(pieces):
+            return best
+        # Short of the budget (a character cut at an edge, or joins that merged): take the slack back,
+        # keeping the last result that fitted if that overshoots. Each step grows ``room``, so this ends.
+        room -= over
 
 
 def _assemble(pieces: Sequence[bytes], room: int, keep: str, marker: str) -> str:

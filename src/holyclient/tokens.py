@@ -34,9 +34,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _tokenizer
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
+from ._messages import as_mapping, message_mapping
 
 if TYPE_CHECKING:
     import tiktoken
+    from pydantic import BaseModel
+
+    #: A chat message: a dict (or TypedDict), or a message model such as ``response.choices[0].message``.
+    MessageLike = Mapping[str, Any] | BaseModel
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",
@@ -122,7 +127,7 @@ def count_tokens(text: str, model: str = "gpt-4o") -> TokenCount:
 
 
 def count_messages(
-    messages: Iterable[Mapping[str, Any]],
+    messages: Iterable[MessageLike],
     model: str = "gpt-4o",
     *,
     tools: Sequence[Mapping[str, Any]] | None = None,
@@ -134,7 +139,8 @@ def count_messages(
     """Count the prompt tokens of a chat request, as the API reports them in ``usage.prompt_tokens``.
 
     Args:
-        messages: chat messages (dicts), as sent to ``/chat/completions``.
+        messages: chat messages as sent to ``/chat/completions``: dicts, TypedDicts, or message models
+            such as ``response.choices[0].message`` (counted as openai-python would send them).
         model: the model name; decides the encoding and the per-message constants.
         tools: tool definitions (``{"type": "function", "function": {...}}``).
         functions: legacy function definitions.
@@ -143,7 +149,7 @@ def count_messages(
         image_size: ``(width, height)`` assumed for images whose size cannot be read (http URLs).
 
     Raises:
-        TypeError: a message is not a mapping.
+        TypeError: a message is neither a mapping nor a message model.
     """
     name, approximate = encoding_name_for_model(model)
     counter = _Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
@@ -234,15 +240,15 @@ class _Counter:
     def text(self, text: str) -> int:
         return _tokenizer.count(self.enc, text)
 
-    def messages(self, messages: Iterable[Mapping[str, Any]], *, pad_system: bool) -> int:
+    def messages(self, messages: Iterable[MessageLike], *, pad_system: bool) -> int:
         count = _tokenizer.count
         enc = self.enc
         encode = enc.encode_ordinary
         long_text = _tokenizer.LONG_RUN
         tokens = 3  # every reply is primed with <|start|>assistant<|message|>
         for message in messages:
-            if type(message) is not dict and not isinstance(message, Mapping):
-                raise TypeError(f"each message must be an object, got {type(message).__name__}")
+            if type(message) is not dict:  # the common case skips the call
+                message = message_mapping(message)
             tokens += self.per_message
             role = message.get("role")
             system = role == "system" or role == "developer"
@@ -262,8 +268,8 @@ class _Counter:
                     tokens += self._parts(value)
                 elif key == "tool_calls":
                     tokens += self._tool_calls(value)
-                elif key == "function_call" and isinstance(value, Mapping):
-                    tokens += self._call(value)
+                elif key == "function_call" and (call := as_mapping(value)) is not None:
+                    tokens += self._call(call)
             if system:
                 self.saw_system = True
             elif role == "tool" or role == "function":
@@ -274,8 +280,9 @@ class _Counter:
         if not isinstance(parts, list):
             raise TypeError("message 'content' must be a string, null or a list of parts")
         tokens = 0
-        for part in parts:
-            if not isinstance(part, Mapping):
+        for item in parts:
+            part = as_mapping(item)
+            if part is None:
                 raise TypeError("each content part must be an object")
             kind = part.get("type")
             if kind == "text" or (kind is None and "text" in part):
@@ -302,9 +309,10 @@ class _Counter:
         if not isinstance(calls, list):
             raise TypeError("'tool_calls' must be a list")
         tokens = 0
-        for call in calls:
-            function = call.get("function") if isinstance(call, Mapping) else None
-            if isinstance(function, Mapping):
+        for item in calls:
+            call = as_mapping(item)
+            function = as_mapping(call.get("function")) if call is not None else None
+            if function is not None:
                 tokens += self._call(function)
         return tokens
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _tokenizer
 from ._exceptions import HolyClientError
+from ._messages import message_mapping
 from .tokens import count_messages, encoding_for_model
+
+if TYPE_CHECKING:
+    from .tokens import MessageLike
 
 __all__ = ["DEFAULT_MARKER", "ContextOverflowError", "fit_messages", "truncate_text"]
 
@@ -101,7 +105,7 @@ def _tail(pieces: Sequence[bytes], n: int) -> str:
 
 
 def fit_messages(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[MessageLike],
     model: str,
     *,
     reserve_output: int = 1024,
@@ -115,7 +119,8 @@ def fit_messages(
     it) are always kept. Older messages go first, oldest first; the last one to go is shortened
     instead when enough of it would still fit (its start is cut, its end kept). An assistant message
     with ``tool_calls`` and the ``tool`` messages answering it are kept or dropped together. The
-    input is never modified.
+    input is never modified. Messages may be dicts, TypedDicts or message models (such as
+    ``response.choices[0].message``); the result holds dicts, models dumped as openai-python sends them.
 
     Args:
         messages: the conversation.
@@ -134,7 +139,7 @@ def fit_messages(
 
         max_context = lookup_model(model).context_window
     available = max_context - reserve_output
-    items = [copy.deepcopy(dict(m)) for m in messages]
+    items = [copy.deepcopy(dict(message_mapping(m))) for m in messages]
     if not items:
         return []
     costs = [count_messages([m], model).tokens - 3 for m in items]

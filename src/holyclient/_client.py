@@ -8,6 +8,7 @@ modules; the two clients only send, await and sleep. Retries are driven by tenac
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from typing_extensions import Self
 
 from . import _config
+from ._attempts import Attempts, mark_never_sent, outcome_unknown
 from ._base import (
     NOT_GIVEN,
     RequestOptions,
@@ -25,6 +27,7 @@ from ._base import (
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._exceptions import APIError
 from ._retry import RetryPolicy, retry_after_seconds
+from ._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
 from ._streaming import AsyncStream, ChunkDecoder, Stream
 from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
 
@@ -134,40 +137,39 @@ class _BaseClient:
 
     def _reserve(self, options: RequestOptions) -> Any:
         """Check the budget before sending (only when one is set: counting tokens is not free)."""
-        if self._budget_usd is None or options.body is None or "messages" not in options.body:
+        if self._budget_usd is None or options.body is None:
             return None
-        return self.usage.reserve(options.body)
+        if options.path not in CHARGED_PATHS and "messages" not in options.body:
+            return None
+        return self._usage.reserve(options.body)
 
     def _settle(self, reservation: Any, model: str | None, usage: Any) -> None:
         usage_dict = usage.model_dump() if usage is not None else None
         if reservation is not None:
-            self.usage.settle(reservation, usage_dict)
+            self._usage.settle(reservation, usage_dict)
         elif usage_dict is not None and model:
-            self.usage.record(model, usage_dict)
+            self._usage.record(model, usage_dict)
+
+    def _settle_failure(self, reservation: Any, exc: BaseException) -> None:
+        """Release a failed call's reservation, or keep it as spent when the server may have billed it."""
+        if reservation is not None and outcome_unknown(exc):
+            self._usage.settle_uncertain(reservation)
+        else:
+            self._settle(reservation, None, None)
+
+    def _metered(self, options: RequestOptions) -> tuple[RequestOptions, StreamMeter]:
+        """A streaming call's options (asking for usage in the stream) and the meter that will charge it."""
+        body, hide = ask_for_usage(options.path, options.body)
+        if body is not options.body:
+            options = dataclasses.replace(options, body=body)
+        reservation = self._reserve(options)
+        return options, StreamMeter(self._usage, reservation, body, hide_usage_chunk=hide)
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
         """A read response as ``cast_to``, or the status error it carries."""
         if response.status_code >= 400:
             raise self._status_error(response, response.content, request)
         return parse_model(cast_to, response.content, response, request=request)
-
-    def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
-        """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
-        settled = False
-
-        def on_chunk(chunk: Any) -> None:
-            nonlocal settled
-            if chunk.usage is not None and not settled:
-                settled = True
-                self._settle(reservation, chunk.model, chunk.usage)
-
-        def on_close() -> None:
-            nonlocal settled
-            if not settled:
-                settled = True
-                self._settle(reservation, None, None)
-
-        return on_chunk, on_close
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         return make_status_error(
@@ -235,12 +237,13 @@ class Client(_BaseClient):
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
+        attempts = Attempts(options)
         try:
             result = self._policy.run(
-                lambda: self._send_once(options, cast_to), self._retries(options), self._sleep
+                lambda: self._send_once(attempts.next(), cast_to), self._retries(options), self._sleep
             )
-        except BaseException:
-            self._settle(reservation, None, None)
+        except BaseException as exc:
+            self._settle_failure(reservation, exc)
             raise
         self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
@@ -255,7 +258,7 @@ class Client(_BaseClient):
         try:
             response = self._http.send(request, stream=options.stream)
         except Exception as exc:
-            error: BaseException | None = translate_error(exc, request)
+            error: BaseException | None = mark_never_sent(translate_error(exc, request), exc)
         else:
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
@@ -267,11 +270,11 @@ class Client(_BaseClient):
         return self._parse(response, request, cast_to)
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
-        reservation = self._reserve(options)
-        on_chunk, on_close = self._stream_hooks(reservation)
+        options, meter = self._metered(options)
+        attempts = Attempts(options)
 
         def attempt() -> Stream[ModelT]:
-            request, response = self._send_raw(options)
+            request, response = self._send_raw(attempts.next())
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, response.read(), request)
@@ -283,15 +286,13 @@ class Client(_BaseClient):
                 if failure is exc:
                     raise
             else:
-                return Stream(
-                    ChunkDecoder(cast_to, response, request, on_chunk, on_close), response, chunks, first
-                )
+                return Stream(ChunkDecoder(cast_to, response, request), response, chunks, first, meter)
             raise failure
 
         try:
             return self._policy.run(attempt, self._retries(options), self._sleep)
-        except BaseException:
-            self._settle(reservation, None, None)
+        except BaseException as exc:
+            self._settle_failure(meter.reservation, exc)
             raise
 
     def close(self) -> None:
@@ -352,12 +353,13 @@ class AsyncClient(_BaseClient):
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
+        attempts = Attempts(options)
         try:
             result: ModelT = await self._policy.arun(
-                lambda: self._send_once(options, cast_to), self._retries(options), self._sleep
+                lambda: self._send_once(attempts.next(), cast_to), self._retries(options), self._sleep
             )
-        except BaseException:
-            self._settle(reservation, None, None)
+        except BaseException as exc:
+            self._settle_failure(reservation, exc)
             raise
         self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
@@ -372,7 +374,7 @@ class AsyncClient(_BaseClient):
         try:
             response = await self._http.send(request, stream=options.stream)
         except Exception as exc:
-            error: BaseException | None = translate_error(exc, request)
+            error: BaseException | None = mark_never_sent(translate_error(exc, request), exc)
         else:
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
@@ -384,11 +386,11 @@ class AsyncClient(_BaseClient):
         return self._parse(response, request, cast_to)
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
-        reservation = self._reserve(options)
-        on_chunk, on_close = self._stream_hooks(reservation)
+        options, meter = self._metered(options)
+        attempts = Attempts(options)
 
         async def attempt() -> AsyncStream[ModelT]:
-            request, response = await self._send_raw(options)
+            request, response = await self._send_raw(attempts.next())
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, await response.aread(), request)
@@ -400,15 +402,13 @@ class AsyncClient(_BaseClient):
                 if failure is exc:
                     raise
             else:
-                return AsyncStream(
-                    ChunkDecoder(cast_to, response, request, on_chunk, on_close), response, chunks, first
-                )
+                return AsyncStream(ChunkDecoder(cast_to, response, request), response, chunks, first, meter)
             raise failure
 
         try:
             return await self._policy.arun(attempt, self._retries(options), self._sleep)
-        except BaseException:
-            self._settle(reservation, None, None)
+        except BaseException as exc:
+            self._settle_failure(meter.reservation, exc)
             raise
 
     async def close(self) -> None:

@@ -166,7 +166,8 @@ def count_messages(
 def count_request(
     body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
 ) -> TokenCount:
-    """Count the input tokens of a request body: a chat completion (``messages``) or an embedding (``input``).
+    """Count the input tokens of a request body: a chat completion (``messages``), a completion (``prompt``),
+    an embedding (``input``) or a Responses API call (``input`` and ``instructions``, approximate).
 
     Args:
         body: the JSON body as a mapping.
@@ -201,9 +202,28 @@ def count_request(
             extra = _tokenizer.count(encoding_for_model(model), schema)
             return counted._replace(tokens=counted.tokens + extra, approximate=True)
         return counted
+    if "prompt" in body:  # legacy completions: the prompt is counted like an embedding input
+        return _count_embedding_input(body["prompt"], model)
     if "input" in body:
-        return _count_embedding_input(body["input"], model)
-    raise ValueError("the body has neither 'messages' (chat) nor 'input' (embeddings)")
+        value = body["input"]
+        if isinstance(value, list) and any(not isinstance(item, (str, int, list)) for item in value):
+            return _count_response_input(value, body.get("instructions"), model)
+        counted = _count_embedding_input(value, model)
+        instructions = body.get("instructions")
+        if isinstance(instructions, str):  # a Responses API call with a plain-text input
+            extra = _tokenizer.count(encoding_for_model(model), instructions)
+            return counted._replace(tokens=counted.tokens + extra, approximate=True)
+        return counted
+    raise ValueError("the body has neither 'messages' (chat), 'prompt' (completions) nor 'input'")
+
+
+def _count_response_input(items: list[Any], instructions: Any, model: str) -> TokenCount:
+    """A Responses API input (messages and tool items), counted by the chat rules: approximate."""
+    messages: list[Any] = (
+        [{"role": "developer", "content": instructions}] if isinstance(instructions, str) else []
+    )
+    messages.extend(items)
+    return count_messages(messages, model)._replace(approximate=True)
 
 
 def _count_embedding_input(value: Any, model: str) -> TokenCount:
@@ -285,7 +305,7 @@ class _Counter:
             if part is None:
                 raise TypeError("each content part must be an object")
             kind = part.get("type")
-            if kind == "text" or (kind is None and "text" in part):
+            if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
                 tokens += self.text(str(part.get("text", "")))
             elif kind == "refusal":
                 tokens += self.text(str(part.get("refusal", "")))

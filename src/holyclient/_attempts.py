@@ -1,0 +1,100 @@
+"""Per-call retry bookkeeping, sans-IO: the headers each attempt carries, and whether a failure's outcome is known.
+
+A timeout or a dropped connection *after* the request was sent leaves its outcome unknown: the server may
+have processed and billed it. Two consequences, both decided here:
+
+* Every attempt of a POST carries the same ``Idempotency-Key`` (one per call, the first attempt
+  included, or the server has nothing to match a retry against), so a server that supports the header
+  can answer a retry from the first attempt's result instead of doing the work twice. The key's format
+  follows openai-python's (``stainless-python-retry-<uuid4>``), under our name.
+* Every attempt carries ``x-stainless-retry-count`` (0, then 1, 2 ...): the header openai-python sends on
+  every request, so a relay or proxy that reads it sees the same from us as from the official SDK.
+
+A caller's own ``extra_headers`` of the same names win, as in openai-python.
+
+:func:`outcome_unknown` assumes the worst: an :class:`APIConnectionError` counts as possibly processed
+unless the HTTP library said the connection was never made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import uuid
+from typing import TYPE_CHECKING
+
+from ._exceptions import APIConnectionError
+
+if TYPE_CHECKING:
+    from ._base import RequestOptions
+
+__all__ = ["ATTEMPT_HEADER", "IDEMPOTENCY_HEADER", "Attempts", "mark_never_sent", "outcome_unknown"]
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+ATTEMPT_HEADER = "x-stainless-retry-count"
+
+#: httpx/httpx2 errors raised before any byte of the request left: the server cannot have seen it.
+_NEVER_SENT = (
+    "ConnectError",
+    "ConnectTimeout",
+    "PoolTimeout",
+    "ProxyError",
+    "UnsupportedProtocol",
+    "LocalProtocolError",
+)
+
+
+class Attempts:
+    """The options of each attempt of one call: a stable idempotency key and the attempt number."""
+
+    __slots__ = ("_count", "_key", "_options", "_set_count")
+
+    def __init__(self, options: RequestOptions) -> None:
+        self._options = options
+        given = {name.lower() for name in options.extra_headers or ()}
+        self._set_count = ATTEMPT_HEADER not in given
+        wants_key = options.method != "GET" and IDEMPOTENCY_HEADER.lower() not in given
+        self._key = f"holyclient-retry-{uuid.uuid4()}" if wants_key else None
+        self._count = 0
+
+    @property
+    def idempotency_key(self) -> str | None:
+        return self._key
+
+    def next(self) -> RequestOptions:
+        """The options of the next attempt."""
+        headers: dict[str, str] = {}
+        if self._key is not None:
+            headers[IDEMPOTENCY_HEADER] = self._key
+        if self._set_count:
+            headers[ATTEMPT_HEADER] = str(self._count)
+        self._count += 1
+        if not headers:
+            return self._options
+        if self._options.extra_headers:
+            headers.update(self._options.extra_headers)
+        return dataclasses.replace(self._options, extra_headers=headers)
+
+
+def mark_never_sent(error: BaseException, cause: BaseException) -> BaseException:
+    """Record on our connection ``error`` when ``cause`` (the HTTP library's) happened before sending."""
+    if isinstance(error, APIConnectionError) and _never_sent(cause):
+        error.maybe_processed = False
+    return error
+
+
+def _never_sent(cause: BaseException) -> bool:
+    for name in ("httpx2", "httpx"):
+        module = sys.modules.get(name)
+        if module is not None and any(
+            isinstance(cause, kind)
+            for kind in (getattr(module, n, None) for n in _NEVER_SENT)
+            if kind is not None
+        ):
+            return True
+    return False
+
+
+def outcome_unknown(exc: BaseException) -> bool:
+    """Whether the server may have processed (and billed) the request that failed with ``exc``."""
+    return isinstance(exc, APIConnectionError) and exc.maybe_processed

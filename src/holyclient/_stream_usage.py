@@ -97,40 +97,49 @@ class StreamMeter:
         return self._reservation
 
     def observe(self, item: Any) -> bool:
-        """Note what a parsed chunk or event says about usage; return whether the caller should see it."""
-        usage = _get(item, "usage")
-        choices = _get(item, "choices")
+        """Note what a parsed chunk or event says about usage; return whether the caller should see it.
+
+        This runs on every chunk of every stream, so it reads attributes directly (items are models).
+        """
+        usage = getattr(item, "usage", None)
+        choices = getattr(item, "choices", None)
         if usage is not None:
             self._usage = usage
-            self._model = _get(item, "model") or self._model
+            self._model = getattr(item, "model", None) or self._model
             if self._hide and not choices:
                 return False
         if choices:
             pieces = self._pieces
             for choice in choices:
-                delta = _get(choice, "delta")
+                delta = getattr(choice, "delta", None)
                 if delta is None:  # legacy completions carry ``text``
-                    text = _get(choice, "text")
+                    text = getattr(choice, "text", None)
                     if text:
                         pieces.append(text)
                     continue
-                for key in ("content", "refusal"):
-                    text = _get(delta, key)
-                    if text:
-                        pieces.append(text)
-                for call in _get(delta, "tool_calls") or ():
-                    function = _get(call, "function")
-                    if function is not None:
-                        pieces.extend(t for t in (_get(function, "name"), _get(function, "arguments")) if t)
+                text = getattr(delta, "content", None)
+                if text:
+                    pieces.append(text)
+                text = getattr(delta, "refusal", None)
+                if text:
+                    pieces.append(text)
+                calls = getattr(delta, "tool_calls", None)
+                if calls:
+                    for call in calls:
+                        function = _get(call, "function")
+                        if function is not None:
+                            pieces.extend(
+                                t for t in (_get(function, "name"), _get(function, "arguments")) if t
+                            )
         elif usage is None:
-            kind = _get(item, "type")
+            kind = getattr(item, "type", None)
             if isinstance(kind, str):
                 if kind.endswith(".delta"):
-                    delta = _get(item, "delta")
+                    delta = getattr(item, "delta", None)
                     if isinstance(delta, str):
                         self._pieces.append(delta)
                 elif kind in _RESPONSE_END:
-                    response = _get(item, "response")
+                    response = getattr(item, "response", None)
                     self._usage = _get(response, "usage") or self._usage
                     self._model = _get(response, "model") or self._model
         return True

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import _tokenizer
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
 from ._messages import as_mapping, message_mapping
+from ._tool_text import render_functions
 
 if TYPE_CHECKING:
     import tiktoken
@@ -156,7 +157,7 @@ def count_messages(
     definitions = [*_function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
     if definitions:
-        tokens += counter.text(_render_functions(definitions)) + 9
+        tokens += counter.text(render_functions(definitions)) + 9
         if counter.saw_system:
             tokens -= 4
     tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
@@ -363,63 +364,3 @@ def _function_defs(tools: Sequence[Mapping[str, Any]] | None, counter: _Counter)
         else:  # built-in tools (web search, ...) are described to the model by the server
             counter.approximate = True
     return out
-
-
-def _render_functions(functions: Sequence[Mapping[str, Any]]) -> str:
-    """The function definitions as the API renders them for the model (TypeScript-like)."""
-    lines = ["namespace functions {", ""]
-    for function in functions:
-        description = function.get("description")
-        if description:
-            lines.append(f"// {description}")
-        parameters = function.get("parameters")
-        name = function.get("name", "")
-        if isinstance(parameters, Mapping) and parameters.get("properties"):
-            lines.append(f"type {name} = (_: {{")
-            lines.append(_render_properties(parameters, 0))
-            lines.append("}) => any;")
-        else:
-            lines.append(f"type {name} = () => any;")
-        lines.append("")
-    lines.append("} // namespace functions")
-    return "\n".join(lines)
-
-
-def _render_properties(schema: Mapping[str, Any], indent: int) -> str:
-    properties = schema.get("properties")
-    required = schema.get("required") or ()
-    lines: list[str] = []
-    if isinstance(properties, Mapping):
-        for name, prop in properties.items():
-            if not isinstance(prop, Mapping):
-                continue
-            if prop.get("description") and indent < 2:
-                lines.append(f"// {prop['description']}")
-            optional = "" if name in required else "?"
-            lines.append(f"{name}{optional}: {_render_type(prop, indent)},")
-    return "\n".join(" " * indent + line for line in lines)
-
-
-def _render_type(prop: Mapping[str, Any], indent: int) -> str:
-    kind = prop.get("type")
-    enum = prop.get("enum")
-    if isinstance(kind, list):
-        return " | ".join(_render_type({**prop, "type": k}, indent) for k in kind)
-    if isinstance(enum, list) and kind in ("string", "number", "integer", None):
-        return " | ".join(f'"{v}"' if isinstance(v, str) else json.dumps(v) for v in enum)
-    if kind == "string":
-        return "string"
-    if kind in ("number", "integer"):
-        return "number"
-    if kind in ("boolean", "null"):
-        return str(kind)
-    if kind == "object":
-        return "\n".join(["{", _render_properties(prop, indent + 2), "}"])
-    if kind == "array":
-        items = prop.get("items")
-        return f"{_render_type(items, indent)}[]" if isinstance(items, Mapping) else "any[]"
-    for key in ("anyOf", "oneOf"):
-        options = prop.get(key)
-        if isinstance(options, list):
-            return " | ".join(_render_type(o, indent) for o in options if isinstance(o, Mapping))
-    return "any"

@@ -70,7 +70,7 @@ class _BaseClient:
         from ._usage import UsageTracker  # here, not at module level: ``import holyclient`` stays light
 
         # Created now, not on first use: threads making their first calls at once would each create
-        # a tracker, losing requests and each enforcing the whole budget (issue 14, item 5).
+        # a tracker, losing requests and each enforcing the whole budget.
         self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import httpx2
 import pytest
 
-from holyclient import APIConnectionError, APITimeoutError
+from holyclient import APIConnectionError, APIResponseValidationError, APITimeoutError, BadRequestError
 from holyclient._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
 from holyclient._usage import UsageTracker
 from support import Recorder, completion
@@ -120,3 +120,19 @@ def test_the_callers_own_headers_win(make_client):
     headers = recorder.requests[0].headers
     assert headers.get_list(IDEMPOTENCY_HEADER) == ["mine"]
     assert headers.get_list(ATTEMPT_HEADER) == ["7"]
+
+
+@pytest.mark.parametrize("body", [b"{not json", b'{"unexpected": "shape"}'])
+def test_a_success_answer_that_cannot_be_read_keeps_its_reservation_as_uncertain(make_client, body):
+    client = make_client(lambda _: httpx2.Response(200, content=body), budget_usd=1.0, max_retries=0)
+    with pytest.raises(APIResponseValidationError):
+        _create(client)
+    assert client.usage.snapshot().uncertain_usd == pytest.approx(WORST)
+
+
+def test_a_refusal_by_the_server_releases_the_reservation(make_client):
+    client = make_client(lambda _: httpx2.Response(400, json={"error": {"message": "bad"}}), budget_usd=1.0)
+    with pytest.raises(BadRequestError):
+        _create(client)
+    snapshot = client.usage.snapshot()
+    assert snapshot.reserved_usd == 0.0 and snapshot.total_cost_usd == 0.0

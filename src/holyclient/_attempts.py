@@ -13,7 +13,7 @@ have processed and billed it. Two consequences, both decided here:
 A caller's own ``extra_headers`` of the same names win, as in openai-python.
 
 :func:`outcome_unknown` assumes the worst: an :class:`APIConnectionError` counts as possibly processed
-unless the HTTP library said the connection was never made.
+unless the HTTP library said the connection was never made, and so does a 2xx answer we could not read.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import uuid
 from typing import TYPE_CHECKING
 
-from ._exceptions import APIConnectionError
+from ._exceptions import APIConnectionError, APIResponseValidationError
 
 if TYPE_CHECKING:
     from ._base import RequestOptions
@@ -96,5 +96,11 @@ def _never_sent(cause: BaseException) -> bool:
 
 
 def outcome_unknown(exc: BaseException) -> bool:
-    """Whether the server may have processed (and billed) the request that failed with ``exc``."""
-    return isinstance(exc, APIConnectionError) and exc.maybe_processed
+    """Whether the server may have processed (and billed) the request that failed with ``exc``.
+
+    True for a connection error after sending, and for a success answer we could not read (a 2xx whose
+    body is garbled or the wrong shape: the work was done, but its usage is lost).
+    """
+    if isinstance(exc, APIConnectionError):
+        return exc.maybe_processed
+    return isinstance(exc, APIResponseValidationError) and 200 <= (exc.status_code or 0) < 300

@@ -1,12 +1,14 @@
 """Per-call retry bookkeeping, sans-IO: the headers each attempt carries, and whether a failure's outcome is known.
 
 A timeout or a dropped connection *after* the request was sent leaves its outcome unknown: the server may
-have processed and billed it. Two consequences, both decided here:
+have processed and billed it. The budget then keeps the request's reservation as spent (see
+:func:`outcome_unknown`), and its retries say what they are:
 
 * Every attempt of a POST carries the same ``Idempotency-Key`` (one per call, the first attempt
   included, or the server has nothing to match a retry against), so a server that supports the header
-  can answer a retry from the first attempt's result instead of doing the work twice. The key's format
-  follows openai-python's (``stainless-python-retry-<uuid4>``), under our name.
+  can answer a retry from the first attempt's result instead of doing the work twice. The key is
+  ``holyclient-retry-`` and 128 random bits in hex (openai-python's would be ``stainless-python-retry-`` and
+  a UUID4; formatting a UUID costs more than the rest of this module per call, and buys nothing here).
 * Every attempt carries ``x-stainless-retry-count`` (0, then 1, 2 ...): the header openai-python sends on
   every request, so a relay or proxy that reads it sees the same from us as from the official SDK.
 
@@ -19,8 +21,8 @@ unless the HTTP library said the connection was never made, and so does a 2xx an
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
-import uuid
 from typing import TYPE_CHECKING
 
 from ._exceptions import APIConnectionError, APIResponseValidationError
@@ -54,7 +56,7 @@ class Attempts:
         given = {name.lower() for name in options.extra_headers or ()}
         self._set_count = ATTEMPT_HEADER not in given
         wants_key = options.method != "GET" and IDEMPOTENCY_HEADER.lower() not in given
-        self._key = f"holyclient-retry-{uuid.uuid4()}" if wants_key else None
+        self._key = f"holyclient-retry-{os.urandom(16).hex()}" if wants_key else None
         self._count = 0
 
     @property

@@ -8,7 +8,13 @@ from collections.abc import Callable
 import httpx2
 import pytest
 
-from holyclient import APIConnectionError, APIResponseValidationError, APITimeoutError, BadRequestError
+from holyclient import (
+    APIConnectionError,
+    APIResponseValidationError,
+    APITimeoutError,
+    BadRequestError,
+    BudgetExceededError,
+)
 from holyclient._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
 from holyclient._usage import UsageTracker
 from support import Recorder, completion
@@ -41,13 +47,13 @@ def test_a_request_that_may_have_been_billed_keeps_its_reservation_as_uncertain(
     client = make_client(failing(error), budget_usd=1.0, max_retries=1)
     with pytest.raises(raised):
         _create(client)
-    snapshot = client.usage.snapshot()
+    snapshot = client.usage.snapshot()  # two attempts, each of which the server may have billed
     assert snapshot.reserved_usd == 0.0
-    assert snapshot.uncertain_usd == pytest.approx(WORST)
-    assert snapshot.total_cost_usd == pytest.approx(WORST)
-    assert snapshot.remaining_usd == pytest.approx(1.0 - WORST)
-    assert snapshot.models["gpt-4.1"].uncertain_requests == 1
-    assert snapshot.as_dict()["uncertain_usd"] == pytest.approx(WORST)
+    assert snapshot.uncertain_usd == pytest.approx(2 * WORST)
+    assert snapshot.total_cost_usd == pytest.approx(2 * WORST)
+    assert snapshot.remaining_usd == pytest.approx(1.0 - 2 * WORST)
+    assert snapshot.models["gpt-4.1"].uncertain_requests == 2
+    assert snapshot.as_dict()["uncertain_usd"] == pytest.approx(2 * WORST)
 
 
 @pytest.mark.parametrize("error", [httpx2.ConnectError("refused"), httpx2.ConnectTimeout("no answer")])
@@ -136,3 +142,31 @@ def test_a_refusal_by_the_server_releases_the_reservation(make_client):
         _create(client)
     snapshot = client.usage.snapshot()
     assert snapshot.reserved_usd == 0.0 and snapshot.total_cost_usd == 0.0
+
+
+def test_a_retry_after_an_unknown_outcome_is_reserved_anew(make_client):
+    def timeout(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ReadTimeout("read timed out")
+
+    client = make_client(
+        Recorder(timeout, httpx2.Response(200, json=completion())), budget_usd=1.0, max_retries=1
+    )
+    reply = _create(client)
+    snapshot = client.usage.snapshot()
+    assert reply.usage is not None
+    assert snapshot.uncertain_usd == pytest.approx(WORST)  # the first attempt may have been billed too
+    assert snapshot.total_cost_usd == pytest.approx(WORST + (5 * 2.00 + 1 * 8.00) / 1e6)
+    assert snapshot.reserved_usd == 0.0
+    assert snapshot.models["gpt-4.1"].requests == 2
+
+
+def test_a_retry_the_budget_cannot_cover_after_an_unknown_outcome_is_refused(make_client):
+    def timeout(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ReadTimeout("read timed out")
+
+    recorder = Recorder(timeout, httpx2.Response(200, json=completion()))
+    client = make_client(recorder, budget_usd=WORST * 1.5, max_retries=2)
+    with pytest.raises(BudgetExceededError):
+        _create(client)
+    assert len(recorder.requests) == 1
+    assert client.usage.snapshot().uncertain_usd == pytest.approx(WORST)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from typing_extensions import Self
 
 from . import _config
-from ._attempts import Attempts, mark_never_sent, outcome_unknown
+from ._attempts import Attempts, mark_never_sent
 from ._base import (
     NOT_GIVEN,
     RequestOptions,
@@ -150,20 +150,21 @@ class _BaseClient:
         elif usage_dict is not None and model:
             self._usage.record(model, usage_dict)
 
-    def _settle_failure(self, reservation: Any, exc: BaseException) -> None:
-        """Release a failed call's reservation, or keep it as spent when the server may have billed it."""
-        if reservation is not None and outcome_unknown(exc):
-            self._usage.settle_uncertain(reservation)
-        else:
-            self._settle(reservation, None, None)
+    def _attempts(self, options: RequestOptions) -> Attempts:
+        """One call's attempts, its worst case reserved (see :class:`~holyclient._attempts.Attempts`)."""
+        return Attempts(options, self._usage, self._reserve)
 
-    def _metered(self, options: RequestOptions) -> tuple[RequestOptions, StreamMeter]:
-        """A streaming call's options (asking for usage in the stream) and the meter that will charge it."""
+    def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
+        """A streaming call's attempts (asking for usage in the stream) and how to make the meter that
+        will charge the stream, once an attempt has returned it."""
         body, hide = ask_for_usage(options.path, options.body)
         if body is not options.body:
             options = dataclasses.replace(options, body=body)
-        reservation = self._reserve(options)
-        return options, StreamMeter(self._usage, reservation, body, hide_usage_chunk=hide)
+
+        def meter(attempts: Attempts) -> StreamMeter:
+            return StreamMeter(self._usage, attempts.reservation, body, hide_usage_chunk=hide)
+
+        return self._attempts(options), meter
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
         """A read response as ``cast_to``, or the status error it carries."""
@@ -236,16 +237,17 @@ class Client(_BaseClient):
         self.chat, self.embeddings, self.models = Chat(self), Embeddings(self), Models(self)
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        reservation = self._reserve(options)
-        attempts = Attempts(options)
+        attempts = self._attempts(options)
         try:
             result = self._policy.run(
-                lambda: self._send_once(attempts.next(), cast_to), self._retries(options), self._sleep
+                lambda: attempts.send(lambda o: self._send_once(o, cast_to)),
+                self._retries(options),
+                self._sleep,
             )
         except BaseException as exc:
-            self._settle_failure(reservation, exc)
+            attempts.failed(exc)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        self._settle(attempts.reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
@@ -270,11 +272,10 @@ class Client(_BaseClient):
         return self._parse(response, request, cast_to)
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
-        options, meter = self._metered(options)
-        attempts = Attempts(options)
+        attempts, meter = self._metered(options)
 
-        def attempt() -> Stream[ModelT]:
-            request, response = self._send_raw(attempts.next())
+        def attempt(options: RequestOptions) -> Stream[ModelT]:
+            request, response = self._send_raw(options)
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, response.read(), request)
@@ -286,13 +287,14 @@ class Client(_BaseClient):
                 if failure is exc:
                     raise
             else:
-                return Stream(ChunkDecoder(cast_to, response, request), response, chunks, first, meter)
+                decoder = ChunkDecoder(cast_to, response, request)
+                return Stream(decoder, response, chunks, first, meter(attempts))
             raise failure
 
         try:
-            return self._policy.run(attempt, self._retries(options), self._sleep)
+            return self._policy.run(lambda: attempts.send(attempt), self._retries(options), self._sleep)
         except BaseException as exc:
-            self._settle_failure(meter.reservation, exc)
+            attempts.failed(exc)
             raise
 
     def close(self) -> None:
@@ -352,16 +354,17 @@ class AsyncClient(_BaseClient):
         self.chat, self.embeddings, self.models = AsyncChat(self), AsyncEmbeddings(self), AsyncModels(self)
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        reservation = self._reserve(options)
-        attempts = Attempts(options)
+        attempts = self._attempts(options)
         try:
             result: ModelT = await self._policy.arun(
-                lambda: self._send_once(attempts.next(), cast_to), self._retries(options), self._sleep
+                lambda: attempts.asend(lambda o: self._send_once(o, cast_to)),
+                self._retries(options),
+                self._sleep,
             )
         except BaseException as exc:
-            self._settle_failure(reservation, exc)
+            attempts.failed(exc)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        self._settle(attempts.reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
@@ -386,11 +389,10 @@ class AsyncClient(_BaseClient):
         return self._parse(response, request, cast_to)
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
-        options, meter = self._metered(options)
-        attempts = Attempts(options)
+        attempts, meter = self._metered(options)
 
-        async def attempt() -> AsyncStream[ModelT]:
-            request, response = await self._send_raw(attempts.next())
+        async def attempt(options: RequestOptions) -> AsyncStream[ModelT]:
+            request, response = await self._send_raw(options)
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, await response.aread(), request)
@@ -402,13 +404,16 @@ class AsyncClient(_BaseClient):
                 if failure is exc:
                     raise
             else:
-                return AsyncStream(ChunkDecoder(cast_to, response, request), response, chunks, first, meter)
+                decoder = ChunkDecoder(cast_to, response, request)
+                return AsyncStream(decoder, response, chunks, first, meter(attempts))
             raise failure
 
         try:
-            return await self._policy.arun(attempt, self._retries(options), self._sleep)
+            return await self._policy.arun(
+                lambda: attempts.asend(attempt), self._retries(options), self._sleep
+            )
         except BaseException as exc:
-            self._settle_failure(meter.reservation, exc)
+            attempts.failed(exc)
             raise
 
     async def close(self) -> None:

@@ -92,10 +92,6 @@ class StreamMeter:
         self._pieces: list[str] = []
         self._done = False
 
-    @property
-    def reservation(self) -> Reservation | None:
-        return self._reservation
-
     def observe(self, item: Any) -> bool:
         """Note what a parsed chunk or event says about usage; return whether the caller should see it.
 

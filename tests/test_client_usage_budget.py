@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from holyclient import AsyncClient, BudgetExceededError, Client
+from holyclient._usage import UsageTracker
 from holyclient.testing import Fault, LocalServer
 
 pytest_plugins = ["holyclient.testing.pytest_plugin"]
@@ -65,12 +66,20 @@ def test_budget_refuses_before_sending_and_names_the_numbers(holyclient_server: 
     assert len(holyclient_server.requests) == 1  # the refused request never left
 
 
-def test_a_failed_request_releases_its_budget_hold(holyclient_server: LocalServer):
+def test_a_failed_request_releases_its_budget_hold_and_a_stream_left_early_is_charged_what_it_used(
+    holyclient_server: LocalServer,
+):
     holyclient_server.enqueue(Fault.status(400))
     with Client(api_key="sk-t", base_url=holyclient_server.base_url, budget_usd=1.0, max_retries=0) as client:
         with pytest.raises(Exception, match="400"):
             client.chat.completions.create(model="gpt-4.1", messages=USER, max_tokens=50)
         assert client.usage.remaining_usd == pytest.approx(1.0)
         with client.chat.completions.create(model="gpt-4.1", messages=USER, max_tokens=50, stream=True) as s:
-            next(iter(s))  # left early, without a usage chunk
-        assert client.usage.remaining_usd == pytest.approx(1.0)
+            next(iter(s))  # left early, without a usage chunk: charged what was counted locally
+        snapshot = client.usage.snapshot()
+        assert snapshot.reserved_usd == 0.0
+        assert snapshot.models["gpt-4.1"].approximate_requests == 1
+        worst = (
+            UsageTracker().reserve({"model": "gpt-4.1", "messages": USER, "max_tokens": 50}).worst_case_usd
+        )
+        assert 0.0 < snapshot.total_cost_usd < worst

@@ -53,7 +53,7 @@ def test_an_error_event_raises_the_class_its_type_names(error, cls, status):
 def test_a_rate_limit_error_event_raises_rate_limit_error_after_the_chunks_read_with_it(make_client):
     body = sse(chunk("a")) + b"data: " + _error_event(type="rate_limit_error") + b"\n\n"
     client = make_client(Recorder(httpx2.Response(200, headers=SSE, content=body)))
-    stream = client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+    stream = client.chat.completions.create(model="m", messages=MESSAGES, stream=True, stream_options=ASK)
     assert next(stream).choices[0].delta.content == "a"
     with pytest.raises(RateLimitError) as info:
         next(stream)
@@ -63,19 +63,24 @@ def test_a_rate_limit_error_event_raises_rate_limit_error_after_the_chunks_read_
 async def test_an_async_rate_limit_error_event_raises_rate_limit_error(make_async_client):
     body = b"data: " + _error_event(type="rate_limit_error") + b"\n\n"
     client = make_async_client(Recorder(httpx2.Response(200, headers=SSE, content=body)))
-    stream = await client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+    stream = await client.chat.completions.create(
+        model="m", messages=MESSAGES, stream=True, stream_options=ASK
+    )
     with pytest.raises(RateLimitError):
         [item async for item in stream]
 
 
 USAGE = chunk("", choices=[], usage={"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5})
+ASK = {"include_usage": True}  # the caller asks, so the usage chunk is theirs to see
 UNTERMINATED = [sse(chunk("a")), b"data: " + json.dumps(USAGE).encode()]  # no newline at all at the end
 
 
 def test_a_final_event_without_a_trailing_newline_is_not_lost(make_client):
     body = b"".join(UNTERMINATED)
     client = make_client(Recorder(httpx2.Response(200, headers=SSE, content=body)))
-    chunks = list(client.chat.completions.create(model="m", messages=MESSAGES, stream=True))
+    chunks = list(
+        client.chat.completions.create(model="m", messages=MESSAGES, stream=True, stream_options=ASK)
+    )
     assert [c.usage.total_tokens if c.usage else None for c in chunks] == [None, 5]
 
 
@@ -85,7 +90,9 @@ async def test_an_async_final_event_without_a_trailing_newline_is_not_lost(make_
             yield part
 
     client = make_async_client(Recorder(httpx2.Response(200, headers=SSE, content=parts())))
-    stream = await client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+    stream = await client.chat.completions.create(
+        model="m", messages=MESSAGES, stream=True, stream_options=ASK
+    )
     chunks = [c async for c in stream]
     assert [c.usage.total_tokens if c.usage else None for c in chunks] == [None, 5]
 
@@ -93,5 +100,7 @@ async def test_an_async_final_event_without_a_trailing_newline_is_not_lost(make_
 def test_a_final_event_ending_in_one_newline_is_not_lost(make_client):
     body = sse(chunk("a")) + b"data: " + json.dumps(USAGE).encode() + b"\n"
     client = make_client(Recorder(httpx2.Response(200, headers=SSE, content=body)))
-    chunks = list(client.chat.completions.create(model="m", messages=MESSAGES, stream=True))
+    chunks = list(
+        client.chat.completions.create(model="m", messages=MESSAGES, stream=True, stream_options=ASK)
+    )
     assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens == 5

@@ -149,16 +149,30 @@ def test_threads_sharing_a_tracker_lose_no_update(prices):
 
 
 async def test_asyncio_tasks_sharing_a_tracker_lose_no_update(prices):
-    tracker = UsageTracker(prices=prices)
+    """Every task holds its reservation across awaits while the others reserve and settle theirs."""
+    tasks = 10
+    worst = UsageTracker(prices=prices).reserve(_body()).worst_case_usd
+    tracker = UsageTracker(budget_usd=worst * tasks * 1.5, prices=prices)
+    all_reserved = asyncio.Barrier(tasks)
+    held_at_peak: list[float] = []
 
-    async def work() -> None:
-        for _ in range(50):
-            reservation = tracker.reserve(_body())
+    async def work(rounds: int) -> None:
+        reservation = tracker.reserve(_body())
+        await all_reserved.wait()  # every task is now between reserve and settle
+        held_at_peak.append(tracker.snapshot().reserved_usd)
+        for _ in range(rounds):
             await asyncio.sleep(0)
             tracker.settle(reservation, {"prompt_tokens": 1, "completion_tokens": 1})
+            reservation = tracker.reserve(_body())
+        await asyncio.sleep(0)
+        tracker.settle(reservation, {"prompt_tokens": 1, "completion_tokens": 1})
 
-    await asyncio.gather(*(work() for _ in range(10)))
-    assert tracker.snapshot().models["gpt-4.1"].requests == 500
+    await asyncio.gather(*(work(rounds) for rounds in range(tasks)))
+    assert held_at_peak[0] == pytest.approx(worst * tasks)  # all ten held at once, none lost
+    snapshot = tracker.snapshot()
+    assert snapshot.models["gpt-4.1"].requests == sum(rounds + 1 for rounds in range(tasks))
+    assert snapshot.models["gpt-4.1"].prompt_tokens == snapshot.models["gpt-4.1"].requests
+    assert snapshot.reserved_usd == 0.0
 
 
 def test_a_client_budget_refuses_before_sending(make_client):

@@ -8,6 +8,7 @@ modules; the two clients only send, await and sleep. Retries are driven by tenac
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from typing_extensions import Self
 
 from . import _config
+from ._attempts import Attempts, mark_never_sent
 from ._base import (
     NOT_GIVEN,
     RequestOptions,
@@ -25,6 +27,7 @@ from ._base import (
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._exceptions import APIError
 from ._retry import RetryPolicy, retry_after_seconds
+from ._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
 from ._streaming import AsyncStream, ChunkDecoder, Stream
 from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
 
@@ -64,7 +67,11 @@ class _BaseClient:
         self._allow_insecure_http = allow_insecure_http
         self._policy = RetryPolicy(max_retry_after=max_retry_after)
         self._budget_usd = budget_usd
-        self._usage: UsageTracker | None = None
+        from ._usage import UsageTracker  # here, not at module level: ``import holyclient`` stays light
+
+        # Created now, not on first use: threads making their first calls at once would each create
+        # a tracker, losing requests and each enforcing the whole budget.
+        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -73,10 +80,6 @@ class _BaseClient:
     @property
     def usage(self) -> UsageTracker:
         """Tokens and cost per model of every call made through this client and its copies."""
-        if self._usage is None:
-            from ._usage import UsageTracker
-
-            self._usage = UsageTracker(budget_usd=self._budget_usd)
         return self._usage
 
     def with_options(
@@ -94,7 +97,7 @@ class _BaseClient:
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
         new._owns_http = False  # the copy shares the connection pool; the original closes it
-        new._usage = self.usage  # created now, so that copies share one tracker (and one budget)
+        new._usage = self._usage  # copies share one tracker (and one budget)
         if api_key is not NOT_GIVEN:
             new.api_key = _config.resolve_api_key(api_key)
         if base_url is not NOT_GIVEN:
@@ -134,40 +137,40 @@ class _BaseClient:
 
     def _reserve(self, options: RequestOptions) -> Any:
         """Check the budget before sending (only when one is set: counting tokens is not free)."""
-        if self._budget_usd is None or options.body is None or "messages" not in options.body:
+        if self._budget_usd is None or options.body is None:
             return None
-        return self.usage.reserve(options.body)
+        if options.path not in CHARGED_PATHS and "messages" not in options.body:
+            return None
+        return self._usage.reserve(options.body)
 
     def _settle(self, reservation: Any, model: str | None, usage: Any) -> None:
         usage_dict = usage.model_dump() if usage is not None else None
         if reservation is not None:
-            self.usage.settle(reservation, usage_dict)
+            self._usage.settle(reservation, usage_dict)
         elif usage_dict is not None and model:
-            self.usage.record(model, usage_dict)
+            self._usage.record(model, usage_dict)
+
+    def _attempts(self, options: RequestOptions) -> Attempts:
+        """One call's attempts, its worst case reserved (see :class:`~holyclient._attempts.Attempts`)."""
+        return Attempts(options, self._usage, self._reserve)
+
+    def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
+        """A streaming call's attempts (asking for usage in the stream) and how to make the meter that
+        will charge the stream, once an attempt has returned it."""
+        body, hide = ask_for_usage(options.path, options.body)
+        if body is not options.body:
+            options = dataclasses.replace(options, body=body)
+
+        def meter(attempts: Attempts) -> StreamMeter:
+            return StreamMeter(self._usage, attempts.reservation, body, hide_usage_chunk=hide)
+
+        return self._attempts(options), meter
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
         """A read response as ``cast_to``, or the status error it carries."""
         if response.status_code >= 400:
             raise self._status_error(response, response.content, request)
         return parse_model(cast_to, response.content, response, request=request)
-
-    def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
-        """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
-        settled = False
-
-        def on_chunk(chunk: Any) -> None:
-            nonlocal settled
-            if chunk.usage is not None and not settled:
-                settled = True
-                self._settle(reservation, chunk.model, chunk.usage)
-
-        def on_close() -> None:
-            nonlocal settled
-            if not settled:
-                settled = True
-                self._settle(reservation, None, None)
-
-        return on_chunk, on_close
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         return make_status_error(
@@ -234,15 +237,17 @@ class Client(_BaseClient):
         self.chat, self.embeddings, self.models = Chat(self), Embeddings(self), Models(self)
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        reservation = self._reserve(options)
+        attempts = self._attempts(options)
         try:
             result = self._policy.run(
-                lambda: self._send_once(options, cast_to), self._retries(options), self._sleep
+                lambda: attempts.send(lambda o: self._send_once(o, cast_to)),
+                self._retries(options),
+                self._sleep,
             )
-        except BaseException:
-            self._settle(reservation, None, None)
+        except BaseException as exc:
+            attempts.failed(exc)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        self._settle(attempts.reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
@@ -255,7 +260,7 @@ class Client(_BaseClient):
         try:
             response = self._http.send(request, stream=options.stream)
         except Exception as exc:
-            error: BaseException | None = translate_error(exc, request)
+            error: BaseException | None = mark_never_sent(translate_error(exc, request), exc)
         else:
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
@@ -267,10 +272,9 @@ class Client(_BaseClient):
         return self._parse(response, request, cast_to)
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
-        reservation = self._reserve(options)
-        on_chunk, on_close = self._stream_hooks(reservation)
+        attempts, meter = self._metered(options)
 
-        def attempt() -> Stream[ModelT]:
+        def attempt(options: RequestOptions) -> Stream[ModelT]:
             request, response = self._send_raw(options)
             try:
                 if response.status_code >= 400:
@@ -283,15 +287,14 @@ class Client(_BaseClient):
                 if failure is exc:
                     raise
             else:
-                return Stream(
-                    ChunkDecoder(cast_to, response, request, on_chunk, on_close), response, chunks, first
-                )
+                decoder = ChunkDecoder(cast_to, response, request)
+                return Stream(decoder, response, chunks, first, meter(attempts))
             raise failure
 
         try:
-            return self._policy.run(attempt, self._retries(options), self._sleep)
-        except BaseException:
-            self._settle(reservation, None, None)
+            return self._policy.run(lambda: attempts.send(attempt), self._retries(options), self._sleep)
+        except BaseException as exc:
+            attempts.failed(exc)
             raise
 
     def close(self) -> None:
@@ -351,15 +354,17 @@ class AsyncClient(_BaseClient):
         self.chat, self.embeddings, self.models = AsyncChat(self), AsyncEmbeddings(self), AsyncModels(self)
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        reservation = self._reserve(options)
+        attempts = self._attempts(options)
         try:
             result: ModelT = await self._policy.arun(
-                lambda: self._send_once(options, cast_to), self._retries(options), self._sleep
+                lambda: attempts.asend(lambda o: self._send_once(o, cast_to)),
+                self._retries(options),
+                self._sleep,
             )
-        except BaseException:
-            self._settle(reservation, None, None)
+        except BaseException as exc:
+            attempts.failed(exc)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        self._settle(attempts.reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
@@ -372,7 +377,7 @@ class AsyncClient(_BaseClient):
         try:
             response = await self._http.send(request, stream=options.stream)
         except Exception as exc:
-            error: BaseException | None = translate_error(exc, request)
+            error: BaseException | None = mark_never_sent(translate_error(exc, request), exc)
         else:
             error = None
         if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
@@ -384,10 +389,9 @@ class AsyncClient(_BaseClient):
         return self._parse(response, request, cast_to)
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
-        reservation = self._reserve(options)
-        on_chunk, on_close = self._stream_hooks(reservation)
+        attempts, meter = self._metered(options)
 
-        async def attempt() -> AsyncStream[ModelT]:
+        async def attempt(options: RequestOptions) -> AsyncStream[ModelT]:
             request, response = await self._send_raw(options)
             try:
                 if response.status_code >= 400:
@@ -400,15 +404,16 @@ class AsyncClient(_BaseClient):
                 if failure is exc:
                     raise
             else:
-                return AsyncStream(
-                    ChunkDecoder(cast_to, response, request, on_chunk, on_close), response, chunks, first
-                )
+                decoder = ChunkDecoder(cast_to, response, request)
+                return AsyncStream(decoder, response, chunks, first, meter(attempts))
             raise failure
 
         try:
-            return await self._policy.arun(attempt, self._retries(options), self._sleep)
-        except BaseException:
-            self._settle(reservation, None, None)
+            return await self._policy.arun(
+                lambda: attempts.asend(attempt), self._retries(options), self._sleep
+            )
+        except BaseException as exc:
+            attempts.failed(exc)
             raise
 
     async def close(self) -> None:

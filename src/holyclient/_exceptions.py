@@ -136,7 +136,14 @@ class InternalServerError(APIStatusError):
 
 
 class APIConnectionError(APIError):
-    """No HTTP response was obtained."""
+    """No HTTP response was obtained.
+
+    Attributes:
+        maybe_processed: False only when the connection was never made; otherwise the request may
+            have reached the server and been billed (its budget reservation is then kept as spent).
+    """
+
+    maybe_processed: bool = True
 
     def __init__(self, message: str = "Connection error.", *, request: Any = None, attempts: int = 1) -> None:
         super().__init__(message, request=request, attempts=attempts)

@@ -1,19 +1,32 @@
 """Streamed chat completions: ``Stream`` and ``AsyncStream`` over one shared decoder.
 
 Both are iterators and context managers; leaving the ``with`` block (or calling ``close()``)
-closes the HTTP response, so an early ``break`` does not leak a connection.
+closes the HTTP response, so an early ``break`` does not leak a connection. Each stream is charged to
+the client's usage tracker through its :class:`~holyclient._stream_usage.StreamMeter` however it ends:
+read to the end, left early, cut by a dropped connection, or garbage-collected without being closed
+(a finaliser settles it, so its budget reservation is not held forever).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._base import DONE, SSEDecoder, parse_model, stream_error
 from ._transport import translate_error
 
+if TYPE_CHECKING:
+    from ._stream_usage import Outcome, StreamMeter
+
 T = TypeVar("T")
+
+
+def _watch(stream: object, meter: StreamMeter | None) -> None:
+    """Settle the meter if ``stream`` is collected unclosed (never at interpreter exit: nothing to save)."""
+    if meter is not None:
+        weakref.finalize(stream, meter.abandon).atexit = False
 
 
 class ChunkDecoder(Generic[T]):
@@ -82,29 +95,48 @@ class Stream(Generic[T]):
     """An iterator of parsed chunks from a server-sent-events response."""
 
     def __init__(
-        self, decoder: ChunkDecoder[T], response: Any, chunks: Iterator[bytes], first: bytes
+        self,
+        decoder: ChunkDecoder[T],
+        response: Any,
+        chunks: Iterator[bytes],
+        first: bytes,
+        meter: StreamMeter | None = None,
     ) -> None:
         self.response = response
         self._decoder = decoder
         self._chunks = chunks
         self._first = first
+        self._meter = meter
         self._iterator = self._iterate()
+        _watch(self, meter)
 
     def _iterate(self) -> Generator[T, None, None]:
-        decoder = self._decoder
+        decoder, meter = self._decoder, self._meter
+        show = meter.observe if meter is not None else None
         failure: BaseException | None = None
+        outcome: Outcome = "early"
         try:
-            yield from decoder.feed(self._first)
+            for item in decoder.feed(self._first):
+                if show is None or show(item):
+                    yield item
             for chunk in self._chunks:
                 if decoder.done:
                     break
-                yield from decoder.feed(chunk)
-            yield from decoder.flush()
+                for item in decoder.feed(chunk):
+                    if show is None or show(item):
+                        yield item
+            for item in decoder.flush():
+                if show is None or show(item):
+                    yield item
+            outcome = "complete"
         except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
             failure = translate_error(exc, self.response.request)
-            if failure is exc:
+            if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
                 raise
+            outcome = "unknown"
         finally:
+            if meter is not None:
+                meter.finish(outcome)
             self.response.close()
             decoder.close()
         if failure is not None:  # raised outside ``except``: the library error (and its key) is not chained
@@ -121,6 +153,8 @@ class Stream(Generic[T]):
         self._iterator.close()
         self.response.close()
         self._decoder.close()
+        if self._meter is not None:  # a stream closed before its first read never ran ``_iterate``
+            self._meter.finish("early")
 
     def __enter__(self) -> Stream[T]:
         return self
@@ -135,32 +169,48 @@ class AsyncStream(Generic[T]):
     """The async twin of :class:`Stream`."""
 
     def __init__(
-        self, decoder: ChunkDecoder[T], response: Any, chunks: AsyncIterator[bytes], first: bytes
+        self,
+        decoder: ChunkDecoder[T],
+        response: Any,
+        chunks: AsyncIterator[bytes],
+        first: bytes,
+        meter: StreamMeter | None = None,
     ) -> None:
         self.response = response
         self._decoder = decoder
         self._chunks = chunks
         self._first = first
+        self._meter = meter
         self._iterator = self._iterate()
+        _watch(self, meter)
 
     async def _iterate(self) -> AsyncGenerator[T, None]:
-        decoder = self._decoder
+        decoder, meter = self._decoder, self._meter
+        show = meter.observe if meter is not None else None
         failure: BaseException | None = None
+        outcome: Outcome = "early"
         try:
             for item in decoder.feed(self._first):
-                yield item
+                if show is None or show(item):
+                    yield item
             async for chunk in self._chunks:
                 if decoder.done:
                     break
                 for item in decoder.feed(chunk):
-                    yield item
+                    if show is None or show(item):
+                        yield item
             for item in decoder.flush():
-                yield item
+                if show is None or show(item):
+                    yield item
+            outcome = "complete"
         except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
             failure = translate_error(exc, self.response.request)
-            if failure is exc:
+            if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
                 raise
+            outcome = "unknown"
         finally:
+            if meter is not None:  # before the await: a cancelled close must not skip the charge
+                meter.finish(outcome)
             await self.response.aclose()
             decoder.close()
         if failure is not None:
@@ -174,6 +224,8 @@ class AsyncStream(Generic[T]):
 
     async def close(self) -> None:
         """Close the connection; safe to call more than once."""
+        if self._meter is not None:
+            self._meter.finish("early")  # first: the awaits below may be cancelled
         await self._iterator.aclose()
         await self.response.aclose()
         self._decoder.close()

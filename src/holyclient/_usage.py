@@ -2,15 +2,23 @@
 
 A request first *reserves* its worst-case cost (prompt counted offline, output at its cap), so that
 concurrent requests cannot together overrun the budget; when the response arrives the reservation is
-*settled*, replaced by the cost of the real ``usage``. One ``threading.Lock`` guards the state; no
-method awaits, so asyncio tasks sharing a tracker are safe too.
+*settled*, replaced by the cost of the real ``usage``. A request whose outcome is unknown (a timeout or a
+dropped connection after it was sent: the server may have billed it) keeps its reservation as spent,
+counted as *uncertain*. One ``threading.Lock`` guards the state; no method awaits, so asyncio tasks
+sharing a tracker are safe too.
+
+Garbage-collection finalisers (a stream dropped without being closed) must not take that lock: the
+collector can run them on a thread that already holds it. They queue their settlement with
+:meth:`UsageTracker.settle_later` (a lock-free ``deque.append``) and the next reading of the tracker
+applies it.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,18 +55,33 @@ class Reservation:
 
 @dataclass(frozen=True)
 class ModelUsage:
-    """Totals for one model. ``cost_usd`` is None when the model has no known price."""
+    """Totals for one model. ``cost_usd`` is None when the model has no known price.
+
+    Attributes:
+        approximate_requests: requests whose tokens were counted locally because the server sent no
+            usage (a stream left early, or a server that ignores ``stream_options``).
+        uncertain_requests: requests whose outcome is unknown (timeout or dropped connection after
+            sending), charged at their worst case; their completion tokens are unknown and not counted.
+    """
 
     requests: int
     prompt_tokens: int
     cached_tokens: int
     completion_tokens: int
     cost_usd: float | None
+    approximate_requests: int = 0
+    uncertain_requests: int = 0
 
 
 @dataclass(frozen=True)
 class UsageSnapshot:
-    """A consistent copy of a tracker's totals."""
+    """A consistent copy of a tracker's totals.
+
+    Attributes:
+        uncertain_usd: the part of ``total_cost_usd`` charged at the worst case for requests whose
+            outcome is unknown (the server may or may not have billed them).
+        approximate: True when some of the totals were counted locally rather than reported by the server.
+    """
 
     models: dict[str, ModelUsage]
     total_cost_usd: float
@@ -66,6 +89,15 @@ class UsageSnapshot:
     budget_usd: float | None
     remaining_usd: float | None
     unpriced_models: tuple[str, ...]
+    uncertain_usd: float = 0.0
+
+    @property
+    def approximate(self) -> bool:
+        return any(m.approximate_requests for m in self.models.values())
+
+    @property
+    def uncertain_requests(self) -> int:
+        return sum(m.uncertain_requests for m in self.models.values())
 
     @property
     def total_tokens(self) -> int:
@@ -80,6 +112,8 @@ class UsageSnapshot:
                     "cached_tokens": m.cached_tokens,
                     "completion_tokens": m.completion_tokens,
                     "cost_usd": m.cost_usd,
+                    "approximate_requests": m.approximate_requests,
+                    "uncertain_requests": m.uncertain_requests,
                 }
                 for name, m in self.models.items()
             },
@@ -88,11 +122,13 @@ class UsageSnapshot:
             "budget_usd": self.budget_usd,
             "remaining_usd": self.remaining_usd,
             "unpriced_models": list(self.unpriced_models),
+            "uncertain_usd": self.uncertain_usd,
+            "approximate": self.approximate,
         }
 
 
 class _Totals:
-    __slots__ = ("cached", "completion", "cost", "priced", "prompt", "requests")
+    __slots__ = ("approximate", "cached", "completion", "cost", "priced", "prompt", "requests", "uncertain")
 
     def __init__(self) -> None:
         self.requests = 0
@@ -101,6 +137,8 @@ class _Totals:
         self.completion = 0
         self.cost = 0.0
         self.priced = True
+        self.approximate = 0
+        self.uncertain = 0
 
 
 class UsageTracker:
@@ -121,6 +159,8 @@ class UsageTracker:
         self._spent = 0.0
         self._reserved: dict[int, float] = {}
         self._next_id = 0
+        self._uncertain = 0.0
+        self._later: deque[Callable[[], None]] = deque()
 
     @property
     def prices(self) -> PriceTable:
@@ -139,6 +179,7 @@ class UsageTracker:
             BudgetExceededError: a budget is set and the worst case exceeds what is left (spent and
                 held amounts deducted), or the model has no price so the budget cannot be checked.
         """
+        self._apply_later()
         model = str(body.get("model") or "")
         info = self.prices.get(model)
         if info is None:
@@ -167,7 +208,7 @@ class UsageTracker:
                 raise BudgetExceededError(
                     f"Request refused before sending: its worst-case cost ${worst:.6f} ({prompt} prompt + "
                     f"{output} output tokens on {info.name}) exceeds the ${max(remaining, 0.0):.6f} left of the "
-                    f"${self.budget_usd:.2f} budget. Set max_tokens lower or raise the budget.",
+                    f"${self.budget_usd:.6f} budget. Set max_tokens lower or raise the budget.",
                     requested_usd=worst,
                     remaining_usd=max(remaining, 0.0),
                 )
@@ -182,31 +223,74 @@ class UsageTracker:
         self._reserved[self._next_id] = amount
         return Reservation(self._next_id, model, prompt, amount, priced)
 
-    def settle(self, reservation: Reservation, usage: Mapping[str, Any] | Any | None) -> None:
+    def settle(
+        self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
+    ) -> None:
         """Replace a reservation by the cost of the real ``usage``; with None, just release it.
 
         Settling the same reservation twice records nothing the second time.
+
+        Args:
+            approximate: the usage was counted locally, not reported by the server.
         """
         with self._lock:
             if self._reserved.pop(reservation.id, None) is None:
                 return
             if usage is not None:
-                self._record_locked(reservation.model, usage)
+                self._record_locked(reservation.model, usage, approximate)
 
-    def record(self, model: str, usage: Mapping[str, Any] | Any) -> None:
+    def settle_uncertain(self, reservation: Reservation) -> None:
+        """Keep a reservation as spent: the request's outcome is unknown, so assume the worst case.
+
+        Its prompt tokens (counted offline) are recorded; its completion tokens are unknown.
+        """
+        with self._lock:
+            amount = self._reserved.pop(reservation.id, None)
+            if amount is None:
+                return
+            totals = self._model_totals(reservation.model)
+            totals.requests += 1
+            totals.uncertain += 1
+            totals.prompt += reservation.prompt_tokens or 0
+            if not reservation.priced:
+                totals.priced = False
+                return
+            totals.cost += amount
+            self._spent += amount
+            self._uncertain += amount
+
+    def settle_later(self, settle: Callable[[], None]) -> None:
+        """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
+        self._later.append(settle)
+
+    def _apply_later(self) -> None:
+        while self._later:
+            try:
+                settle = self._later.popleft()
+            except IndexError:  # another thread took the last one
+                return
+            settle()
+
+    def record(self, model: str, usage: Mapping[str, Any] | Any, *, approximate: bool = False) -> None:
         """Add a response's ``usage`` for callers that made no reservation."""
         with self._lock:
-            self._record_locked(model, usage)
+            self._record_locked(model, usage, approximate)
 
-    def _record_locked(self, model: str, usage: Any) -> None:
-        prompt, cached, completion = usage_tokens(usage)
+    def _model_totals(self, model: str) -> _Totals:
         totals = self._totals.get(model)
         if totals is None:
             totals = self._totals[model] = _Totals()
+        return totals
+
+    def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> None:
+        prompt, cached, completion = usage_tokens(usage)
+        totals = self._model_totals(model)
         totals.requests += 1
         totals.prompt += prompt
         totals.cached += cached
         totals.completion += completion
+        if approximate:
+            totals.approximate += 1
         try:
             cost = estimate_cost(
                 model, prompt, completion, cached_input_tokens=cached, table=self.prices
@@ -219,6 +303,7 @@ class UsageTracker:
 
     @property
     def total_cost_usd(self) -> float:
+        self._apply_later()
         with self._lock:
             return self._spent
 
@@ -227,15 +312,25 @@ class UsageTracker:
         """What is left of the budget after spent and held amounts (None without a budget)."""
         if self.budget_usd is None:
             return None
+        self._apply_later()
         with self._lock:
             return max(self.budget_usd - self._spent - sum(self._reserved.values()), 0.0)
 
     def snapshot(self) -> UsageSnapshot:
         """A consistent copy of the totals."""
+        self._apply_later()
         with self._lock:
             reserved = sum(self._reserved.values())
             models = {
-                name: ModelUsage(t.requests, t.prompt, t.cached, t.completion, t.cost if t.priced else None)
+                name: ModelUsage(
+                    t.requests,
+                    t.prompt,
+                    t.cached,
+                    t.completion,
+                    t.cost if t.priced else None,
+                    t.approximate,
+                    t.uncertain,
+                )
                 for name, t in self._totals.items()
             }
             remaining = (
@@ -248,6 +343,7 @@ class UsageTracker:
                 budget_usd=self.budget_usd,
                 remaining_usd=remaining,
                 unpriced_models=tuple(name for name, t in self._totals.items() if not t.priced),
+                uncertain_usd=self._uncertain,
             )
 
     def totals(self) -> dict[str, Any]:

@@ -154,8 +154,9 @@ def estimate_cost(
 
 
 def requested_output_tokens(body: Mapping[str, Any]) -> int | None:
-    """The output cap a request sets (``max_completion_tokens`` wins over ``max_tokens``), if any."""
-    for key in ("max_completion_tokens", "max_tokens"):
+    """The output cap a request sets (``max_completion_tokens``, else ``max_tokens``, else the Responses
+    API's ``max_output_tokens``), if any."""
+    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
         value = body.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value

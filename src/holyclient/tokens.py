@@ -34,9 +34,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _tokenizer
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
+from ._messages import as_mapping, message_mapping
+from ._tool_text import render_functions
 
 if TYPE_CHECKING:
     import tiktoken
+    from pydantic import BaseModel
+
+    #: A chat message: a dict (or TypedDict), or a message model such as ``response.choices[0].message``.
+    MessageLike = Mapping[str, Any] | BaseModel
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",
@@ -122,7 +128,7 @@ def count_tokens(text: str, model: str = "gpt-4o") -> TokenCount:
 
 
 def count_messages(
-    messages: Iterable[Mapping[str, Any]],
+    messages: Iterable[MessageLike],
     model: str = "gpt-4o",
     *,
     tools: Sequence[Mapping[str, Any]] | None = None,
@@ -134,7 +140,8 @@ def count_messages(
     """Count the prompt tokens of a chat request, as the API reports them in ``usage.prompt_tokens``.
 
     Args:
-        messages: chat messages (dicts), as sent to ``/chat/completions``.
+        messages: chat messages as sent to ``/chat/completions``: dicts, TypedDicts, or message models
+            such as ``response.choices[0].message`` (counted as openai-python would send them).
         model: the model name; decides the encoding and the per-message constants.
         tools: tool definitions (``{"type": "function", "function": {...}}``).
         functions: legacy function definitions.
@@ -143,14 +150,14 @@ def count_messages(
         image_size: ``(width, height)`` assumed for images whose size cannot be read (http URLs).
 
     Raises:
-        TypeError: a message is not a mapping.
+        TypeError: a message is neither a mapping nor a message model.
     """
     name, approximate = encoding_name_for_model(model)
     counter = _Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
     definitions = [*_function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
     if definitions:
-        tokens += counter.text(_render_functions(definitions)) + 9
+        tokens += counter.text(render_functions(definitions)) + 9
         if counter.saw_system:
             tokens -= 4
     tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
@@ -160,7 +167,8 @@ def count_messages(
 def count_request(
     body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
 ) -> TokenCount:
-    """Count the input tokens of a request body: a chat completion (``messages``) or an embedding (``input``).
+    """Count the input tokens of a request body: a chat completion (``messages``), a completion (``prompt``),
+    an embedding (``input``) or a Responses API call (``input`` and ``instructions``, approximate).
 
     Args:
         body: the JSON body as a mapping.
@@ -195,9 +203,28 @@ def count_request(
             extra = _tokenizer.count(encoding_for_model(model), schema)
             return counted._replace(tokens=counted.tokens + extra, approximate=True)
         return counted
+    if "prompt" in body:  # legacy completions: the prompt is counted like an embedding input
+        return _count_embedding_input(body["prompt"], model)
     if "input" in body:
-        return _count_embedding_input(body["input"], model)
-    raise ValueError("the body has neither 'messages' (chat) nor 'input' (embeddings)")
+        value = body["input"]
+        if isinstance(value, list) and any(not isinstance(item, (str, int, list)) for item in value):
+            return _count_response_input(value, body.get("instructions"), model)
+        counted = _count_embedding_input(value, model)
+        instructions = body.get("instructions")
+        if isinstance(instructions, str):  # a Responses API call with a plain-text input
+            extra = _tokenizer.count(encoding_for_model(model), instructions)
+            return counted._replace(tokens=counted.tokens + extra, approximate=True)
+        return counted
+    raise ValueError("the body has neither 'messages' (chat), 'prompt' (completions) nor 'input'")
+
+
+def _count_response_input(items: list[Any], instructions: Any, model: str) -> TokenCount:
+    """A Responses API input (messages and tool items), counted by the chat rules: approximate."""
+    messages: list[Any] = (
+        [{"role": "developer", "content": instructions}] if isinstance(instructions, str) else []
+    )
+    messages.extend(items)
+    return count_messages(messages, model)._replace(approximate=True)
 
 
 def _count_embedding_input(value: Any, model: str) -> TokenCount:
@@ -234,15 +261,15 @@ class _Counter:
     def text(self, text: str) -> int:
         return _tokenizer.count(self.enc, text)
 
-    def messages(self, messages: Iterable[Mapping[str, Any]], *, pad_system: bool) -> int:
+    def messages(self, messages: Iterable[MessageLike], *, pad_system: bool) -> int:
         count = _tokenizer.count
         enc = self.enc
         encode = enc.encode_ordinary
         long_text = _tokenizer.LONG_RUN
         tokens = 3  # every reply is primed with <|start|>assistant<|message|>
         for message in messages:
-            if type(message) is not dict and not isinstance(message, Mapping):
-                raise TypeError(f"each message must be an object, got {type(message).__name__}")
+            if type(message) is not dict:  # the common case skips the call
+                message = message_mapping(message)
             tokens += self.per_message
             role = message.get("role")
             system = role == "system" or role == "developer"
@@ -262,8 +289,8 @@ class _Counter:
                     tokens += self._parts(value)
                 elif key == "tool_calls":
                     tokens += self._tool_calls(value)
-                elif key == "function_call" and isinstance(value, Mapping):
-                    tokens += self._call(value)
+                elif key == "function_call" and (call := as_mapping(value)) is not None:
+                    tokens += self._call(call)
             if system:
                 self.saw_system = True
             elif role == "tool" or role == "function":
@@ -274,11 +301,12 @@ class _Counter:
         if not isinstance(parts, list):
             raise TypeError("message 'content' must be a string, null or a list of parts")
         tokens = 0
-        for part in parts:
-            if not isinstance(part, Mapping):
+        for item in parts:
+            part = as_mapping(item)
+            if part is None:
                 raise TypeError("each content part must be an object")
             kind = part.get("type")
-            if kind == "text" or (kind is None and "text" in part):
+            if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
                 tokens += self.text(str(part.get("text", "")))
             elif kind == "refusal":
                 tokens += self.text(str(part.get("refusal", "")))
@@ -302,9 +330,10 @@ class _Counter:
         if not isinstance(calls, list):
             raise TypeError("'tool_calls' must be a list")
         tokens = 0
-        for call in calls:
-            function = call.get("function") if isinstance(call, Mapping) else None
-            if isinstance(function, Mapping):
+        for item in calls:
+            call = as_mapping(item)
+            function = as_mapping(call.get("function")) if call is not None else None
+            if function is not None:
                 tokens += self._call(function)
         return tokens
 
@@ -335,63 +364,3 @@ def _function_defs(tools: Sequence[Mapping[str, Any]] | None, counter: _Counter)
         else:  # built-in tools (web search, ...) are described to the model by the server
             counter.approximate = True
     return out
-
-
-def _render_functions(functions: Sequence[Mapping[str, Any]]) -> str:
-    """The function definitions as the API renders them for the model (TypeScript-like)."""
-    lines = ["namespace functions {", ""]
-    for function in functions:
-        description = function.get("description")
-        if description:
-            lines.append(f"// {description}")
-        parameters = function.get("parameters")
-        name = function.get("name", "")
-        if isinstance(parameters, Mapping) and parameters.get("properties"):
-            lines.append(f"type {name} = (_: {{")
-            lines.append(_render_properties(parameters, 0))
-            lines.append("}) => any;")
-        else:
-            lines.append(f"type {name} = () => any;")
-        lines.append("")
-    lines.append("} // namespace functions")
-    return "\n".join(lines)
-
-
-def _render_properties(schema: Mapping[str, Any], indent: int) -> str:
-    properties = schema.get("properties")
-    required = schema.get("required") or ()
-    lines: list[str] = []
-    if isinstance(properties, Mapping):
-        for name, prop in properties.items():
-            if not isinstance(prop, Mapping):
-                continue
-            if prop.get("description") and indent < 2:
-                lines.append(f"// {prop['description']}")
-            optional = "" if name in required else "?"
-            lines.append(f"{name}{optional}: {_render_type(prop, indent)},")
-    return "\n".join(" " * indent + line for line in lines)
-
-
-def _render_type(prop: Mapping[str, Any], indent: int) -> str:
-    kind = prop.get("type")
-    enum = prop.get("enum")
-    if isinstance(kind, list):
-        return " | ".join(_render_type({**prop, "type": k}, indent) for k in kind)
-    if isinstance(enum, list) and kind in ("string", "number", "integer", None):
-        return " | ".join(f'"{v}"' if isinstance(v, str) else json.dumps(v) for v in enum)
-    if kind == "string":
-        return "string"
-    if kind in ("number", "integer"):
-        return "number"
-    if kind in ("boolean", "null"):
-        return str(kind)
-    if kind == "object":
-        return "\n".join(["{", _render_properties(prop, indent + 2), "}"])
-    if kind == "array":
-        items = prop.get("items")
-        return f"{_render_type(items, indent)}[]" if isinstance(items, Mapping) else "any[]"
-    for key in ("anyOf", "oneOf"):
-        options = prop.get(key)
-        if isinstance(options, list):
-            return " | ".join(_render_type(o, indent) for o in options if isinstance(o, Mapping))
-    return "any"

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _tokenizer
 from ._exceptions import HolyClientError
+from ._messages import message_mapping
 from .tokens import count_messages, encoding_for_model
+
+if TYPE_CHECKING:
+    from .tokens import MessageLike
 
 __all__ = ["DEFAULT_MARKER", "ContextOverflowError", "fit_messages", "truncate_text"]
 
@@ -65,12 +69,21 @@ def truncate_text(
         marker = ""
     room = max_tokens - (_tokenizer.count(enc, marker) if marker else 0)
     pieces = [enc.decode_single_token_bytes(t) for t in tokens]
+    best: str | None = None
     while True:
         result = _assemble(pieces, room, keep, marker)
         over = _tokenizer.count(enc, result) - max_tokens
-        if over <= 0 or room == 0:
-            return result if over <= 0 else ""
-        room = max(room - over, 0)  # re-tokenizing the joins merged differently: give back the excess
+        if over > 0:
+            if best is not None or room == 0:
+                return best or ""
+            room = max(room - over, 0)  # re-tokenizing the joins merged differently: give back the excess
+            continue
+        best = result
+        if over == 0 or room >= len(pieces):
+            return best
+        # Short of the budget (a character cut at an edge, or joins that merged): take the slack back,
+        # keeping the last result that fitted if that overshoots. Each step grows ``room``, so this ends.
+        room -= over
 
 
 def _assemble(pieces: Sequence[bytes], room: int, keep: str, marker: str) -> str:
@@ -92,7 +105,7 @@ def _tail(pieces: Sequence[bytes], n: int) -> str:
 
 
 def fit_messages(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[MessageLike],
     model: str,
     *,
     reserve_output: int = 1024,
@@ -106,7 +119,8 @@ def fit_messages(
     it) are always kept. Older messages go first, oldest first; the last one to go is shortened
     instead when enough of it would still fit (its start is cut, its end kept). An assistant message
     with ``tool_calls`` and the ``tool`` messages answering it are kept or dropped together. The
-    input is never modified.
+    input is never modified. Messages may be dicts, TypedDicts or message models (such as
+    ``response.choices[0].message``); the result holds dicts, models dumped as openai-python sends them.
 
     Args:
         messages: the conversation.
@@ -125,7 +139,7 @@ def fit_messages(
 
         max_context = lookup_model(model).context_window
     available = max_context - reserve_output
-    items = [copy.deepcopy(dict(m)) for m in messages]
+    items = [copy.deepcopy(dict(message_mapping(m))) for m in messages]
     if not items:
         return []
     costs = [count_messages([m], model).tokens - 3 for m in items]

@@ -1,0 +1,251 @@
+"""Streams are charged: every streamed generation is recorded in ``client.usage`` and counts against the budget."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx2
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from holyclient import APIConnectionError
+from holyclient._base import RequestOptions
+from holyclient._stream_usage import ask_for_usage
+from holyclient.tokens import count_request, count_tokens
+from support import chunk, sse
+
+MESSAGES = [{"role": "user", "content": "Say hello to the world"}]
+SERVER_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+BODY = {"model": "gpt-4.1", "messages": MESSAGES, "max_tokens": 50}
+
+
+def usage_chunk(usage: dict[str, int] = SERVER_USAGE) -> dict[str, Any]:
+    return chunk("", choices=[], usage=usage)
+
+
+def _wants_usage(request: httpx2.Request) -> bool:
+    options = json.loads(request.content).get("stream_options")
+    return isinstance(options, dict) and options.get("include_usage") is True
+
+
+def chat_server(
+    seen: list[dict[str, Any]], *, sends_usage: bool = True
+) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A streaming chat endpoint that honours ``include_usage`` (unless ``sends_usage`` is False)."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        events: list[dict[str, Any] | str] = [chunk("Hello"), chunk(" world")]
+        if sends_usage and _wants_usage(request):
+            events.append(usage_chunk())
+        events.append("[DONE]")
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(*events))
+
+    return handler
+
+
+def _stream(client: Any, **params: Any) -> Any:
+    return client.chat.completions.create(
+        model="gpt-4.1", messages=MESSAGES, max_tokens=50, stream=True, **params
+    )
+
+
+def _local_usage(text: str) -> tuple[int, int]:
+    return count_request(BODY).tokens, count_tokens(text, "gpt-4.1").tokens
+
+
+# --- the decision, sans-IO -------------------------------------------------------------------------
+
+
+def test_usage_is_asked_for_unless_the_caller_chose_stream_options():
+    body, hide = ask_for_usage("/chat/completions", {"model": "m", "stream": True})
+    assert body == {"model": "m", "stream": True, "stream_options": {"include_usage": True}} and hide
+    for chosen in ({"include_usage": False}, {"include_usage": True}, None):
+        original = {"model": "m", "stream_options": chosen}
+        assert ask_for_usage("/chat/completions", original) == (original, False)
+    assert ask_for_usage("/completions", {"model": "m"})[1]
+    assert ask_for_usage("/responses", {"model": "m"}) == ({"model": "m"}, False)  # usage always comes
+
+
+# --- sync ------------------------------------------------------------------------------------------
+
+
+def test_a_stream_is_charged_the_servers_usage_and_the_usage_chunk_is_hidden(make_client):
+    seen: list[dict[str, Any]] = []
+    client = make_client(chat_server(seen), budget_usd=1.0)
+    with _stream(client) as stream:
+        chunks = list(stream)
+    assert seen[0]["stream_options"] == {"include_usage": True}
+    assert [c.choices[0].delta.content for c in chunks] == ["Hello", " world"]
+    snapshot = client.usage.snapshot()
+    assert snapshot.models["gpt-4.1"].prompt_tokens == 11
+    assert snapshot.models["gpt-4.1"].completion_tokens == 7
+    assert snapshot.models["gpt-4.1"].approximate_requests == 0
+    assert snapshot.reserved_usd == 0.0 and not snapshot.approximate
+
+
+def test_three_streams_without_a_budget_are_all_recorded(make_client):
+    client = make_client(chat_server([]))
+    for _ in range(3):
+        list(_stream(client))
+    snapshot = client.usage.snapshot()
+    assert snapshot.models["gpt-4.1"].requests == 3
+    assert snapshot.total_cost_usd > 0
+
+
+def test_a_caller_who_asked_for_usage_sees_the_usage_chunk(make_client):
+    seen: list[dict[str, Any]] = []
+    client = make_client(chat_server(seen), budget_usd=1.0)
+    chunks = list(_stream(client, stream_options={"include_usage": True}))
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    assert client.usage.snapshot().models["gpt-4.1"].completion_tokens == 7
+
+
+def test_a_caller_who_declined_usage_is_charged_a_local_count(make_client):
+    seen: list[dict[str, Any]] = []
+    client = make_client(chat_server(seen), budget_usd=1.0)
+    chunks = list(_stream(client, stream_options={"include_usage": False}))
+    assert seen[0]["stream_options"] == {"include_usage": False}
+    assert len(chunks) == 2
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens) == _local_usage("Hello world")
+    assert model.approximate_requests == 1
+
+
+def test_a_server_that_sends_no_usage_is_charged_a_local_count(make_client):
+    client = make_client(chat_server([], sends_usage=False), budget_usd=1.0)
+    list(_stream(client))
+    snapshot = client.usage.snapshot()
+    model = snapshot.models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens) == _local_usage("Hello world")
+    assert snapshot.approximate and snapshot.reserved_usd == 0.0 and snapshot.total_cost_usd > 0
+
+
+def test_a_stream_left_early_is_charged_what_was_seen(make_client):
+    client = make_client(chat_server([]), budget_usd=1.0)
+    with _stream(client) as stream:
+        for _ in stream:
+            break
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens) == _local_usage("Hello")
+    assert model.approximate_requests == 1
+    assert client.usage.snapshot().reserved_usd == 0.0
+
+
+def test_a_stream_closed_before_reading_is_charged_its_prompt(make_client):
+    client = make_client(chat_server([]), budget_usd=1.0)
+    _stream(client).close()
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens) == (_local_usage("")[0], 0)
+
+
+def test_a_dropped_connection_mid_stream_keeps_the_reservation_as_uncertain(make_client):
+    def parts() -> Iterator[bytes]:
+        yield sse(chunk("Hello"))
+        raise httpx2.ReadError("connection reset")
+
+    client = make_client(lambda _: httpx2.Response(200, content=parts()), budget_usd=1.0)
+    stream = _stream(client)
+    held = client.usage.snapshot().reserved_usd
+    with pytest.raises(APIConnectionError):
+        list(stream)
+    snapshot = client.usage.snapshot()
+    assert snapshot.reserved_usd == 0.0
+    assert snapshot.uncertain_usd == pytest.approx(held) == pytest.approx(snapshot.total_cost_usd)
+    assert snapshot.models["gpt-4.1"].uncertain_requests == 1
+
+
+# --- other streaming endpoints, through the one stream path ----------------------------------------
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+def test_a_legacy_completions_stream_is_charged_and_its_usage_chunk_hidden(make_client):
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        assert _wants_usage(request)
+        text = {
+            "id": "c",
+            "object": "text_completion",
+            "model": "gpt-4.1",
+            "choices": [{"index": 0, "text": "Hi"}],
+        }
+        last = {
+            "id": "c",
+            "object": "text_completion",
+            "model": "gpt-4.1",
+            "choices": [],
+            "usage": SERVER_USAGE,
+        }
+        return httpx2.Response(200, content=sse(text, last, "[DONE]"))
+
+    client = make_client(handler, budget_usd=1.0)
+    body = {"model": "gpt-4.1", "prompt": "Say hi", "max_tokens": 5, "stream": True}
+    events = list(client._stream(RequestOptions("POST", "/completions", body=body, stream=True), Event))
+    assert len(events) == 1
+    assert client.usage.snapshot().models["gpt-4.1"].completion_tokens == 7
+
+
+def test_a_responses_stream_is_charged_from_its_completed_event(make_client):
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        assert "stream_options" not in json.loads(request.content)
+        delta = {"type": "response.output_text.delta", "delta": "Hi"}
+        usage = {"input_tokens": 9, "output_tokens": 3, "total_tokens": 12}
+        done = {"type": "response.completed", "response": {"model": "gpt-4.1", "usage": usage}}
+        return httpx2.Response(200, content=sse(delta, done))
+
+    client = make_client(handler, budget_usd=1.0)
+    body = {"model": "gpt-4.1", "input": "Say hi", "max_output_tokens": 5, "stream": True}
+    events = list(client._stream(RequestOptions("POST", "/responses", body=body, stream=True), Event))
+    assert len(events) == 2
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens, model.approximate_requests) == (9, 3, 0)
+
+
+# --- async -----------------------------------------------------------------------------------------
+
+
+async def test_an_async_stream_is_charged_the_servers_usage(make_async_client):
+    client = make_async_client(chat_server([]), budget_usd=1.0)
+    chunks = [c async for c in await _stream(client)]
+    assert len(chunks) == 2
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens, model.approximate_requests) == (11, 7, 0)
+    await client.close()
+
+
+async def test_an_async_stream_left_early_is_charged_what_was_seen(make_async_client):
+    client = make_async_client(chat_server([]), budget_usd=1.0)
+    async with await _stream(client) as stream:
+        async for _ in stream:
+            break
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens) == _local_usage("Hello")
+    assert client.usage.snapshot().reserved_usd == 0.0
+    await client.close()
+
+
+async def test_an_async_stream_from_a_server_without_usage_is_charged_a_local_count(make_async_client):
+    client = make_async_client(chat_server([], sends_usage=False), budget_usd=1.0)
+    [c async for c in await _stream(client)]
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.prompt_tokens, model.completion_tokens) == _local_usage("Hello world")
+    assert model.approximate_requests == 1
+    await client.close()
+
+
+async def test_an_async_dropped_connection_mid_stream_is_uncertain(make_async_client):
+    async def parts() -> AsyncIterator[bytes]:
+        yield sse(chunk("Hello"))
+        raise httpx2.ReadError("connection reset")
+
+    client = make_async_client(lambda _: httpx2.Response(200, content=parts()), budget_usd=1.0)
+    stream = await _stream(client)
+    with pytest.raises(APIConnectionError):
+        [c async for c in stream]
+    snapshot = client.usage.snapshot()
+    assert snapshot.reserved_usd == 0.0 and snapshot.uncertain_usd > 0
+    await client.close()

@@ -91,7 +91,7 @@ def test_invalid_input_is_reported_by_line_and_nothing_is_sent(
     assert code == 2
     assert f"{source}:4: not valid JSON" in err
     assert f"{source}:5: duplicate custom_id 'r1' (first on line 2)" in err
-    assert f"{source}:6: unsupported url '/v1/embeddings'" in err
+    assert f"{source}:6: field 'url': unsupported url '/v1/embeddings'" in err
     assert server.stats["requests"] == 0
     assert not out.exists()
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,12 @@ class IdSet:
     def __init__(self, digests: Iterable[int] = ()) -> None:
         self._digests = _sorted_array(array("Q", digests))
 
+    @classmethod
+    def from_sorted(cls, digests: array[int]) -> IdSet:
+        ids = cls()
+        ids._digests = digests
+        return ids
+
     def __len__(self) -> int:
         return len(self._digests)
 
@@ -57,39 +64,117 @@ class IdSet:
         return index < len(self._digests) and self._digests[index] == value
 
 
-def _check_body(body: Any, default_model: str | None) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise InputLineError("field 'body' must be a JSON object")
-    messages = body.get("messages")
+#: Integer fields that must be at least 1 when given.
+_POSITIVE_INTS = ("max_tokens", "max_completion_tokens", "n")
+#: Number fields and their allowed range (OpenAI's).
+_RANGES = {
+    "temperature": (0.0, 2.0),
+    "top_p": (0.0, 1.0),
+    "presence_penalty": (-2.0, 2.0),
+    "frequency_penalty": (-2.0, 2.0),
+}
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _non_finite(value: Any, path: str) -> str | None:
+    """The path of the first NaN or infinite number in ``value`` (JSON allows neither; Python's parser
+    reads ``NaN``, ``Infinity`` and ``1e309`` into them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if (found := _non_finite(item, f"{path}.{key}" if path else str(key))) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := _non_finite(item, f"{path}[{index}]")) is not None:
+                return found
+    return None
+
+
+def _check_messages(messages: Any, prefix: str) -> None:
     if not isinstance(messages, list) or not messages:
-        raise InputLineError("field 'body.messages' must be a non-empty list")
-    if not all(isinstance(message, dict) for message in messages):
-        raise InputLineError("field 'body.messages' must be a list of objects")
+        raise InputLineError(f"field '{prefix}messages' must be a non-empty list")
+    for index, message in enumerate(messages):
+        where = f"{prefix}messages[{index}]"
+        if not isinstance(message, dict):
+            raise InputLineError(f"field '{where}' must be an object, got {_kind(message)}")
+        if not isinstance(message.get("role"), str) or not message["role"]:
+            raise InputLineError(f"field '{where}.role' is missing or not a string")
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise InputLineError(
+                f"field '{where}.content' must be a string, a list of parts or null, got {_kind(content)}"
+            )
+        if isinstance(content, list):
+            for part_index, part in enumerate(content):
+                if not isinstance(part, dict):
+                    raise InputLineError(
+                        f"field '{where}.content[{part_index}]' must be an object, got {_kind(part)}"
+                    )
+
+
+def _check_numbers(body: dict[str, Any], prefix: str) -> None:
+    if (path := _non_finite(body, "")) is not None:
+        raise InputLineError(f"field '{prefix}{path}' must be a finite number")
+    for key in _POSITIVE_INTS:
+        value = body.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise InputLineError(f"field '{prefix}{key}' must be a positive integer, got {value!r}")
+    for key, (low, high) in _RANGES.items():
+        value = body.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputLineError(f"field '{prefix}{key}' must be a number, got {_kind(value)}")
+        if not low <= value <= high:
+            raise InputLineError(f"field '{prefix}{key}' must be between {low:g} and {high:g}, got {value!r}")
+
+
+def _check_body(body: Any, default_model: str | None, prefix: str = "body.") -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' must be a JSON object")
+    _check_messages(body.get("messages"), prefix)
     if body.get("stream"):
-        raise InputLineError("field 'body.stream' is not supported in a batch")
+        raise InputLineError(f"field '{prefix}stream' is not supported in a batch")
+    _check_numbers(body, prefix)
     model = body.get("model")
     if model is None and default_model:
         return {**body, "model": default_model}
-    elif not isinstance(model, str) or not model:
-        raise InputLineError("field 'body.model' is missing (give it in each line or with --model)")
+    elif not isinstance(model, str) or not model.strip():
+        raise InputLineError(f"field '{prefix}model' is missing (give it in each line or with --model)")
     checked: dict[str, Any] = body
     return checked
 
 
-def parse_line(text: str | bytes, line_number: int, default_model: str | None = None) -> BatchRequest:
-    """Parse one input line: a Batch API request, or a bare chat request body (``custom_id`` = line number).
+def parse_line(
+    text: str | bytes, line_number: int, default_model: str | None = None, *, position: int | None = None
+) -> BatchRequest:
+    """Parse one input line: a Batch API request, or a bare chat request body.
+
+    A bare body's ``custom_id`` is its ``position`` among the input's non-blank lines (so a blank line
+    inserted before resuming does not shift every id); ``line_number`` when no position is given.
 
     Raises:
         InputLineError: naming the field at fault.
     """
+    if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]  # a UTF-8 BOM (Windows editors write one)
     try:
         data = json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise InputLineError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except ValueError as exc:
         raise InputLineError(f"not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise InputLineError("expected a JSON object")
+        raise InputLineError(f"expected a JSON object, got {_kind(data)}")
     if not any(key in data for key in ("custom_id", "body", "url", "method")):
-        return BatchRequest(str(line_number), _check_body(data, default_model))
+        bare_id = str(position if position is not None else line_number)
+        return BatchRequest(bare_id, _check_body(data, default_model, prefix=""))
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         raise InputLineError("field 'custom_id' must be a non-empty string")
@@ -98,17 +183,20 @@ def parse_line(text: str | bytes, line_number: int, default_model: str | None = 
         raise InputLineError(f"field 'method' must be \"POST\", got {method!r}")
     url = data.get("url", CHAT_COMPLETIONS_URL)
     if url not in _ACCEPTED_URLS:
-        raise InputLineError(f"unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
+        raise InputLineError(f"field 'url': unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
     if "body" not in data:
         raise InputLineError("field 'body' is missing")
     return BatchRequest(custom_id, _check_body(data["body"], default_model), url)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, position among non-blank lines, line)`` of each non-blank line."""
+    position = 0
     with path.open("rb") as file:
         for number, raw in enumerate(file, 1):
             if raw.strip():
-                yield number, raw
+                position += 1
+                yield number, position, raw
 
 
 @dataclass
@@ -119,12 +207,14 @@ class InputReport:
         requests: valid requests.
         problems: ``(line, message)``, at most ``max_problems`` of them (``problem_count`` counts all).
         models: requests per model.
+        ids: the valid requests' ``custom_id`` values.
     """
 
     requests: int = 0
     problems: list[tuple[int, str]] = field(default_factory=list)
     problem_count: int = 0
     models: dict[str, int] = field(default_factory=dict)
+    ids: IdSet = field(default_factory=IdSet)
 
     def add_problem(self, line: int, message: str, limit: int) -> None:
         self.problem_count += 1
@@ -138,17 +228,21 @@ def validate_input(
     *,
     max_problems: int = 20,
     on_request: Any = None,
+    check: Callable[[BatchRequest], None] | None = None,
 ) -> InputReport:
     """Validate every line of ``path`` (one pass, plus one more only if duplicates are suspected).
 
     Args:
         on_request: called with each valid :class:`BatchRequest` (the dry run's cost estimate).
+        check: more checks of a parsed request (model known, prompt fits); raises ``InputLineError``.
     """
     report = InputReport()
     digests: array[int] = array("Q")
-    for number, raw in _lines(path):
+    for number, position, raw in _lines(path):
         try:
-            request = parse_line(raw, number, default_model)
+            request = parse_line(raw, number, default_model, position=position)
+            if check is not None:
+                check(request)
         except InputLineError as exc:
             report.add_problem(number, str(exc), max_problems)
             continue
@@ -161,7 +255,7 @@ def validate_input(
     ordered = _sorted_array(digests)
     del digests
     suspects = {ordered[i] for i in range(1, len(ordered)) if ordered[i] == ordered[i - 1]}
-    del ordered
+    report.ids = IdSet.from_sorted(ordered)
     if suspects:
         _report_duplicates(path, default_model, suspects, report, max_problems)
     report.problems.sort()
@@ -172,9 +266,9 @@ def _report_duplicates(
     path: Path, default_model: str | None, suspects: set[int], report: InputReport, limit: int
 ) -> None:
     first_line: dict[str, int] = {}
-    for number, raw in _lines(path):
+    for number, position, raw in _lines(path):
         try:
-            request = parse_line(raw, number, default_model)
+            request = parse_line(raw, number, default_model, position=position)
         except InputLineError:
             continue
         if digest(request.custom_id) not in suspects:
@@ -190,8 +284,8 @@ def iter_requests(
     path: Path, default_model: str | None = None, skip: IdSet | None = None
 ) -> Iterator[BatchRequest]:
     """The requests of a validated input, read lazily, leaving out those whose ``custom_id`` is in ``skip``."""
-    for number, raw in _lines(path):
-        request = parse_line(raw, number, default_model)
+    for number, position, raw in _lines(path):
+        request = parse_line(raw, number, default_model, position=position)
         if skip is None or request.custom_id not in skip:
             yield request
 

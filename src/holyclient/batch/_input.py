@@ -162,6 +162,13 @@ def parse_line(
     Raises:
         InputLineError: naming the field at fault.
     """
+    return _parse(text, line_number, default_model, position)[0]
+
+
+def _parse(
+    text: str | bytes, line_number: int, default_model: str | None, position: int | None
+) -> tuple[BatchRequest, str]:
+    """The request, and the prefix that names its body's fields in messages (``"body."`` or ``""``)."""
     if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
         text = text[3:]  # a UTF-8 BOM (Windows editors write one)
     try:
@@ -174,7 +181,7 @@ def parse_line(
         raise InputLineError(f"expected a JSON object, got {_kind(data)}")
     if not any(key in data for key in ("custom_id", "body", "url", "method")):
         bare_id = str(position if position is not None else line_number)
-        return BatchRequest(bare_id, _check_body(data, default_model, prefix=""))
+        return BatchRequest(bare_id, _check_body(data, default_model, prefix="")), ""
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         raise InputLineError("field 'custom_id' must be a non-empty string")
@@ -186,7 +193,7 @@ def parse_line(
         raise InputLineError(f"field 'url': unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
     if "body" not in data:
         raise InputLineError("field 'body' is missing")
-    return BatchRequest(custom_id, _check_body(data["body"], default_model), url)
+    return BatchRequest(custom_id, _check_body(data["body"], default_model), url), "body."
 
 
 def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
@@ -228,21 +235,22 @@ def validate_input(
     *,
     max_problems: int = 20,
     on_request: Any = None,
-    check: Callable[[BatchRequest], None] | None = None,
+    check: Callable[[BatchRequest, str], None] | None = None,
 ) -> InputReport:
     """Validate every line of ``path`` (one pass, plus one more only if duplicates are suspected).
 
     Args:
         on_request: called with each valid :class:`BatchRequest` (the dry run's cost estimate).
-        check: more checks of a parsed request (model known, prompt fits); raises ``InputLineError``.
+        check: more checks of a parsed request (model known, prompt fits), called with the request and
+            the prefix naming its body's fields (``"body."`` or ``""``); raises ``InputLineError``.
     """
     report = InputReport()
     digests: array[int] = array("Q")
     for number, position, raw in _lines(path):
         try:
-            request = parse_line(raw, number, default_model, position=position)
+            request, prefix = _parse(raw, number, default_model, position)
             if check is not None:
-                check(request)
+                check(request, prefix)
         except InputLineError as exc:
             report.add_problem(number, str(exc), max_problems)
             continue

@@ -260,7 +260,7 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
     import anyio
 
     from ..batch import BatchResult, BatchRunner, BatchStoppedError, OutputWriter, iter_requests
-    from ..batch._guard import DEFAULT_STOP_AFTER
+    from ..batch._guard import DEFAULT_STOP_AFTER, unwrapped
     from ..batch._report import CostTally, progress_line, summary, summary_json
     from ..batch._runner import DEFAULT_BATCH_MAX_RETRIES
     from ._batch_progress import show
@@ -317,16 +317,17 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
     tty = sys.stderr.isatty()
 
     async def main() -> None:
-        async with client, anyio.create_task_group() as tg:
-            tg.start_soon(
-                lambda: show(to_send, lambda: runner.stats.done, line, every=args.progress_every, tty=tty)
-            )
-            try:
-                with anyio.CancelScope() as scope:
-                    stop.append(scope)
-                    await runner.run(pending(), on_result)
-            finally:
-                tg.cancel_scope.cancel()
+        with unwrapped():  # the run's own errors (BatchStoppedError) come out as themselves
+            async with client, anyio.create_task_group() as tg:
+                tg.start_soon(
+                    lambda: show(to_send, lambda: runner.stats.done, line, every=args.progress_every, tty=tty)
+                )
+                try:
+                    with anyio.CancelScope() as scope:
+                        stop.append(scope)
+                        await runner.run(pending(), on_result)
+                finally:
+                    tg.cancel_scope.cancel()
 
     interrupted = False
     stopped: str | None = None

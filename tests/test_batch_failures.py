@@ -213,3 +213,13 @@ async def test_without_stop_after_the_library_sends_everything() -> None:
     results: list[BatchResult] = []
     await runner.run(_requests(10), results.append)
     assert len(results) == 10 and not any(r.ok for r in results)
+
+
+async def test_an_unexpected_error_that_quotes_the_key_does_not_write_it_to_the_result() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise RuntimeError(f"odd failure with headers {dict(request.headers)}")
+
+    results: list[BatchResult] = []
+    await BatchRunner(_client(handler), concurrency=1, max_retries=0).run(_requests(1), results.append)
+    assert results[0].error is not None and "odd failure" in results[0].error["message"]
+    assert KEY not in json.dumps(results[0].output_line())

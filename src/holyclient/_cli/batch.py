@@ -286,6 +286,7 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         stop_after=DEFAULT_STOP_AFTER,
     )
     costs = CostTally()
+    created = not args.output.exists()
     writer = OutputWriter(args.output, fsync=args.fsync)
     write_errors: list[OSError] = []
     stop: list[anyio.CancelScope] = []
@@ -339,6 +340,8 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         stopped = str(exc)
     finally:
         writer.close()
+        if created and not writer.written:  # stopped before any result: leave no empty OUTPUT behind
+            args.output.unlink(missing_ok=True)
     if args.json:
         document = summary_json(
             runner.stats,

@@ -254,9 +254,7 @@ class BatchRunner:
         except Exception as exc:  # by construction: a failed request is a result, never an exception
             logger.debug("Batch request %s failed", request.custom_id, exc_info=True)
             result = BatchResult(
-                request.custom_id,
-                error=_error("request_failed", f"{type(exc).__name__}: {exc}"),
-                model=model,
+                request.custom_id, error=_error("request_failed", self._scrub(exc)), model=model
             )
         except BaseException:  # cancelled: release what the budget held for it
             self._release(reservation)
@@ -265,6 +263,12 @@ class BatchRunner:
             slot.release()
         self._settle(reservation, result)
         return result
+
+    def _scrub(self, exc: Exception) -> str:
+        """The error's text for the output file, without the API key whatever the error put in it."""
+        text = f"{type(exc).__name__}: {exc}"
+        key = str(getattr(self.client, "api_key", "") or "")
+        return text.replace(key, "***") if len(key) >= 8 else text
 
     def _release(self, reservation: Any) -> None:
         try:

@@ -175,3 +175,34 @@ def test_bare_bodies_keep_their_ids_when_a_blank_line_is_inserted(
     assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
     assert _sent(server) == ["a", "b", "c"]  # only c was sent the second time
     assert sorted(json.loads(line)["custom_id"] for line in out.read_text().splitlines()) == ["1", "2", "3"]
+
+
+def test_a_changed_input_is_detected_on_resume(server: LocalServer, tmp_path: Path, capsys: Any) -> None:
+    bodies = [json.loads(_line(i))["body"] for i in ("a", "b", "c")]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(body) + "\n" for body in bodies[:2]))
+    out = tmp_path / "out.jsonl"
+    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
+    edited = {
+        **bodies[1],
+        "messages": [{"role": "user", "content": "prompt B"}],
+    }  # same position, new request
+    source.write_text("".join(json.dumps(body) + "\n" for body in (bodies[0], edited, bodies[2])))
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 2
+    err = capsys.readouterr().err
+    assert f"{out}:" in err and "custom_id '2' was made from a different request" in err and "--force" in err
+    assert out.read_bytes() == before and _sent(server) == ["a", "b"]
+    assert _run(str(source), "-o", str(out), "--base-url", server.base_url, "--force") == 0
+    assert _sent(server) == ["a", "b", "c"]
+
+
+def test_output_lines_of_other_tools_are_not_taken_for_a_changed_input(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    source = _input(tmp_path / "in.jsonl", ["a", "b"])
+    out = tmp_path / "out.jsonl"
+    out.write_text(_result("a") + "\n")  # an id without a fingerprint (OpenAI's, or an older holyclient)
+    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
+    assert _sent(server) == ["b"]

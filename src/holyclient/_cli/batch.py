@@ -124,7 +124,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="append to an OUTPUT that holds results for custom_ids not in INPUT",
+        help="append to an OUTPUT that holds results for custom_ids not in INPUT, or made from an earlier "
+        "version of INPUT",
     )
     parser.add_argument(
         "--progress-every",
@@ -249,7 +250,11 @@ def _send(args: argparse.Namespace, report: Any) -> int:
     lock = OutputLock(args.output)
     try:
         state = prepare_output(
-            args.output, retry_failed=args.retry_failed, known=report.ids, force=args.force
+            args.output,
+            retry_failed=args.retry_failed,
+            known=report.ids,
+            versions=report.versions,
+            force=args.force,
         )
         return _run(args, client, state, report.requests)
     finally:
@@ -271,6 +276,10 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         )
     if state.foreign:
         _warn(f"{args.output}: {state.foreign} results for custom_ids not in {args.input} (--force)")
+    if state.changed:
+        _warn(
+            f"{args.output}: {state.changed} results made from an earlier version of {args.input} (--force)"
+        )
     if state.dropped_failures:
         print(
             f"{args.output}: {state.dropped_failures} failed results removed, to be sent again",

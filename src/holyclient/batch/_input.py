@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest
+from ._types import CHAT_COMPLETIONS_URL, BatchRequest, request_fingerprint
 
 _ACCEPTED_URLS = (CHAT_COMPLETIONS_URL,)
 _SORT_CHUNK = 16384
@@ -29,6 +29,11 @@ _SORT_CHUNK = 16384
 
 class InputLineError(ValueError):
     """One input line is not a valid batch request."""
+
+
+def version_key(custom_id: str, fingerprint: str | None) -> str:
+    """One request as sent: its ``custom_id`` and its body's fingerprint (a changed body, a new key)."""
+    return f"{custom_id}\x00{fingerprint}"
 
 
 def digest(custom_id: str) -> int:
@@ -215,6 +220,7 @@ class InputReport:
         problems: ``(line, message)``, at most ``max_problems`` of them (``problem_count`` counts all).
         models: requests per model.
         ids: the valid requests' ``custom_id`` values.
+        versions: each valid request's ``custom_id`` with its body's fingerprint (:func:`version_key`).
     """
 
     requests: int = 0
@@ -222,6 +228,7 @@ class InputReport:
     problem_count: int = 0
     models: dict[str, int] = field(default_factory=dict)
     ids: IdSet = field(default_factory=IdSet)
+    versions: IdSet = field(default_factory=IdSet)
 
     def add_problem(self, line: int, message: str, limit: int) -> None:
         self.problem_count += 1
@@ -246,6 +253,7 @@ def validate_input(
     """
     report = InputReport()
     digests: array[int] = array("Q")
+    versions: array[int] = array("Q")
     for number, position, raw in _lines(path):
         try:
             request, prefix = _parse(raw, number, default_model, position)
@@ -258,12 +266,15 @@ def validate_input(
         model = str(request.body.get("model"))
         report.models[model] = report.models.get(model, 0) + 1
         digests.append(digest(request.custom_id))
+        versions.append(digest(version_key(request.custom_id, request_fingerprint(request.body))))
         if on_request is not None:
             on_request(request)
     ordered = _sorted_array(digests)
     del digests
     suspects = {ordered[i] for i in range(1, len(ordered)) if ordered[i] == ordered[i - 1]}
     report.ids = IdSet.from_sorted(ordered)
+    report.versions = IdSet(versions)
+    del versions
     if suspects:
         _report_duplicates(path, default_model, suspects, report, max_problems)
     report.problems.sort()

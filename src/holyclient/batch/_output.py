@@ -18,8 +18,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ._input import IdSet, digest
-from ._types import BatchResult, line_succeeded
+from ._input import IdSet, digest, version_key
+from ._types import BatchResult, line_fingerprint, line_succeeded
 
 
 class OutputError(ValueError):
@@ -40,6 +40,8 @@ class OutputState:
         dropped_failures: failed results removed so that they are sent again (``retry_failed``).
         foreign: results whose ``custom_id`` is not in the input (``known`` given to the scan);
             ``first_foreign`` is ``(line, custom_id)`` of the first.
+        changed: results made from another version of their request (``versions`` given to the scan:
+            INPUT was edited since); ``first_changed`` is ``(line, custom_id)`` of the first.
     """
 
     done: IdSet
@@ -50,27 +52,29 @@ class OutputState:
     dropped_failures: int = 0
     foreign: int = 0
     first_foreign: tuple[int, str] | None = None
+    changed: int = 0
+    first_changed: tuple[int, str] | None = None
 
 
-def _parse_output_line(raw: bytes, path: Path, number: int) -> tuple[str, bool]:
-    custom_id, ok = _result_line(raw)
+def _parse_output_line(raw: bytes, path: Path, number: int) -> tuple[str, bool, str | None]:
+    custom_id, ok, fingerprint = _result_line(raw)
     if custom_id is None:
         raise OutputError(
             f"{path}:{number}: not a batch result line; refusing to resume into this file "
             "(choose another --output or remove the file)"
         )
-    return custom_id, ok
+    return custom_id, ok, fingerprint
 
 
-def _result_line(raw: bytes) -> tuple[str | None, bool]:
+def _result_line(raw: bytes) -> tuple[str | None, bool, str | None]:
     try:
         line = json.loads(raw)
     except ValueError:
-        return None, False
+        return None, False, None
     custom_id = line.get("custom_id") if isinstance(line, dict) else None
     if not isinstance(custom_id, str) or not isinstance(line, dict):
-        return None, False
-    return custom_id, line_succeeded(line)
+        return None, False, None
+    return custom_id, line_succeeded(line), line_fingerprint(line)
 
 
 def _unterminated_tail(path: Path) -> tuple[int, bytes]:
@@ -98,7 +102,9 @@ def _unterminated_tail(path: Path) -> tuple[int, bytes]:
         return keep, file.read()
 
 
-def scan_output(path: Path, *, retry_failed: bool = False, known: IdSet | None = None) -> OutputState:
+def scan_output(
+    path: Path, *, retry_failed: bool = False, known: IdSet | None = None, versions: IdSet | None = None
+) -> OutputState:
     """Read an existing output file without changing it: what is done, what is torn, what is foreign.
 
     A last line without its newline is a torn write when it does not parse; when it is a complete
@@ -126,7 +132,7 @@ def scan_output(path: Path, *, retry_failed: bool = False, known: IdSet | None =
                 break
             if not raw.strip():
                 continue
-            custom_id, ok = _parse_output_line(raw, path, number)
+            custom_id, ok, fingerprint = _parse_output_line(raw, path, number)
             if ok:
                 state.succeeded += 1
             else:
@@ -134,6 +140,9 @@ def scan_output(path: Path, *, retry_failed: bool = False, known: IdSet | None =
             if known is not None and custom_id not in known:
                 state.foreign += 1
                 state.first_foreign = state.first_foreign or (number, custom_id)
+            elif versions is not None and fingerprint and version_key(custom_id, fingerprint) not in versions:
+                state.changed += 1
+                state.first_changed = state.first_changed or (number, custom_id)
             if ok or not retry_failed:
                 done.append(digest(custom_id))
     state.done = IdSet(done)
@@ -154,7 +163,12 @@ def _repair_tail(path: Path, state: OutputState) -> None:
 
 
 def prepare_output(
-    path: Path, *, retry_failed: bool = False, known: IdSet | None = None, force: bool = False
+    path: Path,
+    *,
+    retry_failed: bool = False,
+    known: IdSet | None = None,
+    versions: IdSet | None = None,
+    force: bool = False,
 ) -> OutputState:
     """Read an existing output file to resume from it, repairing its last line.
 
@@ -165,16 +179,25 @@ def prepare_output(
 
     Args:
         known: the input's ``custom_id`` values; results for others are refused unless ``force``.
+        versions: the input's requests with their fingerprints; results made from a different body under
+            the same ``custom_id`` (INPUT edited since) are refused unless ``force``.
 
     Raises:
         OutputError: a complete line that is not a result line, or results of another input.
     """
-    state = scan_output(path, retry_failed=retry_failed, known=known)
+    state = scan_output(path, retry_failed=retry_failed, known=known, versions=versions)
     if state.first_foreign is not None and not force:
         line, custom_id = state.first_foreign
         raise OutputError(
             f"{path}:{line}: custom_id {custom_id!r} is not in the input ({state.foreign} such results): "
             "OUTPUT holds results of another input; choose another -o, or pass --force to append anyway"
+        )
+    if state.first_changed is not None and not force:
+        line, custom_id = state.first_changed
+        raise OutputError(
+            f"{path}:{line}: the result for custom_id {custom_id!r} was made from a different request "
+            f"({state.changed} such results): INPUT changed since that run; choose another -o, or pass "
+            "--force to keep those results"
         )
     _repair_tail(path, state)
     if retry_failed and state.failed:

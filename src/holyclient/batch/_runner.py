@@ -33,7 +33,7 @@ from .._exceptions import (
 )
 from ._guard import BatchStoppedError, SlotHold, StopBreaker, unwrapped
 from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats
+from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats, request_fingerprint
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
@@ -262,6 +262,7 @@ class BatchRunner:
         finally:
             slot.release()
         self._settle(reservation, result)
+        result.fingerprint = request_fingerprint(request.body)
         return result
 
     def _scrub(self, exc: Exception) -> str:

@@ -87,6 +87,19 @@ ROWS = [
         _jsonl(_chat(top_p="high")),
         r"in\.jsonl:1: field 'top_p' must be a number, got a string",
     ),
+    row(
+        "n-huge",
+        _jsonl(_chat(n=10**30)),
+        r"in\.jsonl:1: field 'n' must be at most 128, got 1000000000000000000000000000000",
+    ),
+    row(
+        "nested-too-deeply",
+        _jsonl('{"model": "gpt-4o-mini", "messages": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        r"in\.jsonl:1: not valid JSON \(nested too deeply\)",
+    ),
+    row(
+        "model-a-number", _jsonl(_chat(model=4)), r"in\.jsonl:1: field 'model' must be a string, got a number"
+    ),
     # models and what they can take
     row(
         "unknown-model",

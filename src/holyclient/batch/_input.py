@@ -71,6 +71,8 @@ class IdSet:
 
 #: Integer fields that must be at least 1 when given.
 _POSITIVE_INTS = ("max_tokens", "max_completion_tokens", "n")
+#: The most choices one request may ask for (OpenAI's limit).
+_MAX_N = 128
 #: Number fields and their allowed range (OpenAI's).
 _RANGES = {
     "temperature": (0.0, 2.0),
@@ -124,12 +126,19 @@ def _check_messages(messages: Any, prefix: str) -> None:
 
 
 def _check_numbers(body: dict[str, Any], prefix: str) -> None:
-    if (path := _non_finite(body, "")) is not None:
+    try:
+        path = _non_finite(body, "")
+    except RecursionError:
+        raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' is nested too deeply") from None
+    if path is not None:
         raise InputLineError(f"field '{prefix}{path}' must be a finite number")
     for key in _POSITIVE_INTS:
         value = body.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise InputLineError(f"field '{prefix}{key}' must be a positive integer, got {value!r}")
+    n = body.get("n")
+    if isinstance(n, int) and n > _MAX_N:
+        raise InputLineError(f"field '{prefix}n' must be at most {_MAX_N}, got {n}")
     for key, (low, high) in _RANGES.items():
         value = body.get(key)
         if value is None:
@@ -150,6 +159,8 @@ def _check_body(body: Any, default_model: str | None, prefix: str = "body.") -> 
     model = body.get("model")
     if model is None and default_model:
         return {**body, "model": default_model}
+    elif model is not None and not isinstance(model, str):
+        raise InputLineError(f"field '{prefix}model' must be a string, got {_kind(model)}")
     elif not isinstance(model, str) or not model.strip():
         raise InputLineError(f"field '{prefix}model' is missing (give it in each line or with --model)")
     checked: dict[str, Any] = body
@@ -182,6 +193,8 @@ def _parse(
         raise InputLineError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except ValueError as exc:
         raise InputLineError(f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputLineError("not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise InputLineError(f"expected a JSON object, got {_kind(data)}")
     if not any(key in data for key in ("custom_id", "body", "url", "method")):

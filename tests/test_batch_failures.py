@@ -223,3 +223,18 @@ async def test_an_unexpected_error_that_quotes_the_key_does_not_write_it_to_the_
     await BatchRunner(_client(handler), concurrency=1, max_retries=0).run(_requests(1), results.append)
     assert results[0].error is not None and "odd failure" in results[0].error["message"]
     assert KEY not in json.dumps(results[0].output_line())
+
+
+def test_after_the_stop_a_success_still_in_flight_is_delivered_but_the_streak_is_not() -> None:
+    from holyclient.batch._guard import StopBreaker
+
+    breaker = StopBreaker(2, clock=lambda: 0.0)
+    refused = httpx2.Response(401, request=httpx2.Request("POST", "http://x"))
+    failure = AsyncClient(api_key=KEY)._status_error(refused, b"{}", refused.request)
+    streak = [BatchResult(f"f{i}", 401) for i in range(2)]
+    breaker.on_attempt(failure)
+    assert breaker.hold(streak[0]) and not breaker.tripped
+    breaker.on_attempt(failure)
+    assert breaker.tripped and breaker.hold(streak[1])
+    assert breaker.flush() == []  # the streak is dropped: a rerun sends those requests
+    assert not breaker.hold(BatchResult("ok", 200))  # a paid-for success is written, not sent twice

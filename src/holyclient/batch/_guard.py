@@ -102,21 +102,21 @@ class StopBreaker:
         self.reason = f"stopped after {self._streak} attempts in a row failed: {_describe(kind)}"
 
     def hold(self, result: BatchResult) -> bool:
-        """Keep back a result of the current streak (dropped if it trips); ``True`` when kept or dropped."""
+        """Keep back a failure of the current streak; ``True`` when it is kept (or, once the streak has
+        stopped the run, dropped). Any other result is to be delivered."""
         if self.limit is None:
             return False
-        if self.reason is not None:
-            return True
         kind = _result_kind(result)
-        if kind is not None and kind == self._kind:
+        if kind is None or kind != self._kind:
+            return False
+        if self.reason is None:
             self._held.append(result)
-            return True
-        return False
+        return True
 
     def flush(self) -> list[BatchResult]:
-        """The held results, to deliver now that the streak was broken (or the run ended)."""
+        """The held results, to deliver now that the streak was broken (none once it stopped the run)."""
         held, self._held = self._held, []
-        return held
+        return [] if self.reason is not None else held
 
 
 class SlotHold:

@@ -125,13 +125,16 @@ def _check_messages(messages: Any, prefix: str) -> None:
                     )
 
 
-def _check_numbers(body: dict[str, Any], prefix: str) -> None:
-    try:
-        path = _non_finite(body, "")
-    except RecursionError:
-        raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' is nested too deeply") from None
-    if path is not None:
-        raise InputLineError(f"field '{prefix}{path}' must be a finite number")
+def _check_numbers(body: dict[str, Any], prefix: str, non_finite: bool = True) -> None:
+    """``non_finite``: the parser saw a NaN or an infinity somewhere (find where); skipped otherwise, as
+    walking every body costs more than the rest of the validation together."""
+    if non_finite:
+        try:
+            path = _non_finite(body, "")
+        except RecursionError:
+            raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' is nested too deeply") from None
+        if path is not None:
+            raise InputLineError(f"field '{prefix}{path}' must be a finite number")
     for key in _POSITIVE_INTS:
         value = body.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
@@ -149,13 +152,15 @@ def _check_numbers(body: dict[str, Any], prefix: str) -> None:
             raise InputLineError(f"field '{prefix}{key}' must be between {low:g} and {high:g}, got {value!r}")
 
 
-def _check_body(body: Any, default_model: str | None, prefix: str = "body.") -> dict[str, Any]:
+def _check_body(
+    body: Any, default_model: str | None, prefix: str = "body.", non_finite: bool = True
+) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' must be a JSON object")
     _check_messages(body.get("messages"), prefix)
     if body.get("stream"):
         raise InputLineError(f"field '{prefix}stream' is not supported in a batch")
-    _check_numbers(body, prefix)
+    _check_numbers(body, prefix, non_finite)
     model = body.get("model")
     if model is None and default_model:
         return {**body, "model": default_model}
@@ -187,8 +192,20 @@ def _parse(
     """The request, and the prefix that names its body's fields in messages (``"body."`` or ``""``)."""
     if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
         text = text[3:]  # a UTF-8 BOM (Windows editors write one)
+    seen: list[str] = []  # non-finite numbers the parser met (NaN, Infinity, 1e309)
+
+    def constant(name: str) -> float:
+        seen.append(name)
+        return float(name)
+
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            seen.append(text)
+        return value
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=constant, parse_float=number)
     except UnicodeDecodeError as exc:
         raise InputLineError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except ValueError as exc:
@@ -199,7 +216,7 @@ def _parse(
         raise InputLineError(f"expected a JSON object, got {_kind(data)}")
     if not any(key in data for key in ("custom_id", "body", "url", "method")):
         bare_id = str(position if position is not None else line_number)
-        return BatchRequest(bare_id, _check_body(data, default_model, prefix="")), ""
+        return BatchRequest(bare_id, _check_body(data, default_model, "", bool(seen))), ""
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         raise InputLineError("field 'custom_id' must be a non-empty string")
@@ -211,7 +228,7 @@ def _parse(
         raise InputLineError(f"field 'url': unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
     if "body" not in data:
         raise InputLineError("field 'body' is missing")
-    return BatchRequest(custom_id, _check_body(data["body"], default_model), url), "body."
+    return BatchRequest(custom_id, _check_body(data["body"], default_model, "body.", bool(seen))), "body."
 
 
 def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:

@@ -29,12 +29,21 @@ def _token_bound(body: Any) -> int | None:
     """An upper bound of the prompt's tokens without counting them (each token is at least one byte),
     or ``None`` when the body has parts the bound does not cover (images)."""
     messages = body.get("messages") or []
+    total = _MESSAGE_OVERHEAD
     for message in messages:
+        total += _MESSAGE_OVERHEAD + sum(len(str(v).encode()) for k, v in message.items() if k != "content")
         content = message.get("content")
-        if isinstance(content, list) and any(part.get("type", "text") != "text" for part in content):
-            return None
-    text = json.dumps([messages, body.get("tools"), body.get("functions")], ensure_ascii=False)
-    return len(text.encode()) + _MESSAGE_OVERHEAD * (len(messages) + 1)
+        if isinstance(content, str):
+            total += len(content.encode())
+        elif isinstance(content, list):
+            for part in content:
+                if part.get("type", "text") != "text":
+                    return None
+                total += _MESSAGE_OVERHEAD + len(str(part.get("text") or "").encode())
+    for key in ("tools", "functions"):
+        if body.get(key):
+            total += len(json.dumps(body[key], ensure_ascii=False).encode())
+    return total
 
 
 class ModelCheck:

@@ -91,7 +91,7 @@ def test_invalid_input_is_reported_by_line_and_nothing_is_sent(
     assert code == 2
     assert f"{source}:4: not valid JSON" in err
     assert f"{source}:5: duplicate custom_id 'r1' (first on line 2)" in err
-    assert f"{source}:6: unsupported url '/v1/embeddings'" in err
+    assert f"{source}:6: field 'url': unsupported url '/v1/embeddings'" in err
     assert server.stats["requests"] == 0
     assert not out.exists()
 
@@ -258,20 +258,24 @@ def test_matching_rpm_and_tpm_limits_give_no_failures_and_few_429s() -> None:
     assert runner.stats.elapsed > 1.0  # it did have to wait for the window
 
 
-def test_sync_run_batch_with_a_plain_client(server: LocalServer) -> None:
+def test_sync_run_batch_with_a_plain_client_records_its_usage_on_that_client(server: LocalServer) -> None:
     with Client(base_url=server.base_url) as client:
         results = run_batch(client, [_body(f"s{i}") for i in range(5)], concurrency=2)
         assert [r.body["choices"][0]["message"]["content"] for r in results] == [
             f"Echo: prompt s{i}" for i in range(5)
         ]
-        assert client.usage is not None
+        snapshot = client.usage.snapshot()
+        recorded = snapshot.models["gpt-4o-mini"]
+        assert recorded.requests == 5
+        assert recorded.prompt_tokens == sum(int(r.usage["prompt_tokens"]) for r in results if r.usage) > 0
+        assert snapshot.total_cost_usd > 0
 
 
 def test_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["batch", "--help"]) == 0
     text = capsys.readouterr().out
     assert "--retry-failed" in text and "--dry-run" in text
-    assert "0 every request succeeded, 1 some requests failed" in " ".join(text.split())
+    assert "0 every request succeeded 1 some requests failed" in " ".join(text.split())
 
 
 def test_progress_line_and_summary_show_counts_tokens_cost_rate_and_eta() -> None:

@@ -76,7 +76,7 @@ def test_validation_reports_every_bad_line_and_duplicate_with_line_numbers(tmp_p
     assert report.problems == [
         (3, "not valid JSON (Expecting value: line 1 column 1 (char 0))"),
         (5, "duplicate custom_id 'a' (first on line 1)"),
-        (6, "unsupported url '/v1/x' (supported: /v1/chat/completions)"),
+        (6, "field 'url': unsupported url '/v1/x' (supported: /v1/chat/completions)"),
         (7, "duplicate custom_id 'b' (first on line 2)"),
         (8, "duplicate custom_id 'a' (first on line 1)"),
     ]

@@ -208,3 +208,14 @@ def test_retries_waiting_for_a_slot_go_before_new_requests() -> None:
         return order
 
     assert anyio.run(main) == ["retry", "new-1", "new-2"]
+
+
+def test_correct_adds_the_excess_to_the_window_not_only_to_the_bucket() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(100, window=10.0, burst_seconds=10.0, clock=clock)
+    handle = limiter.take(50)
+    limiter.correct(handle, 80)  # the server counted 80, not the 50 estimated
+    clock.now += 5.0  # the bucket has refilled; only the window still remembers the 80
+    wait = limiter.delay_for(30)  # 80 + 30 > 100 in the window: wait for the 80 to leave it
+    assert 5.0 < wait < 5.4
+    assert limiter.delay_for(20) == 0

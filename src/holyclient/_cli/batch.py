@@ -1,34 +1,47 @@
 """``holyclient batch``: run an OpenAI Batch API input file against the API, resumably.
 
-The input is validated in full before anything is sent; results are appended to OUTPUT as they
-arrive; running the same command again finishes what a killed or interrupted run left.
+The input is validated in full before anything is sent or any file is created; results are appended
+to OUTPUT as they arrive; running the same command again finishes what a killed or interrupted run
+left. A run whose attempts all fail the same hopeless way (key refused, server unreachable) stops
+early, leaving OUTPUT resumable.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 DESCRIPTION = """\
 Send every request of INPUT (OpenAI Batch API input: one {"custom_id", "method": "POST",
 "url": "/v1/chat/completions", "body": {...}} per line; a bare chat request body is accepted too,
-with its line number as custom_id) and append one OpenAI Batch API output line per custom_id to
-OUTPUT as results arrive.
+with its position among the non-blank lines as custom_id) and append one OpenAI Batch API output
+line per custom_id to OUTPUT as results arrive.
+
+INPUT is checked in full first, as strictly as `holyclient estimate`: JSON, fields, numbers (finite,
+in range), models known to the price table, prompts that fit the model's context window. Any problem
+is reported as FILE:LINE and nothing is sent.
 
 Run the same command again to resume: custom_ids already in OUTPUT are skipped (a torn last line
 left by a crash is cut off first). --retry-failed sends again only the requests whose recorded
-result is a failure. Failed requests are in OUTPUT with their error; they never stop the batch.
+result is a failure. Failed requests are in OUTPUT with their error; they do not stop the batch,
+except when 5 attempts in a row fail the same hopeless way (HTTP 401/403/404, no connection to the
+server): then the run stops (exit 2) without recording them, and a rerun sends them.
 
-Progress goes to stderr when it is a terminal; a summary (requests, failures, tokens and cost per
-model) is printed to stderr at the end. The API key is read from HOLYSHEEP_API_KEY."""
+Progress goes to stderr: a live bar on a terminal, otherwise a plain line every --progress-every
+seconds. A summary (requests, failures, tokens and cost per model) is printed to stderr at the end,
+or to stdout as one JSON document with --json. The API key is read from HOLYSHEEP_API_KEY."""
 
-EPILOG = (
-    "exit codes: 0 every request succeeded, 1 some requests failed (they are in OUTPUT with their error), "
-    "2 usage or input error (nothing sent), 130 interrupted (rerun to resume)"
-)
+EPILOG = """\
+exit codes:
+  0    every request succeeded
+  1    some requests failed (they are in OUTPUT with their error)
+  2    usage or input error (nothing sent), or the run was stopped early (rerun to resume)
+  130  interrupted (rerun to resume)"""
 
 
 def _positive_int(text: str) -> int:
@@ -40,8 +53,15 @@ def _positive_int(text: str) -> int:
 
 def _positive_float(text: str) -> float:
     value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def _seconds_or_zero(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds (0: off), got {text}")
     return value
 
 
@@ -96,6 +116,29 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fsync", action="store_true", help="fsync OUTPUT after each line (survives a power cut; slower)"
     )
+    parser.add_argument(
+        "--allow-unknown-models",
+        action="store_true",
+        help="send requests for models not in the price table (a warning; their cost is not counted)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="append to an OUTPUT that holds results for custom_ids not in INPUT, or made from an earlier "
+        "version of INPUT",
+    )
+    parser.add_argument(
+        "--progress-every",
+        type=_seconds_or_zero,
+        default=10.0,
+        metavar="S",
+        help="when stderr is not a terminal, print a progress line every S seconds (default: 10; 0: off)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the final summary (or the dry-run estimate) as JSON on stdout",
+    )
     parser.set_defaults(func=run)
 
 
@@ -104,58 +147,138 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _warn(message: str) -> None:
+    print(f"holyclient batch: warning: {message}", file=sys.stderr)
+
+
+def _check_paths(args: argparse.Namespace) -> str | None:
+    """What is wrong with INPUT or OUTPUT as paths, before reading or writing anything."""
+    source: Path = args.input
+    if source.is_dir():
+        return f"{source}: is a directory"
+    if not source.exists():
+        return f"{source}: no such file"
+    if not os.access(source, os.R_OK):
+        return f"{source}: permission denied"
+    out: Path | None = args.output
+    if out is None:
+        return None
+    if out.is_dir():
+        return f"{out}: is a directory (-o takes a file)"
+    if out.exists() and out.resolve() == source.resolve():
+        return "OUTPUT must not be the INPUT file"
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        return f"{out}: no such directory {str(parent)!r}"
+    if args.dry_run:
+        return None
+    if (out.exists() and not os.access(out, os.W_OK)) or (
+        not out.exists() and not os.access(parent, os.W_OK)
+    ):
+        return f"{out}: permission denied (cannot write OUTPUT)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..batch import OutputError, validate_input
+    from ..batch._checks import ModelCheck
+    from ..batch._output import scan_output
     from ..batch._report import DryRunEstimate
 
     if args.max_retries is not None and args.max_retries < 0:
         return _fail("--max-retries must not be negative")
     if not args.dry_run and args.output is None:
         return _fail("-o/--output OUTPUT.jsonl is required (or use --dry-run)")
-    if not args.input.is_file():
-        return _fail(f"{args.input}: no such file")
-    if args.output is not None and args.output.resolve() == args.input.resolve():
-        return _fail("OUTPUT must not be the INPUT file")
+    if args.model is not None and not args.model.strip():
+        return _fail("--model must not be empty")
+    if (problem := _check_paths(args)) is not None:
+        return _fail(problem)
+    done = None
+    if args.dry_run and args.output is not None:
+        try:  # read only: what a real run would skip
+            done = scan_output(args.output, retry_failed=args.retry_failed).done
+        except (OutputError, OSError) as exc:
+            return _fail(str(exc))
     estimate = DryRunEstimate() if args.dry_run else None
+    already = 0
+
+    def on_request(request: Any) -> None:
+        nonlocal already
+        if done is not None and request.custom_id in done:
+            already += 1
+        elif estimate is not None:
+            estimate.add(request.body)
+
+    check = ModelCheck(allow_unknown=args.allow_unknown_models)
     try:
-        report = validate_input(
-            args.input, args.model, on_request=(lambda r: estimate.add(r.body)) if estimate else None
-        )
-    except (OSError, UnicodeDecodeError) as exc:
-        return _fail(f"{args.input}: {exc}")
+        report = validate_input(args.input, args.model, on_request=on_request, check=check)
+    except OSError as exc:
+        return _fail(f"{args.input}: {exc.strerror or exc}")
     if report.problem_count:
         for line, message in report.problems:
             print(f"{args.input}:{line}: {message}", file=sys.stderr)
         if report.problem_count > len(report.problems):
             print(f"... and {report.problem_count - len(report.problems)} more problems", file=sys.stderr)
         return _fail(f"{report.problem_count} invalid lines in {args.input}; nothing was sent")
+    if not report.requests:
+        return _fail(f"{args.input}: no requests (the file is empty or has only blank lines)")
+    for model, count in sorted(check.unknown.items()):
+        _warn(
+            f"model {model!r} is not in the price table ({count} requests): sent anyway, its cost not counted"
+        )
     if estimate is not None:
-        print(estimate.render(str(args.input)))
+        if args.json:
+            print(json.dumps(estimate.as_json(str(args.input), already), indent=2))
+        else:
+            print(estimate.render(str(args.input), already))
         return 0
     try:
-        return _send(args, report.requests)
-    except (OutputError, OSError) as exc:  # OUTPUT unreadable, unwritable, or not a results file
+        return _send(args, report)
+    except (OutputError, OSError) as exc:  # OUTPUT unreadable, unwritable, in use, or not ours
         return _fail(str(exc))
 
 
-def _send(args: argparse.Namespace, total_input: int) -> int:
-    import anyio
-
+def _send(args: argparse.Namespace, report: Any) -> int:
     from .._client import AsyncClient
     from .._exceptions import ConfigurationError
-    from ..batch import BatchResult, BatchRunner, OutputWriter, iter_requests, prepare_output
-    from ..batch._report import CostTally, progress_line, summary
-    from ..batch._runner import DEFAULT_BATCH_MAX_RETRIES
+    from ..batch._output import OutputLock, prepare_output
 
     try:
         client = AsyncClient(base_url=args.base_url, timeout=args.timeout, max_retries=0)
     except ConfigurationError as exc:
         return _fail(str(exc))
-    state = prepare_output(args.output, retry_failed=args.retry_failed)
+    lock = OutputLock(args.output)
+    try:
+        state = prepare_output(
+            args.output,
+            retry_failed=args.retry_failed,
+            known=report.ids,
+            versions=report.versions,
+            force=args.force,
+        )
+        return _run(args, client, state, report.requests)
+    finally:
+        lock.release()
+
+
+def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) -> int:
+    import anyio
+
+    from ..batch import BatchResult, BatchRunner, BatchStoppedError, OutputWriter, iter_requests
+    from ..batch._guard import DEFAULT_STOP_AFTER, unwrapped
+    from ..batch._report import CostTally, progress_line, summary, summary_json
+    from ..batch._runner import DEFAULT_BATCH_MAX_RETRIES
+    from ._batch_progress import show
+
     if state.torn_bytes:
-        print(
-            f"{args.output}: cut off a torn last line ({state.torn_bytes} bytes) left by an interrupted run",
-            file=sys.stderr,
+        _warn(
+            f"{args.output}: cut off a torn last line ({state.torn_bytes} bytes) left by an interrupted run"
+        )
+    if state.foreign:
+        _warn(f"{args.output}: {state.foreign} results for custom_ids not in {args.input} (--force)")
+    if state.changed:
+        _warn(
+            f"{args.output}: {state.changed} results made from an earlier version of {args.input} (--force)"
         )
     if state.dropped_failures:
         print(
@@ -169,11 +292,11 @@ def _send(args: argparse.Namespace, total_input: int) -> int:
         rpm=args.rpm,
         tpm=args.tpm,
         max_retries=DEFAULT_BATCH_MAX_RETRIES if args.max_retries is None else args.max_retries,
+        stop_after=DEFAULT_STOP_AFTER,
     )
     costs = CostTally()
-    show_progress = sys.stderr.isatty()
+    created = not args.output.exists()
     writer = OutputWriter(args.output, fsync=args.fsync)
-
     write_errors: list[OSError] = []
     stop: list[anyio.CancelScope] = []
 
@@ -186,12 +309,6 @@ def _send(args: argparse.Namespace, total_input: int) -> int:
             return
         costs.add(result)
 
-    async def progress(started: float) -> None:
-        while True:
-            await anyio.sleep(0.5)
-            line = progress_line(runner.stats, costs, total_input - already, time.monotonic() - started)
-            print(f"\r\x1b[K{line}", end="", file=sys.stderr, flush=True)
-
     skipped = 0
 
     def pending() -> Any:
@@ -202,41 +319,69 @@ def _send(args: argparse.Namespace, total_input: int) -> int:
             else:
                 yield request
 
+    to_send = total_input - already
+
+    def line(elapsed: float) -> str:
+        return progress_line(runner.stats, costs, to_send, elapsed)
+
+    tty = sys.stderr.isatty()
+
     async def main() -> None:
-        async with client, anyio.create_task_group() as tg:
-            if show_progress:
-                tg.start_soon(progress, time.monotonic())
-            with anyio.CancelScope() as scope:
-                stop.append(scope)
-                await runner.run(pending(), on_result)
-            tg.cancel_scope.cancel()
+        with unwrapped():  # the run's own errors (BatchStoppedError) come out as themselves
+            async with client, anyio.create_task_group() as tg:
+                tg.start_soon(
+                    lambda: show(to_send, lambda: runner.stats.done, line, every=args.progress_every, tty=tty)
+                )
+                try:
+                    with anyio.CancelScope() as scope:
+                        stop.append(scope)
+                        await runner.run(pending(), on_result)
+                finally:
+                    tg.cancel_scope.cancel()
 
     interrupted = False
+    stopped: str | None = None
     try:
         anyio.run(main)
     except KeyboardInterrupt:
         interrupted = True
+    except BatchStoppedError as exc:
+        stopped = str(exc)
     finally:
         writer.close()
-        if show_progress:
-            print("\r\x1b[K", end="", file=sys.stderr)
-    print(summary(runner.stats, costs, skipped=skipped, interrupted=interrupted), file=sys.stderr)
+        if created and not writer.written:  # stopped before any result: leave no empty OUTPUT behind
+            args.output.unlink(missing_ok=True)
+    if args.json:
+        document = summary_json(
+            runner.stats,
+            costs,
+            skipped=skipped,
+            interrupted=interrupted,
+            stopped=stopped,
+            output=str(args.output),
+        )
+        print(json.dumps(document, indent=2))
+    if stopped is not None:
+        return _fail(
+            f"{stopped}; nothing more was sent ({writer.written} results written to {args.output}); "
+            "fix it and run the same command again to resume"
+        )
+    if not args.json:
+        print(summary(runner.stats, costs, skipped=skipped, interrupted=interrupted), file=sys.stderr)
     if write_errors:
         return _fail(
             f"cannot write {args.output}: {write_errors[0]}; fix it and run the same command to resume"
         )
     if interrupted:
         print(
-            f"interrupted: {writer.written} results written to {args.output}; "
-            "run the same command again to finish",
+            f"interrupted: {writer.written} results written to {args.output}; run the same command again to finish",
             file=sys.stderr,
         )
         return 130
     earlier = 0 if args.retry_failed else state.failed
     if earlier:
         print(
-            f"{earlier} failed results from earlier runs are in {args.output} "
-            "(--retry-failed sends them again)",
+            f"{earlier} failed results from earlier runs are in {args.output} (--retry-failed sends them again)",
             file=sys.stderr,
         )
     return 1 if runner.stats.failed or earlier else 0

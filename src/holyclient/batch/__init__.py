@@ -16,6 +16,7 @@ Example::
                 print(result.custom_id, result.ok)
 """
 
+from ._guard import BatchStoppedError
 from ._input import InputLineError, InputReport, iter_requests, parse_line, validate_input
 from ._output import OutputError, OutputState, OutputWriter, prepare_output
 from ._ratelimit import AdaptiveConcurrency, RateLimiter, TokenEstimator
@@ -31,6 +32,7 @@ __all__ = [
     "BatchResult",
     "BatchRunner",
     "BatchStats",
+    "BatchStoppedError",
     "InputLineError",
     "InputReport",
     "ModelTally",

@@ -13,14 +13,15 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest
+from ._types import CHAT_COMPLETIONS_URL, BatchRequest, request_fingerprint
 
 _ACCEPTED_URLS = (CHAT_COMPLETIONS_URL,)
 _SORT_CHUNK = 16384
@@ -28,6 +29,11 @@ _SORT_CHUNK = 16384
 
 class InputLineError(ValueError):
     """One input line is not a valid batch request."""
+
+
+def version_key(custom_id: str, fingerprint: str | None) -> str:
+    """One request as sent: its ``custom_id`` and its body's fingerprint (a changed body, a new key)."""
+    return f"{custom_id}\x00{fingerprint}"
 
 
 def digest(custom_id: str) -> int:
@@ -46,6 +52,12 @@ class IdSet:
     def __init__(self, digests: Iterable[int] = ()) -> None:
         self._digests = _sorted_array(array("Q", digests))
 
+    @classmethod
+    def from_sorted(cls, digests: array[int]) -> IdSet:
+        ids = cls()
+        ids._digests = digests
+        return ids
+
     def __len__(self) -> int:
         return len(self._digests)
 
@@ -57,39 +69,154 @@ class IdSet:
         return index < len(self._digests) and self._digests[index] == value
 
 
-def _check_body(body: Any, default_model: str | None) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise InputLineError("field 'body' must be a JSON object")
-    messages = body.get("messages")
+#: Integer fields that must be at least 1 when given.
+_POSITIVE_INTS = ("max_tokens", "max_completion_tokens", "n")
+#: The most choices one request may ask for (OpenAI's limit).
+_MAX_N = 128
+#: Number fields and their allowed range (OpenAI's).
+_RANGES = {
+    "temperature": (0.0, 2.0),
+    "top_p": (0.0, 1.0),
+    "presence_penalty": (-2.0, 2.0),
+    "frequency_penalty": (-2.0, 2.0),
+}
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _non_finite(value: Any, path: str) -> str | None:
+    """The path of the first NaN or infinite number in ``value`` (JSON allows neither; Python's parser
+    reads ``NaN``, ``Infinity`` and ``1e309`` into them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if (found := _non_finite(item, f"{path}.{key}" if path else str(key))) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := _non_finite(item, f"{path}[{index}]")) is not None:
+                return found
+    return None
+
+
+def _check_messages(messages: Any, prefix: str) -> None:
     if not isinstance(messages, list) or not messages:
-        raise InputLineError("field 'body.messages' must be a non-empty list")
-    if not all(isinstance(message, dict) for message in messages):
-        raise InputLineError("field 'body.messages' must be a list of objects")
+        raise InputLineError(f"field '{prefix}messages' must be a non-empty list")
+    for index, message in enumerate(messages):
+        where = f"{prefix}messages[{index}]"
+        if not isinstance(message, dict):
+            raise InputLineError(f"field '{where}' must be an object, got {_kind(message)}")
+        if not isinstance(message.get("role"), str) or not message["role"]:
+            raise InputLineError(f"field '{where}.role' is missing or not a string")
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise InputLineError(
+                f"field '{where}.content' must be a string, a list of parts or null, got {_kind(content)}"
+            )
+        if isinstance(content, list):
+            for part_index, part in enumerate(content):
+                if not isinstance(part, dict):
+                    raise InputLineError(
+                        f"field '{where}.content[{part_index}]' must be an object, got {_kind(part)}"
+                    )
+
+
+def _check_numbers(body: dict[str, Any], prefix: str, non_finite: bool = True) -> None:
+    """``non_finite``: the parser saw a NaN or an infinity somewhere (find where); skipped otherwise, as
+    walking every body costs more than the rest of the validation together."""
+    if non_finite:
+        try:
+            path = _non_finite(body, "")
+        except RecursionError:
+            raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' is nested too deeply") from None
+        if path is not None:
+            raise InputLineError(f"field '{prefix}{path}' must be a finite number")
+    for key in _POSITIVE_INTS:
+        value = body.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise InputLineError(f"field '{prefix}{key}' must be a positive integer, got {value!r}")
+    n = body.get("n")
+    if isinstance(n, int) and n > _MAX_N:
+        raise InputLineError(f"field '{prefix}n' must be at most {_MAX_N}, got {n}")
+    for key, (low, high) in _RANGES.items():
+        value = body.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InputLineError(f"field '{prefix}{key}' must be a number, got {_kind(value)}")
+        if not low <= value <= high:
+            raise InputLineError(f"field '{prefix}{key}' must be between {low:g} and {high:g}, got {value!r}")
+
+
+def _check_body(
+    body: Any, default_model: str | None, prefix: str = "body.", non_finite: bool = True
+) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' must be a JSON object")
+    _check_messages(body.get("messages"), prefix)
     if body.get("stream"):
-        raise InputLineError("field 'body.stream' is not supported in a batch")
+        raise InputLineError(f"field '{prefix}stream' is not supported in a batch")
+    _check_numbers(body, prefix, non_finite)
     model = body.get("model")
     if model is None and default_model:
         return {**body, "model": default_model}
-    elif not isinstance(model, str) or not model:
-        raise InputLineError("field 'body.model' is missing (give it in each line or with --model)")
+    elif model is not None and not isinstance(model, str):
+        raise InputLineError(f"field '{prefix}model' must be a string, got {_kind(model)}")
+    elif not isinstance(model, str) or not model.strip():
+        raise InputLineError(f"field '{prefix}model' is missing (give it in each line or with --model)")
     checked: dict[str, Any] = body
     return checked
 
 
-def parse_line(text: str | bytes, line_number: int, default_model: str | None = None) -> BatchRequest:
-    """Parse one input line: a Batch API request, or a bare chat request body (``custom_id`` = line number).
+def parse_line(
+    text: str | bytes, line_number: int, default_model: str | None = None, *, position: int | None = None
+) -> BatchRequest:
+    """Parse one input line: a Batch API request, or a bare chat request body.
+
+    A bare body's ``custom_id`` is its ``position`` among the input's non-blank lines (so a blank line
+    inserted before resuming does not shift every id); ``line_number`` when no position is given.
 
     Raises:
         InputLineError: naming the field at fault.
     """
+    return _parse(text, line_number, default_model, position)[0]
+
+
+def _parse(
+    text: str | bytes, line_number: int, default_model: str | None, position: int | None
+) -> tuple[BatchRequest, str]:
+    """The request, and the prefix that names its body's fields in messages (``"body."`` or ``""``)."""
+    if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]  # a UTF-8 BOM (Windows editors write one)
+    seen: list[str] = []  # non-finite numbers the parser met (NaN, Infinity, 1e309)
+
+    def constant(name: str) -> float:
+        seen.append(name)
+        return float(name)
+
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            seen.append(text)
+        return value
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=constant, parse_float=number)
+    except UnicodeDecodeError as exc:
+        raise InputLineError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except ValueError as exc:
         raise InputLineError(f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputLineError("not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
-        raise InputLineError("expected a JSON object")
+        raise InputLineError(f"expected a JSON object, got {_kind(data)}")
     if not any(key in data for key in ("custom_id", "body", "url", "method")):
-        return BatchRequest(str(line_number), _check_body(data, default_model))
+        bare_id = str(position if position is not None else line_number)
+        return BatchRequest(bare_id, _check_body(data, default_model, "", bool(seen))), ""
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         raise InputLineError("field 'custom_id' must be a non-empty string")
@@ -98,17 +225,20 @@ def parse_line(text: str | bytes, line_number: int, default_model: str | None = 
         raise InputLineError(f"field 'method' must be \"POST\", got {method!r}")
     url = data.get("url", CHAT_COMPLETIONS_URL)
     if url not in _ACCEPTED_URLS:
-        raise InputLineError(f"unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
+        raise InputLineError(f"field 'url': unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
     if "body" not in data:
         raise InputLineError("field 'body' is missing")
-    return BatchRequest(custom_id, _check_body(data["body"], default_model), url)
+    return BatchRequest(custom_id, _check_body(data["body"], default_model, "body.", bool(seen))), "body."
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, position among non-blank lines, line)`` of each non-blank line."""
+    position = 0
     with path.open("rb") as file:
         for number, raw in enumerate(file, 1):
             if raw.strip():
-                yield number, raw
+                position += 1
+                yield number, position, raw
 
 
 @dataclass
@@ -119,12 +249,16 @@ class InputReport:
         requests: valid requests.
         problems: ``(line, message)``, at most ``max_problems`` of them (``problem_count`` counts all).
         models: requests per model.
+        ids: the valid requests' ``custom_id`` values.
+        versions: each valid request's ``custom_id`` with its body's fingerprint (:func:`version_key`).
     """
 
     requests: int = 0
     problems: list[tuple[int, str]] = field(default_factory=list)
     problem_count: int = 0
     models: dict[str, int] = field(default_factory=dict)
+    ids: IdSet = field(default_factory=IdSet)
+    versions: IdSet = field(default_factory=IdSet)
 
     def add_problem(self, line: int, message: str, limit: int) -> None:
         self.problem_count += 1
@@ -138,17 +272,23 @@ def validate_input(
     *,
     max_problems: int = 20,
     on_request: Any = None,
+    check: Callable[[BatchRequest, str], None] | None = None,
 ) -> InputReport:
     """Validate every line of ``path`` (one pass, plus one more only if duplicates are suspected).
 
     Args:
         on_request: called with each valid :class:`BatchRequest` (the dry run's cost estimate).
+        check: more checks of a parsed request (model known, prompt fits), called with the request and
+            the prefix naming its body's fields (``"body."`` or ``""``); raises ``InputLineError``.
     """
     report = InputReport()
     digests: array[int] = array("Q")
-    for number, raw in _lines(path):
+    versions: array[int] = array("Q")
+    for number, position, raw in _lines(path):
         try:
-            request = parse_line(raw, number, default_model)
+            request, prefix = _parse(raw, number, default_model, position)
+            if check is not None:
+                check(request, prefix)
         except InputLineError as exc:
             report.add_problem(number, str(exc), max_problems)
             continue
@@ -156,12 +296,15 @@ def validate_input(
         model = str(request.body.get("model"))
         report.models[model] = report.models.get(model, 0) + 1
         digests.append(digest(request.custom_id))
+        versions.append(digest(version_key(request.custom_id, request_fingerprint(request.body))))
         if on_request is not None:
             on_request(request)
     ordered = _sorted_array(digests)
     del digests
     suspects = {ordered[i] for i in range(1, len(ordered)) if ordered[i] == ordered[i - 1]}
-    del ordered
+    report.ids = IdSet.from_sorted(ordered)
+    report.versions = IdSet(versions)
+    del versions
     if suspects:
         _report_duplicates(path, default_model, suspects, report, max_problems)
     report.problems.sort()
@@ -172,9 +315,9 @@ def _report_duplicates(
     path: Path, default_model: str | None, suspects: set[int], report: InputReport, limit: int
 ) -> None:
     first_line: dict[str, int] = {}
-    for number, raw in _lines(path):
+    for number, position, raw in _lines(path):
         try:
-            request = parse_line(raw, number, default_model)
+            request = parse_line(raw, number, default_model, position=position)
         except InputLineError:
             continue
         if digest(request.custom_id) not in suspects:
@@ -190,8 +333,8 @@ def iter_requests(
     path: Path, default_model: str | None = None, skip: IdSet | None = None
 ) -> Iterator[BatchRequest]:
     """The requests of a validated input, read lazily, leaving out those whose ``custom_id`` is in ``skip``."""
-    for number, raw in _lines(path):
-        request = parse_line(raw, number, default_model)
+    for number, position, raw in _lines(path):
+        request = parse_line(raw, number, default_model, position=position)
         if skip is None or request.custom_id not in skip:
             yield request
 

@@ -115,6 +115,44 @@ def summary(stats: BatchStats, costs: CostTally, *, skipped: int = 0, interrupte
     return "\n".join(lines)
 
 
+def summary_json(
+    stats: BatchStats,
+    costs: CostTally,
+    *,
+    skipped: int = 0,
+    interrupted: bool = False,
+    stopped: str | None = None,
+    output: str | None = None,
+) -> dict[str, Any]:
+    """The end-of-run report as one JSON document (``holyclient batch --json``)."""
+    return {
+        "output": output,
+        "requests": stats.done,
+        "succeeded": stats.succeeded,
+        "failed": stats.failed,
+        "skipped": skipped,
+        "attempts": stats.attempts,
+        "retries": stats.retries,
+        "rate_limited": stats.rate_limited,
+        "elapsed_seconds": round(stats.elapsed, 3),
+        "prompt_tokens": stats.prompt_tokens,
+        "completion_tokens": stats.completion_tokens,
+        "cost_usd": costs.total,
+        "interrupted": interrupted,
+        "stopped": stopped,
+        "models": {
+            model: {
+                "requests": tally.requests,
+                "failed": tally.failed,
+                "prompt_tokens": tally.prompt_tokens,
+                "completion_tokens": tally.completion_tokens,
+                "cost_usd": costs.per_model.get(model),
+            }
+            for model, tally in sorted(stats.models.items())
+        },
+    }
+
+
 @dataclass
 class DryRunEstimate:
     """Requests, tokens and worst-case cost per model of an input, before sending it."""
@@ -146,16 +184,48 @@ class DryRunEstimate:
         if entry[3] is not None:
             entry[3] += estimate.cost_usd
 
-    def render(self, source: str) -> str:
-        requests = sum(entry[0] for entry in self.models.values())
+    @property
+    def requests(self) -> int:
+        return sum(entry[0] for entry in self.models.values())
+
+    @property
+    def total(self) -> float | None:
+        """The worst-case cost of what is left to send (``None``: no model of it has a price)."""
+        known = [entry[3] for entry in self.models.values() if entry[3] is not None]
+        return sum(known) if known or not self.models else None
+
+    def as_json(self, source: str, already: int = 0) -> dict[str, Any]:
+        return {
+            "input": source,
+            "to_send": self.requests,
+            "already_done": already,
+            "max_cost_usd": self.total,
+            "models": {
+                model: {
+                    "requests": n,
+                    "input_tokens": tokens_in,
+                    "max_output_tokens": out,
+                    "max_cost_usd": usd,
+                }
+                for model, (n, tokens_in, out, usd) in sorted(self.models.items())
+            },
+        }
+
+    def render(self, source: str, already: int = 0) -> str:
+        """The table; ``already`` requests have a result in OUTPUT and are neither sent nor priced."""
+        requests = self.requests
         rows = [
             [model, str(n), str(tokens_in), str(tokens_out), _usd(usd)]
             for model, (n, tokens_in, tokens_out, usd) in sorted(self.models.items())
         ]
         known = [entry[3] for entry in self.models.values() if entry[3] is not None]
-        lines = [f"{source}: {requests} valid requests (dry run: nothing sent)"]
-        lines += _table(["model", "requests", "input tokens", "max output tokens", "max cost"], rows)
-        total = _usd(sum(known)) if known else "n/a"
+        lines = [
+            f"{source}: {requests + already} valid requests: {requests} to send, {already} already done "
+            "(dry run: nothing sent)"
+        ]
+        if rows:
+            lines += _table(["model", "requests", "input tokens", "max output tokens", "max cost"], rows)
+        total = _usd(self.total)
         from ..pricing import DEFAULT_OUTPUT_TOKENS
 
         lines.append(

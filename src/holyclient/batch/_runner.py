@@ -31,8 +31,9 @@ from .._exceptions import (
     APITimeoutError,
     BudgetExceededError,
 )
+from ._guard import BatchStoppedError, SlotHold, StopBreaker, unwrapped
 from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats
+from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats, request_fingerprint
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
@@ -94,6 +95,8 @@ class BatchRunner:
             ``max_tokens``, corrected with the real usage once it has been answered.
         window: the limits' window in seconds (60 for "per minute"; tests use shorter ones).
         max_retries: retries per request after its first attempt.
+        stop_after: stop the run (:class:`BatchStoppedError`) after this many attempts in a row failed
+            the same hopeless way -- 401, 403, 404, or no connection to the server (``None``: never).
         timeout: per-attempt timeout (seconds or ``httpx.Timeout``); default: the client's.
         max_pending: most unfinished requests (in flight or waiting to retry); default 4 x concurrency.
         adaptive: lower the concurrency on sustained 429s.
@@ -112,6 +115,7 @@ class BatchRunner:
         max_retries: int = DEFAULT_BATCH_MAX_RETRIES,
         timeout: Any = NOT_GIVEN,
         max_pending: int | None = None,
+        stop_after: int | None = None,
         adaptive: bool = True,
         clock: Clock = time.monotonic,
         sleep: Sleep = anyio.sleep,
@@ -134,6 +138,9 @@ class BatchRunner:
         self._clock = clock
         self._sleep = sleep
         self._policy = client._policy
+        self.stop_after = stop_after
+        self._breaker = StopBreaker(stop_after, clock)
+        self._stop_scope: anyio.CancelScope | None = None
 
     # --- running -----------------------------------------------------------------------------------
 
@@ -144,26 +151,38 @@ class BatchRunner:
 
         A request that fails (after its retries) is a result with its error, never an exception.
         Cancelling the run stops sending; results already handed over stay handed over, and no
-        partial result is ever delivered.
+        partial result is ever delivered. An exception raised by your own code (``on_result``, the
+        ``requests`` iterable) stops the run and comes out as itself, not wrapped in an ExceptionGroup.
 
         Returns:
             The final tallies (also on :attr:`stats` while the run goes).
+
+        Raises:
+            BatchStoppedError: ``stop_after`` attempts in a row failed the same hopeless way (bad key,
+                unknown endpoint, unreachable server); results not yet delivered are left unsent.
         """
         started = self._clock()
         pending = anyio.Semaphore(self.max_pending)
+        self._breaker = StopBreaker(self.stop_after, self._clock)
         try:
-            async with anyio.create_task_group() as tg:
-                position = 0
-                async for item in _aiter(requests):
-                    position += 1
-                    request = as_request(item, position)
-                    await pending.acquire()
-                    # a new request waits here, not in a task: retries get freed slots first
-                    await self._slots.acquire()
-                    self.stats.started += 1
-                    tg.start_soon(self._run_one, request, pending, on_result)
+            with unwrapped():
+                async with anyio.create_task_group() as tg:
+                    self._stop_scope = tg.cancel_scope
+                    position = 0
+                    async for item in _aiter(requests):
+                        position += 1
+                        request = as_request(item, position)
+                        await pending.acquire()
+                        # a new request waits here, not in a task: retries get freed slots first
+                        await self._slots.acquire()
+                        self.stats.started += 1
+                        tg.start_soon(self._run_one, request, pending, on_result)
+            if self._breaker.reason is None:
+                await self._deliver(self._breaker.flush(), on_result)
         finally:
             self.stats.elapsed = self._clock() - started
+        if self._breaker.reason is not None:
+            raise BatchStoppedError(self._breaker.reason)
         return self.stats
 
     @asynccontextmanager
@@ -172,7 +191,8 @@ class BatchRunner:
     ) -> AsyncIterator[AsyncIterator[BatchResult]]:
         """``async with runner.results(requests) as results: async for result in results: ...``
 
-        Leaving the block early cancels the requests still running.
+        Leaving the block early cancels the requests still running; an exception raised in the block
+        comes out as itself (``except ValueError`` catches it), not wrapped in an ExceptionGroup.
         """
         send, receive = anyio.create_memory_object_stream[BatchResult](self.max_pending)
 
@@ -180,58 +200,90 @@ class BatchRunner:
             async with send:
                 await self.run(requests, send.send)
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(produce)
-            async with receive:
-                yield receive
-            tg.cancel_scope.cancel()
+        with unwrapped():
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(produce)
+                async with receive:
+                    yield receive
+                tg.cancel_scope.cancel()
 
     async def _run_one(
         self, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
     ) -> None:
         try:
             result = await self.process(request, slot_held=True)
+            if self._breaker.hold(result):
+                return
+            await self._deliver([*self._breaker.flush(), result], on_result)
+        finally:
+            pending.release()
+
+    async def _deliver(self, results: list[BatchResult], on_result: ResultHandler) -> None:
+        for result in results:
             self.stats.record(result)
             delivered = on_result(result)
             if inspect.isawaitable(delivered):
                 await delivered
-        finally:
-            pending.release()
 
     # --- one request ------------------------------------------------------------------------------
 
     async def process(self, request: BatchRequest, *, slot_held: bool = False) -> BatchResult:
         """Send one request with retries; always returns its result (errors included).
 
+        Whatever goes wrong in the request's life -- the budget check, counting its tokens, sending,
+        reading, parsing -- ends as a result with an ``error``; only cancellation propagates.
+
         Args:
             slot_held: the caller already holds a concurrency slot for the first attempt.
         """
-        body = dict(request.body)
-        model = str(body.get("model") or "") or None
-        options = RequestOptions("POST", "/chat/completions", body=body, timeout=self.timeout, max_retries=0)
+        slot = SlotHold(self._slots, slot_held)
+        model: str | None = None
+        reservation: Any = None
         try:
-            reservation = self.client._reserve(options)
-        except BudgetExceededError as exc:
-            if slot_held:
-                self._slots.release()
-            return BatchResult(
-                request.custom_id, error=_error("budget_exceeded", str(exc)), attempts=0, model=model
+            body = dict(request.body)
+            model = str(body.get("model") or "") or None
+            options = RequestOptions(
+                "POST", "/chat/completions", body=body, timeout=self.timeout, max_retries=0
             )
-        try:
-            result = await self._with_retries(request, options, model, slot_held)
+            try:
+                reservation = self.client._reserve(options)
+            except BudgetExceededError as exc:
+                return BatchResult(
+                    request.custom_id, error=_error("budget_exceeded", str(exc)), attempts=0, model=model
+                )
+            result = await self._with_retries(request, options, model, slot)
+        except Exception as exc:  # by construction: a failed request is a result, never an exception
+            logger.debug("Batch request %s failed", request.custom_id, exc_info=True)
+            result = BatchResult(
+                request.custom_id, error=_error("request_failed", self._scrub(exc)), model=model
+            )
         except BaseException:  # cancelled: release what the budget held for it
-            self.client._settle(reservation, None, None)
+            self._release(reservation)
             raise
+        finally:
+            slot.release()
         self._settle(reservation, result)
+        result.fingerprint = request_fingerprint(request.body)
         return result
 
+    def _scrub(self, exc: Exception) -> str:
+        """The error's text for the output file, without the API key whatever the error put in it."""
+        text = f"{type(exc).__name__}: {exc}"
+        key = str(getattr(self.client, "api_key", "") or "")
+        return text.replace(key, "***") if len(key) >= 8 else text
+
+    def _release(self, reservation: Any) -> None:
+        try:
+            self.client._settle(reservation, None, None)
+        except Exception:  # pragma: no cover - settling a reservation has no I/O to fail
+            logger.debug("Releasing a batch reservation failed", exc_info=True)
+
     async def _with_retries(
-        self, request: BatchRequest, options: RequestOptions, model: str | None, slot_held: bool
+        self, request: BatchRequest, options: RequestOptions, model: str | None, slot: SlotHold
     ) -> BatchResult:
         retries_done = 0
         while True:
-            result, failure = await self._attempt_in_slot(request, options, model, slot_held)
-            slot_held = False
+            result, failure = await self._attempt_in_slot(request, options, model, slot)
             if failure is None or retries_done >= self.max_retries or not self._policy.should_retry(failure):
                 break
             scale = 1.0
@@ -254,18 +306,22 @@ class BatchRunner:
     def _settle(self, reservation: Any, result: BatchResult) -> None:
         """Record the request's usage on the client's tracker (and release its budget reservation)."""
         if not result.ok or result.usage is None:
-            self.client._settle(reservation, None, None)
+            self._release(reservation)
             return
         from .._models import CompletionUsage
 
-        self.client._settle(reservation, result.model, CompletionUsage.model_validate(result.usage))
+        try:
+            usage = CompletionUsage.model_validate(result.usage)
+            self.client._settle(reservation, result.model, usage)
+        except Exception:  # an odd usage object: the result stands, the reservation is released
+            logger.debug("Batch request %s: usage not recorded", result.custom_id, exc_info=True)
+            self._release(reservation)
 
     async def _attempt_in_slot(
-        self, request: BatchRequest, options: RequestOptions, model: str | None, slot_held: bool
+        self, request: BatchRequest, options: RequestOptions, model: str | None, slot: SlotHold
     ) -> tuple[BatchResult, BaseException | None]:
         body = options.body or {}
-        if not slot_held:
-            await self._slots.acquire(priority=True)
+        await slot.acquire()
         try:
             token_handle = None
             raw_prompt = 0
@@ -278,7 +334,10 @@ class BatchRunner:
             self.stats.attempts += 1
             result, failure = await self._attempt(request, options, model)
         finally:
-            self._slots.release()
+            slot.release()
+        self._breaker.on_attempt(failure)
+        if self._breaker.tripped and self._stop_scope is not None:
+            self._stop_scope.cancel()
         rate_limited = (
             isinstance(failure, APIStatusError)
             and failure.status_code == 429

@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 CHAT_COMPLETIONS_URL = "/v1/chat/completions"
+
+#: An output line's ``id`` as holyclient writes it: the request's fingerprint, then random hex. The
+#: fingerprint lets a resume notice that INPUT changed under the same ``custom_id``.
+_FINGERPRINTED_ID = re.compile(r"batch_req_([0-9a-f]{12})_[0-9a-f]{12}")
+
+
+def request_fingerprint(body: Mapping[str, Any]) -> str | None:
+    """12 hex digits identifying a request body (``None`` for a body that is not plain JSON)."""
+    try:
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
+def line_fingerprint(line: Mapping[str, Any]) -> str | None:
+    """The request fingerprint recorded in an output line's ``id`` (``None``: not recorded)."""
+    match = _FINGERPRINTED_ID.fullmatch(str(line.get("id") or ""))
+    return match.group(1) if match else None
 
 
 @dataclass(frozen=True)
@@ -39,6 +61,7 @@ class BatchResult:
         attempts: attempts made (1 = no retry).
         model: the model that answered (or was asked), for per-model tallies.
         usage: the response's ``usage``, when it succeeded.
+        fingerprint: the request body's :func:`request_fingerprint`, recorded in the output line's ``id``.
     """
 
     custom_id: str
@@ -49,6 +72,7 @@ class BatchResult:
     attempts: int = 1
     model: str | None = None
     usage: Mapping[str, Any] | None = None
+    fingerprint: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -59,8 +83,9 @@ class BatchResult:
         response = None
         if self.status_code is not None:
             response = {"status_code": self.status_code, "request_id": self.request_id, "body": self.body}
+        unique = f"{self.fingerprint}_{secrets.token_hex(6)}" if self.fingerprint else secrets.token_hex(12)
         return {
-            "id": f"batch_req_{secrets.token_hex(12)}",
+            "id": f"batch_req_{unique}",
             "custom_id": self.custom_id,
             "response": response,
             "error": self.error,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from differential.conftest import Differential
 
 USER = [{"role": "user", "content": "ping pong"}]
@@ -50,3 +52,45 @@ def test_every_response_carries_the_request_id_and_serializes_like_openai(differ
         }
 
     differential.check(app)
+
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+
+
+def tool_loop(c: Any) -> Any:
+    """The canonical openai tool loop: the assistant message object is appended as it came back."""
+    messages: list[Any] = [{"role": "user", "content": "call get_weather for Paris"}]
+    first = c.chat.completions.create(model="gpt-4.1", messages=messages, tools=[WEATHER_TOOL])
+    message = first.choices[0].message
+    messages.append(message)
+    for call in message.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": '{"temp_c": 21}'})
+    second = c.chat.completions.create(model="gpt-4.1", messages=messages, tools=[WEATHER_TOOL])
+    return [first, second]
+
+
+def test_the_tool_loop_with_message_objects_appended_sends_what_openai_sends(
+    differential: Differential,
+) -> None:
+    _theirs, ours = differential.check(tool_loop)
+    assert ours.requests[1]["body"]["messages"][1]["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
+def test_a_pydantic_class_passed_to_create_points_to_parse() -> None:
+    from pydantic import BaseModel
+
+    import holyclient
+
+    class Answer(BaseModel):
+        text: str
+
+    client = holyclient.Client(api_key="k", base_url="http://127.0.0.1:9")
+    with pytest.raises(TypeError, match=r"chat\.completions\.parse"):
+        client.chat.completions.create(model="gpt-4.1", messages=USER, response_format=Answer)

@@ -9,7 +9,7 @@ therefore share every decision and differ only in ``await``.
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -29,13 +29,6 @@ _CALL_DEFAULTS: dict[str, Any] = {"timeout": NOT_GIVEN}  # ``timeout=None`` mean
 
 def _path_fields(path: str) -> tuple[str, ...]:
     return tuple(name for _, name, _, _ in string.Formatter().parse(path) if name)
-
-
-def _materialize(value: Any) -> Any:
-    """Generators and other one-shot iterables (``messages=(m for m in ...)``) become lists."""
-    if isinstance(value, (str, bytes, list, dict, Mapping)) or not isinstance(value, Iterable):
-        return value
-    return list(value)
 
 
 @dataclass(frozen=True)
@@ -63,7 +56,7 @@ class Operation(Generic[ResponseT]):
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
         path = self.path.format(**{name: args.pop(name) for name in self.path_fields})
         stream = bool(args.pop("stream", False))
-        fields = build_body({k: _materialize(v) for k, v in {**args, **params}.items()}, call["extra_body"])
+        fields = build_body({**args, **params}, call["extra_body"])
         if stream:
             fields["stream"] = True
         has_body = self.method not in ("GET", "DELETE")

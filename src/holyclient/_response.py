@@ -18,9 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any, Generic, TypeVar, cast
-
-from typing_extensions import Self
+from typing import Any, Generic, Self, TypeVar, cast
 
 from ._streaming import AsyncStream, Stream
 

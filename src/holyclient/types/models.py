@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .._pagination import SyncPage
+from collections.abc import Iterator
+
 from ._base import BaseModel as _Model
 
 
@@ -13,5 +14,14 @@ class Model(_Model):
     owned_by: str = ""
 
 
-class ModelList(SyncPage[Model]):
+class ModelList(_Model):
     """The ``/models`` listing; iterating it yields the models, as the official SDK's page does."""
+
+    object: str = "list"
+    data: list[Model]
+
+    def __iter__(self) -> Iterator[Model]:  # type: ignore[override]
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)

@@ -28,11 +28,14 @@ from ._streaming import AsyncStream, ChunkDecoder, Stream
 from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
 
 if TYPE_CHECKING:
+    from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
+SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
+AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
 
 
 class _BaseClient(ResponseModes):
@@ -308,6 +311,12 @@ class Client(_BaseClient):
         self._settle(reservation, getattr(parsed, "model", None), getattr(parsed, "usage", None))
         return result
 
+    def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
+        """A list response that can fetch its following pages."""
+        result = self._request(options, page_cls)
+        self._unwrap(result)._bind(self, options)
+        return result
+
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
         """Send once, no retry: the request and the HTTP response, whatever its status.
 
@@ -437,6 +446,19 @@ class AsyncClient(_BaseClient):
         parsed = self._unwrap(result)
         self._settle(reservation, getattr(parsed, "model", None), getattr(parsed, "usage", None))
         return result
+
+    def _get_page(
+        self, options: RequestOptions, page_cls: type[AsyncPageT]
+    ) -> AsyncPaginator[AsyncPageT, Any]:
+        """A list response: await it for the first page, ``async for`` it for every item."""
+        from ._pagination import AsyncPaginator
+
+        async def fetch() -> AsyncPageT:
+            result = await self._request(options, page_cls)
+            self._unwrap(result)._bind(self, options)
+            return result
+
+        return AsyncPaginator(fetch)
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
         """Send once, no retry: the request and the HTTP response, whatever its status.

@@ -16,7 +16,7 @@ the result with the HTTP exchange it came from instead of returning the parsed o
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar, cast
 
@@ -186,7 +186,6 @@ class AsyncStreamedResponse(RawResponse[R]):
         await self.close()
 
 
-P = TypeVar("P")
 StreamT = TypeVar("StreamT", bound="Stream[Any] | AsyncStream[Any]")
 
 
@@ -228,16 +227,6 @@ class ResponseModes:
         if self._is_async:
             return _ContextView(self._in_response_mode(AsyncStreamedResponse))
         return self._in_response_mode(StreamedResponse)
-
-    def _page_result(self, result: Any, make: Callable[[Any], P]) -> P:
-        """``make(page data)``, inside the same raw response when ``result`` is one."""
-        if isinstance(result, RawResponse):
-            return cast("P", type(result)(result.http_response, make(result._parsed)))
-        return make(result)
-
-    def _plain(self) -> Self:
-        """This client in its normal mode (pages fetch their next pages through it)."""
-        return self if self._response_cls is None else self._in_response_mode(None)
 
     def _in_response_mode(self, response_cls: Any) -> Self:
         new = self.with_options()

@@ -35,7 +35,6 @@ from holyclient import (
     RateLimitError,
     UnprocessableEntityError,
 )
-from holyclient._pagination import SyncPage
 
 pytestmark = pytest.mark.contract
 
@@ -365,7 +364,7 @@ def test_prism_accepts_requests_through_user_supplied_httpx_clients(
         models = client.models.list(timeout=5)
 
     assert isinstance(completion, holyclient.ChatCompletion)
-    assert isinstance(models, SyncPage)
+    assert isinstance(models, holyclient.ModelList)
 
 
 async def test_prism_accepts_requests_through_user_supplied_async_httpx_client(
@@ -414,7 +413,7 @@ def test_prism_accepts_models_list_and_retrieve(client: holyclient.Client) -> No
     models = client.models.list()
     model = client.models.retrieve(MODEL)
 
-    assert isinstance(models, SyncPage)
+    assert isinstance(models, holyclient.ModelList)
     assert len(models) >= 1 and all(isinstance(m, holyclient.Model) for m in models)
     assert isinstance(model, holyclient.Model)
     assert model.object == "model"

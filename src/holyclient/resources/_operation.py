@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")
+AsyncPageT = TypeVar("AsyncPageT")
 
 #: Keyword arguments every method takes that shape the call rather than the body.
 CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
@@ -94,6 +95,13 @@ class StreamingOperation(Operation[ResponseT], Generic[ResponseT, ChunkT]):
     """An operation that answers with ``chunk_cls`` server-sent events when called with ``stream=True``."""
 
     chunk_cls: type[ChunkT]
+
+
+@dataclass(frozen=True)
+class PageOperation(Operation[ResponseT], Generic[ResponseT, AsyncPageT]):
+    """A list operation: ``cast_to`` is the sync page class, ``async_page`` the async one."""
+
+    async_page: type[AsyncPageT]
 
 
 class SyncAPIResource:

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._base import NOT_GIVEN
-from .._pagination import AsyncPage, AsyncPaginator, SyncPage
-from ..types.models import Model
-from ._operation import AsyncAPIResource, Operation, SyncAPIResource
+from .._pagination import AsyncPage, AsyncPaginator
+from ..types.models import Model, ModelList
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 
-LIST = Operation("GET", "/models", Model)
+LIST = PageOperation("GET", "/models", ModelList, AsyncPage[Model])
 RETRIEVE = Operation("GET", "/models/{model}", Model)
 
 
@@ -23,9 +23,9 @@ class Models(SyncAPIResource):
         extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
-    ) -> SyncPage[Model]:
+    ) -> ModelList:
         """The models the server offers; iterate the page for the models."""
-        return SyncPage.fetch(self._client, LIST.build(locals()), LIST.cast_to)
+        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def retrieve(
         self,
@@ -50,9 +50,9 @@ class AsyncModels(AsyncAPIResource):
         extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
-    ) -> AsyncPaginator[Model]:
+    ) -> AsyncPaginator[AsyncPage[Model], Model]:
         """Async twin of :meth:`Models.list`: ``await`` it for the page, or ``async for`` the models."""
-        return AsyncPaginator(self._client, LIST.build(locals()), LIST.cast_to, AsyncPage)
+        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def retrieve(
         self,

@@ -108,7 +108,7 @@ async def test_a_pool_timeout_reaches_the_caller_as_a_timeout_naming_the_pool() 
         client = AsyncClient(api_key=KEY, base_url=url, max_retries=0, timeout=httpx2.Timeout(5.0, pool=0.2))
         client._http._transport._max_connections = 1  # type: ignore[attr-defined]
         async with client:
-            holder = asyncio.create_task(client.models.list())
+            holder = asyncio.ensure_future(client.models.list())  # a paginator is awaitable, not a coroutine
             await asyncio.sleep(0.1)
             with pytest.raises(APITimeoutError) as caught:
                 await asyncio.wait_for(client.models.list(), GUARD)

@@ -33,17 +33,6 @@ from ._streaming import AsyncStream, Stream
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._models import (
-        ChatCompletion,
-        ChatCompletionChunk,
-        ChatCompletionMessageParam,
-        ChatCompletionRequest,
-        CompletionUsage,
-        CreateEmbeddingResponse,
-        Embedding,
-        Model,
-        ModelList,
-    )
     from ._usage import UsageSnapshot, UsageTracker
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
     from .pricing import (
@@ -66,6 +55,22 @@ if TYPE_CHECKING:
         image_tokens,
     )
     from .truncation import ContextOverflowError, fit_messages, truncate_text
+    from .types import (
+        ChatCompletion,
+        ChatCompletionChunk,
+        ChatCompletionMessageParam,
+        ChatCompletionRequest,
+        CompletionUsage,
+        CreateEmbeddingResponse,
+        Embedding,
+        Model,
+        ModelList,
+    )
+
+#: The official SDK's names, so that switching is a change of import only.
+OpenAI = Client
+AsyncOpenAI = AsyncClient
+OpenAIError = HolyClientError
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
@@ -74,15 +79,15 @@ _LAZY = {
     "BatchRunner": ".batch",
     "BatchStats": ".batch",
     "run_batch": ".batch",
-    "ChatCompletion": "._models",
-    "ChatCompletionChunk": "._models",
-    "ChatCompletionMessageParam": "._models",
-    "ChatCompletionRequest": "._models",
-    "CompletionUsage": "._models",
-    "CreateEmbeddingResponse": "._models",
-    "Embedding": "._models",
-    "Model": "._models",
-    "ModelList": "._models",
+    "ChatCompletion": ".types",
+    "ChatCompletionChunk": ".types",
+    "ChatCompletionMessageParam": ".types",
+    "ChatCompletionRequest": ".types",
+    "CompletionUsage": ".types",
+    "CreateEmbeddingResponse": ".types",
+    "Embedding": ".types",
+    "Model": ".types",
+    "ModelList": ".types",
     "TokenCount": ".tokens",
     "count_tokens": ".tokens",
     "count_messages": ".tokens",
@@ -123,6 +128,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncOpenAI",
     "AsyncStream",
     "AuthenticationError",
     "BadRequestError",
@@ -149,6 +155,8 @@ __all__ = [
     "ModelInfo",
     "ModelList",
     "NotFoundError",
+    "OpenAI",
+    "OpenAIError",
     "PermissionDeniedError",
     "PriceFileError",
     "PriceTable",

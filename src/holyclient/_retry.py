@@ -56,7 +56,7 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
+        when = when.replace(tzinfo=datetime.UTC)
     return _positive(when.timestamp() - (time.time() if now is None else now))
 
 

@@ -12,16 +12,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .._exceptions import APIConnectionError, APIStatusError, APITimeoutError
 from ._ratelimit import Clock, Slots
 from ._types import BatchResult
-
-if sys.version_info < (3, 11):  # pragma: no cover - the backport anyio installs on 3.10
-    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
 #: Attempts in a row failing the same hopeless way that stop a ``holyclient batch`` run.
 DEFAULT_STOP_AFTER = 5

@@ -1,0 +1,145 @@
+"""Each API operation declared once: method, path, body, response type, whether it streams.
+
+A resource method is a thin shell: it names its parameters (for users, type checkers and the parity
+test), hands ``locals()`` to its :class:`Operation`, and passes the resulting
+:class:`~holyclient._base.RequestOptions` to the client, which does the I/O. The sync and async twins
+therefore share every decision and differ only in ``await``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .._base import NOT_GIVEN, RequestOptions, build_body
+from ._spec_params import ACCEPTED
+
+if TYPE_CHECKING:
+    from .._client import AsyncClient, Client
+
+ResponseT = TypeVar("ResponseT")
+ChunkT = TypeVar("ChunkT")
+AsyncPageT = TypeVar("AsyncPageT")
+
+#: Keyword arguments every method takes that shape the call rather than the body.
+CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
+_CALL_DEFAULTS: dict[str, Any] = {"timeout": NOT_GIVEN}  # ``timeout=None`` means "no timeout"
+
+
+def _path_fields(path: str) -> tuple[str, ...]:
+    return tuple(name for _, name, _, _ in string.Formatter().parse(path) if name)
+
+
+def _path_value(name: str, value: Any) -> Any:
+    """An id for the path; an empty one would silently address the collection instead (openai refuses it)."""
+    if not value:
+        raise ValueError(f"Expected a non-empty value for `{name}` but received {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Operation(Generic[ResponseT]):
+    """One endpoint: ``build(locals())`` turns a method's arguments into request options.
+
+    Arguments named in ``path`` (``"/models/{model}"``) fill the path; the call options
+    (:data:`CALL_OPTIONS`) shape the request; ``**params`` and every other argument form the JSON body
+    of a POST, or the query string of a GET/DELETE. ``NOT_GIVEN`` values are left out.
+    """
+
+    method: str
+    path: str
+    cast_to: type[ResponseT]
+    path_fields: tuple[str, ...] = field(init=False)
+    accepted: frozenset[str] | None = field(init=False)
+    """The keyword arguments the official spec defines for this operation (``None``: not checked)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path_fields", _path_fields(self.path))
+        object.__setattr__(self, "accepted", ACCEPTED.get(f"{self.method} {self.path}"))
+
+    def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
+        args = dict(arguments)
+        args.pop("self", None)
+        args.pop("__class__", None)
+        params = args.pop("params", None) or {}
+        if params and self.accepted is not None and not params.keys() <= self.accepted:
+            raise TypeError(self._unexpected(params.keys() - self.accepted))
+        call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
+        path = self.path.format(**{name: _path_value(name, args.pop(name)) for name in self.path_fields})
+        stream = args.pop("stream", NOT_GIVEN)
+        has_body = self.method not in ("GET", "DELETE")
+        fields = build_body({**args, **params}, call["extra_body"] if has_body else None)
+        if stream is not NOT_GIVEN:  # an explicit ``stream=False`` is sent, as openai does
+            fields["stream"] = stream
+        query = dict(call["extra_query"] or {}) if has_body else {**fields, **(call["extra_query"] or {})}
+        return RequestOptions(
+            self.method,
+            path,
+            body=fields if has_body else None,
+            query=query or None,
+            extra_headers=call["extra_headers"],
+            timeout=call["timeout"],
+            max_retries=call["max_retries"],
+            stream=bool(stream),
+        )
+
+    def _unexpected(self, names: set[str]) -> str:
+        parts = []
+        for name in sorted(names):
+            close = difflib.get_close_matches(name, sorted(self.accepted or ()), n=1)
+            parts.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return (
+            f"{self.method} {self.path} got unexpected keyword argument(s) {', '.join(parts)}. "
+            "The OpenAI API does not define them; send provider-specific fields with extra_body={...}."
+        )
+
+
+@dataclass(frozen=True)
+class StreamingOperation(Operation[ResponseT], Generic[ResponseT, ChunkT]):
+    """An operation that answers with ``chunk_cls`` server-sent events when called with ``stream=True``."""
+
+    chunk_cls: type[ChunkT]
+
+
+@dataclass(frozen=True)
+class PageOperation(Operation[ResponseT], Generic[ResponseT, AsyncPageT]):
+    """A list operation: ``cast_to`` is the sync page class, ``async_page`` the async one."""
+
+    async_page: type[AsyncPageT]
+
+
+class SyncAPIResource:
+    """Base of the sync resources: holds the client that does the I/O."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    @property
+    def with_raw_response(self) -> Any:
+        """This resource returning raw responses (``client.chat.completions.with_raw_response.create``)."""
+        return type(self)(self._client.with_raw_response)
+
+    @property
+    def with_streaming_response(self) -> Any:
+        """This resource returning streamed-response context managers, as openai's."""
+        return type(self)(self._client.with_streaming_response)
+
+
+class AsyncAPIResource:
+    """Base of the async resources: holds the client that does the I/O."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    @property
+    def with_raw_response(self) -> Any:
+        """This resource returning raw responses (``await ....with_raw_response.create(...)``)."""
+        return type(self)(self._client.with_raw_response)
+
+    @property
+    def with_streaming_response(self) -> Any:
+        """This resource returning ``async with`` context managers over the response, as openai's."""
+        return self._client._streaming_view(type(self)(self._client._streaming_client()))

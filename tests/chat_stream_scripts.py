@@ -111,7 +111,12 @@ TOOLS = [
     chunk(
         delta(
             tool_calls=[
-                {"index": 1, "id": "call_b", "type": "function", "function": {"name": "lookup", "arguments": ""}}
+                {
+                    "index": 1,
+                    "id": "call_b",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": ""},
+                }
             ]
         )
     ),

@@ -10,11 +10,10 @@ from openai.lib.streaming.chat import ChatCompletionStreamState as OpenAIState
 from openai.types.chat import ChatCompletionChunk as OpenAIChunk
 from pydantic import BaseModel
 
+import chat_stream_scripts as s
 import holyclient
 from holyclient import ChatCompletionStreamState, accumulate_chunks, pydantic_function_tool
 from holyclient._models import ChatCompletionChunk
-
-import chat_stream_scripts as s
 
 FIELDS = (
     "delta",
@@ -111,7 +110,9 @@ def test_events_and_final_completion_match_openai(case: str) -> None:
 
 def test_structured_content_is_parsed_partially_then_into_the_class() -> None:
     state = ChatCompletionStreamState(response_format=s.MathResponse)
-    events = [e for data in s.STRUCTURED for e in state.handle_chunk(ChatCompletionChunk.model_validate(data))]
+    events = [
+        e for data in s.STRUCTURED for e in state.handle_chunk(ChatCompletionChunk.model_validate(data))
+    ]
     deltas = [e for e in events if e.type == "content.delta"]
     assert isinstance(deltas[-1].parsed, dict)  # plain data while the JSON is incomplete
     (done,) = [e for e in events if e.type == "content.done"]

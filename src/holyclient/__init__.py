@@ -35,6 +35,7 @@ from ._streaming import AsyncStream, Stream
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
     from ._models import (
         ChatCompletion,
         ChatCompletionChunk,
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
         Model,
         ModelList,
     )
-    from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
     from ._usage import UsageSnapshot, UsageTracker
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch

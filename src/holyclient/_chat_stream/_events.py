@@ -92,10 +92,10 @@ class LogprobsRefusalDoneEvent(_Event):
     refusal: list[TokenLogprob]
 
 
-ChatCompletionStreamEvent = Union[  # noqa: UP007 - a runtime alias, subscripted by users
+ChatCompletionStreamEvent = Union[  # noqa: UP007 - a runtime alias users may import
     ChunkEvent,
     ContentDeltaEvent,
-    ContentDoneEvent[ResponseFormatT],
+    ContentDoneEvent[Any],
     RefusalDeltaEvent,
     RefusalDoneEvent,
     FunctionToolCallArgumentsDeltaEvent,

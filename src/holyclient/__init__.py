@@ -36,17 +36,6 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
-    from ._models import (
-        ChatCompletion,
-        ChatCompletionChunk,
-        ChatCompletionMessageParam,
-        ChatCompletionRequest,
-        CompletionUsage,
-        CreateEmbeddingResponse,
-        Embedding,
-        Model,
-        ModelList,
-    )
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
     from ._usage import UsageSnapshot, UsageTracker
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
@@ -70,6 +59,17 @@ if TYPE_CHECKING:
         image_tokens,
     )
     from .truncation import ContextOverflowError, fit_messages, truncate_text
+    from .types import (
+        ChatCompletion,
+        ChatCompletionChunk,
+        ChatCompletionMessageParam,
+        ChatCompletionRequest,
+        CompletionUsage,
+        CreateEmbeddingResponse,
+        Embedding,
+        Model,
+        ModelList,
+    )
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
@@ -78,15 +78,15 @@ _LAZY = {
     "BatchRunner": ".batch",
     "BatchStats": ".batch",
     "run_batch": ".batch",
-    "ChatCompletion": "._models",
-    "ChatCompletionChunk": "._models",
-    "ChatCompletionMessageParam": "._models",
-    "ChatCompletionRequest": "._models",
-    "CompletionUsage": "._models",
-    "CreateEmbeddingResponse": "._models",
-    "Embedding": "._models",
-    "Model": "._models",
-    "ModelList": "._models",
+    "ChatCompletion": ".types",
+    "ChatCompletionChunk": ".types",
+    "ChatCompletionMessageParam": ".types",
+    "ChatCompletionRequest": ".types",
+    "CompletionUsage": ".types",
+    "CreateEmbeddingResponse": ".types",
+    "Embedding": ".types",
+    "Model": ".types",
+    "ModelList": ".types",
     "TokenCount": ".tokens",
     "count_tokens": ".tokens",
     "count_messages": ".tokens",

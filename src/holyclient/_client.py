@@ -29,12 +29,14 @@ from ._streaming import AsyncStream, ChunkDecoder, Stream
 from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-    from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
+    from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
+SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
+AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
 
 
 class _BaseClient:
@@ -125,6 +127,7 @@ class _BaseClient:
             options.method,
             self.base_url + options.path,
             json=options.body if options.method != "GET" else None,
+            params=options.query,
             headers=headers,
             timeout=request_timeout(timeout),
         )
@@ -149,7 +152,9 @@ class _BaseClient:
         """A read response as ``cast_to``, or the status error it carries."""
         if response.status_code >= 400:
             raise self._status_error(response, response.content, request)
-        return parse_model(cast_to, response.content, response, request=request)
+        result = parse_model(cast_to, response.content, response, request=request)
+        result._request_id = response.headers.get("x-request-id")
+        return result
 
     def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
         """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
@@ -229,9 +234,10 @@ class Client(_BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from ._resources import Chat, Embeddings, Models
+        from .resources import SYNC_RESOURCES
 
-        self.chat, self.embeddings, self.models = Chat(self), Embeddings(self), Models(self)
+        for name, resource in SYNC_RESOURCES.items():
+            setattr(self, name, resource(self))
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
@@ -244,6 +250,10 @@ class Client(_BaseClient):
             raise
         self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
+
+    def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
+        """A list response that can fetch its following pages."""
+        return self._request(options, page_cls)._bind(self, options)
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
         """Send once, no retry: the request and the HTTP response, whatever its status.
@@ -346,9 +356,10 @@ class AsyncClient(_BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels
+        from .resources import ASYNC_RESOURCES
 
-        self.chat, self.embeddings, self.models = AsyncChat(self), AsyncEmbeddings(self), AsyncModels(self)
+        for name, resource in ASYNC_RESOURCES.items():
+            setattr(self, name, resource(self))
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
@@ -361,6 +372,18 @@ class AsyncClient(_BaseClient):
             raise
         self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
         return result
+
+    def _get_page(
+        self, options: RequestOptions, page_cls: type[AsyncPageT]
+    ) -> AsyncPaginator[AsyncPageT, Any]:
+        """A list response: await it for the first page, ``async for`` it for every item."""
+        from ._pagination import AsyncPaginator
+
+        async def fetch() -> AsyncPageT:
+            page = await self._request(options, page_cls)
+            return page._bind(self, options)
+
+        return AsyncPaginator(fetch)
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
         """Send once, no retry: the request and the HTTP response, whatever its status.

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 import chat_stream_scripts as s
 import holyclient
 from holyclient import ChatCompletionStreamState, accumulate_chunks, pydantic_function_tool
-from holyclient._models import ChatCompletionChunk
+from holyclient.types.chat import ChatCompletionChunk
 
 FIELDS = (
     "delta",

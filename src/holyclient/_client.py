@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from .resources.beta import AsyncBeta, Beta
     from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
@@ -200,6 +201,7 @@ class Client(_BaseClient):
         ConfigurationError: no key, or an insecure base URL.
     """
 
+    beta: Beta
     chat: Chat
     embeddings: Embeddings
     models: Models
@@ -322,6 +324,7 @@ class AsyncClient(_BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 
+    beta: AsyncBeta
     chat: AsyncChat
     embeddings: AsyncEmbeddings
     models: AsyncModels

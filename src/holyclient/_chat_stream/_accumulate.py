@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._models import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
 from .._parsing import ParsedChatCompletion, ParsedChoice, ParsedFunctionToolCall
+from ..types.chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
 
 Snapshot = ParsedChatCompletion[Any]
 

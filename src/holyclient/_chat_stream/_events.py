@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Generic, Literal, TypeVar, Union
 
-from .._models import ChatCompletionChunk, TokenLogprob
-from .._models import _Model as _Event
 from .._parsing import ParsedChatCompletion
+from ..types import BaseModel as _Event
+from ..types.chat import ChatCompletionChunk, TokenLogprob
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 

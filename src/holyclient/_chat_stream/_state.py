@@ -12,11 +12,11 @@ from typing import Any, Generic, TypeVar
 from pydantic_core import from_json
 
 from .._exceptions import ContentFilterFinishReasonError, LengthFinishReasonError
-from .._models import ChatCompletionChunk, ChunkChoice
 from .._parsing import ParsedChatCompletion, find_tool, has_parseable_input, parse_chat_completion
 from .._parsing._completions import is_rich_response_format, maybe_parse_content
 from .._parsing._tools import parse_tool_arguments
 from .._parsing._types import ParsedChoice
+from ..types.chat import ChatCompletionChunk, ChunkChoice
 from . import _events as ev
 from ._accumulate import Snapshot, accumulate_chunk
 

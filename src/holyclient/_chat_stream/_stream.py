@@ -17,9 +17,9 @@ from ._state import ChatCompletionStreamState, Event
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from .._models import ChatCompletionChunk
     from .._parsing import ParsedChatCompletion
     from .._streaming import AsyncStream, Stream
+    from ..types.chat import ChatCompletionChunk
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 
@@ -163,11 +163,15 @@ class AsyncChatCompletionStream(Generic[ResponseFormatT]):
 
 
 class AsyncChatCompletionStreamManager(Generic[ResponseFormatT]):
-    """The async twin of :class:`ChatCompletionStreamManager` (``async with``)."""
+    """The async twin of :class:`ChatCompletionStreamManager` (``async with``).
+
+    ``api_request`` is called on entering, so a manager that is never entered sends nothing (and leaves
+    no un-awaited coroutine behind).
+    """
 
     def __init__(
         self,
-        api_request: Awaitable[AsyncStream[ChatCompletionChunk]],
+        api_request: Callable[[], Awaitable[AsyncStream[ChatCompletionChunk]]],
         *,
         response_format: type[ResponseFormatT] | Mapping[str, Any] | None,
         input_tools: Iterable[Mapping[str, Any]] | None,
@@ -181,7 +185,7 @@ class AsyncChatCompletionStreamManager(Generic[ResponseFormatT]):
         state = ChatCompletionStreamState(
             input_tools=self._input_tools, response_format=self._response_format
         )
-        self._stream = AsyncChatCompletionStream(await self._api_request, state)
+        self._stream = AsyncChatCompletionStream(await self._api_request(), state)
         return self._stream
 
     async def __aexit__(

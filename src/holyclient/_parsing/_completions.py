@@ -119,6 +119,7 @@ def parse_chat_completion(
                 call.function.parsed_arguments = parse_tool_arguments(
                     tool_list, call.function.name, call.function.arguments
                 )
+        message.tool_calls = message.tool_calls or None  # openai's parsed message always has the key
         message.parsed = maybe_parse_content(response_format, message)
     return completion
 

@@ -164,3 +164,7 @@ WITH_FOREIGN_EVENT = [
     chunk(delta(content="ok")),
     chunk(delta(finish="stop")),
 ]
+
+
+def sse_event(data: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(data).encode() + b"\n\n"

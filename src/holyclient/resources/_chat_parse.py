@@ -62,6 +62,12 @@ def _stream_arguments(
         args["tools"] = tools
     if response_format is not NOT_GIVEN:
         args["response_format"] = response_format_param(response_format)
+    # Pass on only the call options that were given, so ``create``'s own defaults apply.
+    for name in ("extra_headers", "extra_query", "extra_body", "max_retries"):
+        if args.get(name) is None:
+            args.pop(name, None)
+    if args.get("timeout") is NOT_GIVEN:
+        args.pop("timeout")
     return {**args, **params, "stream": True}, response_format, tools
 
 

@@ -58,7 +58,7 @@ def test_stream_events_and_final_completion_match_openai(case: str) -> None:
     script, options = CASES[case]
     handler = Canned(script)
     results = []
-    for sdk, client in zip((openai, holyclient), sync_clients(handler)):
+    for sdk, client in zip((openai, holyclient), sync_clients(handler), strict=True):
         with client.chat.completions.stream(
             model="gpt-4o", messages=MESSAGES, **_kwargs(sdk, options)
         ) as stream:
@@ -75,7 +75,7 @@ async def test_async_stream_events_and_final_completion_match_openai(case: str) 
     script, options = CASES[case]
     handler = Canned(script)
     results = []
-    for sdk, client in zip((openai, holyclient), async_clients(handler)):
+    for sdk, client in zip((openai, holyclient), async_clients(handler), strict=True):
         async with client.chat.completions.stream(
             model="gpt-4o", messages=MESSAGES, **_kwargs(sdk, options)
         ) as stream:

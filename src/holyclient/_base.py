@@ -139,6 +139,13 @@ def parse_error_body(content: bytes) -> object:
         return content.decode("utf-8", "replace") or None
 
 
+def inner_error(body: object) -> object:
+    """The error object as openai exposes it in ``error.body``: ``{"message", "type", ...}``, not the envelope."""
+    if isinstance(body, dict) and "error" in body:
+        return body["error"]
+    return body
+
+
 def error_message(status_code: int, body: object) -> str:
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and error.get("message"):
@@ -167,7 +174,7 @@ def make_status_error(
     return cls(
         error_message(status, body),
         response=response,
-        body=body,
+        body=inner_error(body),
         request=safe_request,
         retry_after=retry_after,
     )
@@ -286,6 +293,6 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     cls = status_error_class(status)
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)
-    exc = cls(error_message(status, payload), response=response, body=payload, request=safe_request)
+    exc = cls(error_message(status, payload), response=response, body=error, request=safe_request)
     exc.status_code = status
     return exc

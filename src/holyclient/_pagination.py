@@ -103,6 +103,10 @@ class AsyncPage(BasePage[ItemT]):
             for item in page.data:
                 yield item
 
+    def __iter__(self) -> Iterator[ItemT]:  # type: ignore[override]
+        """This page's items only (fetching more needs ``async for``); kept for ``for m in await ...``."""
+        return iter(self.data)
+
     def __len__(self) -> int:
         return len(self.data)
 

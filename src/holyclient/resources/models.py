@@ -19,6 +19,7 @@ class Models(SyncAPIResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> ModelList:
@@ -30,6 +31,7 @@ class Models(SyncAPIResource):
         model: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:
@@ -42,6 +44,7 @@ class AsyncModels(AsyncAPIResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> AsyncPaginator[AsyncPage[Model], Model]:
@@ -53,6 +56,7 @@ class AsyncModels(AsyncAPIResource):
         model: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:

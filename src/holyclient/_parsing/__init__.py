@@ -11,7 +11,6 @@ from ._completions import (
     has_parseable_input,
     maybe_parse_content,
     parse_chat_completion,
-    reject_class_response_format,
     response_format_param,
 )
 from ._schema import to_strict_json_schema
@@ -36,7 +35,6 @@ __all__ = [
     "maybe_parse_content",
     "parse_chat_completion",
     "pydantic_function_tool",
-    "reject_class_response_format",
     "response_format_param",
     "to_strict_json_schema",
     "validate_input_tools",

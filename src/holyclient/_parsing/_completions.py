@@ -57,19 +57,6 @@ def response_format_param(response_format: object) -> Mapping[str, Any] | None:
     return param
 
 
-def reject_class_response_format(response_format: object) -> None:
-    """``create()`` sends JSON only; a class there is a mistake whose fix is ``parse()``.
-
-    Raises:
-        TypeError: when ``response_format`` is a class.
-    """
-    if isinstance(response_format, type):
-        raise TypeError(
-            "You tried to pass a `BaseModel` class to `chat.completions.create()`; "
-            "you must use `chat.completions.parse()` instead"
-        )
-
-
 def has_parseable_input(response_format: object, tools: Iterable[Mapping[str, Any]] | None) -> bool:
     """Whether anything will be decoded, i.e. whether a cut or filtered answer is an error."""
     return is_rich_response_format(response_format) or any(is_parseable_tool(t) for t in tools or ())

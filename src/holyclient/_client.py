@@ -10,9 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from . import _config
 from ._base import (
@@ -24,6 +22,7 @@ from ._base import (
 )
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._exceptions import APIError, ConfigurationError
+from ._response import ResponseModes
 from ._retry import RetryPolicy, retry_after_seconds
 from ._streaming import AsyncStream, ChunkDecoder, Stream
 from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
@@ -40,7 +39,7 @@ SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
 AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
 
 
-class _BaseClient:
+class _BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
     _http: Any
@@ -203,6 +202,8 @@ class _BaseClient:
             raise self._status_error(response, response.content, request)
         result = parse_model(cast_to, response.content, response, request=request)
         result._request_id = response.headers.get("x-request-id")
+        if self._response_cls is not None:  # with_raw_response / with_streaming_response
+            return cast("ModelT", self._response_cls(response, result))
         return result
 
     def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
@@ -308,12 +309,15 @@ class Client(_BaseClient):
         except BaseException:
             self._settle(reservation, None, None)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        parsed = self._unwrap(result)
+        self._settle(reservation, getattr(parsed, "model", None), getattr(parsed, "usage", None))
         return result
 
     def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
         """A list response that can fetch its following pages."""
-        return self._request(options, page_cls)._bind(self, options)
+        result = self._request(options, page_cls)
+        self._unwrap(result)._bind(self, options)
+        return result
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
         """Send once, no retry: the request and the HTTP response, whatever its status.
@@ -361,10 +365,11 @@ class Client(_BaseClient):
             raise failure
 
         try:
-            return self._policy.run(attempt, self._retries(options), self._sleep)
+            stream = self._policy.run(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
+        return self._wrap_stream(stream)
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -383,6 +388,8 @@ class Client(_BaseClient):
 class AsyncClient(_BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
+
+    _is_async = True
 
     beta: AsyncBeta
     chat: AsyncChat
@@ -439,7 +446,8 @@ class AsyncClient(_BaseClient):
         except BaseException:
             self._settle(reservation, None, None)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        parsed = self._unwrap(result)
+        self._settle(reservation, getattr(parsed, "model", None), getattr(parsed, "usage", None))
         return result
 
     def _get_page(
@@ -449,8 +457,9 @@ class AsyncClient(_BaseClient):
         from ._pagination import AsyncPaginator
 
         async def fetch() -> AsyncPageT:
-            page = await self._request(options, page_cls)
-            return page._bind(self, options)
+            result = await self._request(options, page_cls)
+            self._unwrap(result)._bind(self, options)
+            return result
 
         return AsyncPaginator(fetch)
 
@@ -500,10 +509,11 @@ class AsyncClient(_BaseClient):
             raise failure
 
         try:
-            return await self._policy.arun(attempt, self._retries(options), self._sleep)
+            stream = await self._policy.arun(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
+        return self._wrap_stream(stream)
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

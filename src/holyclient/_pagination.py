@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from pydantic import Field, PrivateAttr
-from typing_extensions import Self
 
 from ._base import RequestOptions
 from .types._base import BaseModel

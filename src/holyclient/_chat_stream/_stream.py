@@ -15,7 +15,7 @@ from ._accumulate import is_completion_chunk
 from ._state import ChatCompletionStreamState, Event
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    from typing import Self
 
     from .._parsing import ParsedChatCompletion
     from .._streaming import AsyncStream, Stream

@@ -8,12 +8,14 @@ therefore share every decision and differ only in ``await``.
 
 from __future__ import annotations
 
+import difflib
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._base import NOT_GIVEN, RequestOptions, build_body
+from ._spec_params import ACCEPTED
 
 if TYPE_CHECKING:
     from .._client import AsyncClient, Client
@@ -44,15 +46,20 @@ class Operation(Generic[ResponseT]):
     path: str
     cast_to: type[ResponseT]
     path_fields: tuple[str, ...] = field(init=False)
+    accepted: frozenset[str] | None = field(init=False)
+    """The keyword arguments the official spec defines for this operation (``None``: not checked)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path_fields", _path_fields(self.path))
+        object.__setattr__(self, "accepted", ACCEPTED.get(f"{self.method} {self.path}"))
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
         args = dict(arguments)
         args.pop("self", None)
         args.pop("__class__", None)
         params = args.pop("params", None) or {}
+        if params and self.accepted is not None and not params.keys() <= self.accepted:
+            raise TypeError(self._unexpected(params.keys() - self.accepted))
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
         path = self.path.format(**{name: args.pop(name) for name in self.path_fields})
         stream = bool(args.pop("stream", False))
@@ -70,6 +77,16 @@ class Operation(Generic[ResponseT]):
             timeout=call["timeout"],
             max_retries=call["max_retries"],
             stream=stream,
+        )
+
+    def _unexpected(self, names: set[str]) -> str:
+        parts = []
+        for name in sorted(names):
+            close = difflib.get_close_matches(name, sorted(self.accepted or ()), n=1)
+            parts.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return (
+            f"{self.method} {self.path} got unexpected keyword argument(s) {', '.join(parts)}. "
+            "The OpenAI API does not define them; send provider-specific fields with extra_body={...}."
         )
 
 

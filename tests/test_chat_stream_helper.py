@@ -141,3 +141,15 @@ def test_a_cut_structured_stream_raises_length_error() -> None:
         ) as stream,
     ):
         stream.until_done()
+
+
+@pytest.mark.parametrize("method", ["parse", "stream"])
+def test_unknown_or_stream_keywords_are_refused_at_the_call(method: str) -> None:
+    handler = Canned(s.PLAIN)
+    _, client = sync_clients(handler)
+    call = getattr(client.chat.completions, method)
+    with pytest.raises(TypeError, match="max_tokens"):
+        call(model="gpt-4o", messages=MESSAGES, max_token=3)
+    with pytest.raises(TypeError, match="stream"):
+        call(model="gpt-4o", messages=MESSAGES, stream=True)
+    assert handler.requests == []

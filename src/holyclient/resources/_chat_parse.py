@@ -30,6 +30,18 @@ if TYPE_CHECKING:
 ResponseFormatT = TypeVar("ResponseFormatT")
 
 
+def _check_params(method: str, params: Mapping[str, Any]) -> None:
+    """Refuse ``stream=`` (these methods decide it) and names the API does not define, before sending."""
+    from .chat import CREATE
+
+    if "stream" in params:
+        raise TypeError(
+            f"{method}() got an unexpected keyword argument 'stream'; use create(stream=True) or stream()"
+        )
+    if params and CREATE.accepted is not None and not params.keys() <= CREATE.accepted:
+        raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
+
+
 def _parse_request(
     arguments: Mapping[str, Any],
 ) -> tuple[RequestOptions, Any, list[Mapping[str, Any]] | None]:
@@ -38,6 +50,7 @@ def _parse_request(
 
     args = dict(arguments)
     args.pop("self", None)
+    _check_params("parse", args.get("params") or {})
     response_format = args.pop("response_format")
     tools = validate_input_tools(None if args.get("tools") is NOT_GIVEN else args.get("tools"))
     if tools is not None:
@@ -56,6 +69,7 @@ def _stream_arguments(
     args = dict(arguments)
     args.pop("self", None)
     params = args.pop("params", None) or {}
+    _check_params("stream", params)  # now, as openai's signature would, not on entering the block
     response_format = args.pop("response_format")
     tools = None if args.get("tools") is NOT_GIVEN else list(args["tools"])
     if tools is not None:

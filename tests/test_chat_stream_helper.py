@@ -153,3 +153,16 @@ def test_unknown_or_stream_keywords_are_refused_at_the_call(method: str) -> None
     with pytest.raises(TypeError, match="stream"):
         call(model="gpt-4o", messages=MESSAGES, stream=True)
     assert handler.requests == []
+
+
+def test_parse_and_stream_are_charged_to_the_client_usage() -> None:
+    _, client = sync_clients(Canned(s.PLAIN))  # the last chunk carries usage
+    with client.chat.completions.stream(model="gpt-4o", messages=MESSAGES) as stream:
+        stream.until_done()
+    _, parse_client = sync_clients(
+        Canned(s.chunk(usage=s.USAGE) | {"object": "chat.completion", "choices": []})
+    )
+    parse_client.chat.completions.parse(model="gpt-4o", messages=MESSAGES)
+    for tracker in (client.usage, parse_client.usage):
+        usage = tracker.snapshot().models["gpt-4o"]
+        assert (usage.requests, usage.prompt_tokens, usage.completion_tokens) == (1, 9, 4)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._parsing import ParsedChatCompletion, ParsedChoice, ParsedFunctionToolCall
+from .._parsing import ParsedChatCompletion, ParsedChoice, ParsedFunction, ParsedFunctionToolCall
 from ..types.chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
 
 Snapshot = ParsedChatCompletion[Any]
@@ -131,8 +131,6 @@ def _snapshot_value(key: str, value: Any) -> Any:
     if key == "function_call":
         return FunctionCall.model_validate(_as_dict(value))
     if key == "function":
-        from .._parsing import ParsedFunction
-
         return ParsedFunction.model_validate(_as_dict(value))
     return _as_dict(value) if hasattr(value, "model_fields_set") else value
 

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
 #: The official SDK's names, so that switching is a change of import only.
 OpenAI = Client
 AsyncOpenAI = AsyncClient
+OpenAIError = HolyClientError
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
@@ -166,6 +167,7 @@ __all__ = [
     "ModelList",
     "NotFoundError",
     "OpenAI",
+    "OpenAIError",
     "ParsedChatCompletion",
     "PermissionDeniedError",
     "PriceFileError",

@@ -162,3 +162,31 @@ async def test_an_async_callable_api_key_is_awaited_per_request() -> None:
         async with holyclient.AsyncOpenAI(api_key=provider, base_url=server.base_url, max_retries=0) as c:
             assert (await c.models.retrieve("gpt-4.1")).id == "gpt-4.1"
             assert "sk-rotated" not in repr(c)
+
+
+def test_openai_exception_names_catch_holyclient_errors() -> None:
+    import openai
+
+    for name in (
+        "OpenAIError",
+        "APIError",
+        "APIStatusError",
+        "APIConnectionError",
+        "APITimeoutError",
+        "RateLimitError",
+        "AuthenticationError",
+        "BadRequestError",
+        "NotFoundError",
+        "PermissionDeniedError",
+        "ConflictError",
+        "UnprocessableEntityError",
+        "InternalServerError",
+        "APIResponseValidationError",
+        "OpenAI",
+        "AsyncOpenAI",
+        "Stream",
+        "AsyncStream",
+        "NOT_GIVEN",
+    ):
+        assert hasattr(openai, name) and hasattr(holyclient, name), name
+    assert issubclass(holyclient.RateLimitError, holyclient.OpenAIError)

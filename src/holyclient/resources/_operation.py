@@ -63,10 +63,10 @@ class Operation(Generic[ResponseT]):
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
         path = self.path.format(**{name: args.pop(name) for name in self.path_fields})
         stream = bool(args.pop("stream", False))
-        fields = build_body({**args, **params}, call["extra_body"])
+        has_body = self.method not in ("GET", "DELETE")
+        fields = build_body({**args, **params}, call["extra_body"] if has_body else None)
         if stream:
             fields["stream"] = True
-        has_body = self.method not in ("GET", "DELETE")
         query = dict(call["extra_query"] or {}) if has_body else {**fields, **(call["extra_query"] or {})}
         return RequestOptions(
             self.method,

@@ -20,6 +20,7 @@ class Models(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> ModelList:
@@ -32,6 +33,7 @@ class Models(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:
@@ -45,6 +47,7 @@ class AsyncModels(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> AsyncPaginator[AsyncPage[Model], Model]:
@@ -57,6 +60,7 @@ class AsyncModels(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import enum
 from typing import Literal, Optional, Union
 
@@ -53,13 +54,32 @@ class Tree(BaseModel):
     children: list[Tree] = []
 
 
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int = Field(ge=0, le=9)
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    good: bool = True
+
+
+class Household(BaseModel):
+    pets: list[Cat | Dog] = Field(description="every pet")
+    favourite: Cat | Dog = Field(discriminator="kind")
+    colors: list[Color] = []
+    by_name: dict[str, Address] = {}
+    moved_in: datetime.date | None = None
+    spare: Address | None = None
+
+
 @pydantic.dataclasses.dataclass
 class Point:
     x: float
     y: float
 
 
-MODELS = [Step, MathResponse, Address, Person, Tree]
+MODELS = [Step, MathResponse, Address, Person, Tree, Household]
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)

@@ -21,8 +21,10 @@ from ._exceptions import (
     BudgetExceededError,
     ConfigurationError,
     ConflictError,
+    ContentFilterFinishReasonError,
     HolyClientError,
     InternalServerError,
+    LengthFinishReasonError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
@@ -33,6 +35,8 @@ from ._streaming import AsyncStream, Stream
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
+    from ._parsing import ParsedChatCompletion, pydantic_function_tool
     from ._usage import UsageSnapshot, UsageTracker
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
     from .pricing import (
@@ -108,6 +112,10 @@ _LAZY = {
     "ContextOverflowError": ".truncation",
     "UsageTracker": "._usage",
     "UsageSnapshot": "._usage",
+    "ParsedChatCompletion": "._parsing",
+    "pydantic_function_tool": "._parsing",
+    "ChatCompletionStreamState": "._chat_stream",
+    "accumulate_chunks": "._chat_stream",
 }
 
 
@@ -141,22 +149,26 @@ __all__ = [
     "ChatCompletionChunk",
     "ChatCompletionMessageParam",
     "ChatCompletionRequest",
+    "ChatCompletionStreamState",
     "Client",
     "CompletionUsage",
     "ConfigurationError",
     "ConflictError",
+    "ContentFilterFinishReasonError",
     "ContextOverflowError",
     "CostEstimate",
     "CreateEmbeddingResponse",
     "Embedding",
     "HolyClientError",
     "InternalServerError",
+    "LengthFinishReasonError",
     "Model",
     "ModelInfo",
     "ModelList",
     "NotFoundError",
     "OpenAI",
     "OpenAIError",
+    "ParsedChatCompletion",
     "PermissionDeniedError",
     "PriceFileError",
     "PriceTable",
@@ -169,6 +181,7 @@ __all__ = [
     "UsageSnapshot",
     "UsageTracker",
     "__version__",
+    "accumulate_chunks",
     "cost_from_usage",
     "count_messages",
     "count_request",
@@ -179,6 +192,7 @@ __all__ = [
     "fit_messages",
     "image_tokens",
     "lookup_model",
+    "pydantic_function_tool",
     "run_batch",
     "truncate_text",
 ]

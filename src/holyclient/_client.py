@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from .resources.beta import AsyncBeta, Beta
     from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
@@ -256,6 +257,7 @@ class Client(_BaseClient):
         ConfigurationError: no key, or an insecure base URL.
     """
 
+    beta: Beta
     chat: Chat
     embeddings: Embeddings
     models: Models
@@ -392,6 +394,7 @@ class AsyncClient(_BaseClient):
 
     _is_async = True
 
+    beta: AsyncBeta
     chat: AsyncChat
     embeddings: AsyncEmbeddings
     models: AsyncModels

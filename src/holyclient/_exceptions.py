@@ -8,6 +8,8 @@ The tree::
     ├── UnknownModelError             a model missing from the price table (also a LookupError)
     ├── PriceFileError                a user price file that cannot be read (also a ValueError)
     ├── ContextOverflowError          messages that cannot fit the context window (also a ValueError)
+    ├── LengthFinishReasonError       parse()/stream(): the answer was cut at the token limit
+    ├── ContentFilterFinishReasonError  parse()/stream(): the content filter stopped the answer
     └── APIError                      anything that went wrong talking to the API
         ├── APIStatusError            the server answered with an error status
         │   ├── BadRequestError           400
@@ -177,6 +179,33 @@ class APIResponseValidationError(APIError):
         if response is not None:
             self.status_code = int(response.status_code)
             self.request_id = response.headers.get("x-request-id")
+
+
+class LengthFinishReasonError(HolyClientError):
+    """``parse()``/``stream()`` could not decode the answer: it stopped at the token limit.
+
+    Attributes:
+        completion: the (possibly partial, when streamed) completion that was cut.
+    """
+
+    def __init__(self, *, completion: Any) -> None:
+        message = "Could not parse response content as the length limit was reached"
+        if getattr(completion, "usage", None):
+            message += f" - {completion.usage}"
+        super().__init__(message)
+        self.completion = completion
+
+
+class ContentFilterFinishReasonError(HolyClientError):
+    """``parse()``/``stream()`` could not decode the answer: the content filter stopped it.
+
+    Attributes:
+        completion: the (possibly partial, when streamed) completion that was stopped.
+    """
+
+    def __init__(self, *, completion: Any = None) -> None:
+        super().__init__("Could not parse response content as the request was rejected by the content filter")
+        self.completion = completion
 
 
 #: One status -> class table for both clients.

@@ -9,16 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from ._operation import AsyncAPIResource, Operation, StreamingOperation, SyncAPIResource
+from .beta import AsyncBeta, Beta
 from .chat import AsyncChat, AsyncCompletions, Chat, Completions
 from .embeddings import AsyncEmbeddings, Embeddings
 from .models import AsyncModels, Models
 
 SYNC_RESOURCES: dict[str, Any] = {
+    "beta": Beta,
     "chat": Chat,
     "embeddings": Embeddings,
     "models": Models,
 }
 ASYNC_RESOURCES: dict[str, Any] = {
+    "beta": AsyncBeta,
     "chat": AsyncChat,
     "embeddings": AsyncEmbeddings,
     "models": AsyncModels,
@@ -28,10 +31,12 @@ __all__ = [
     "ASYNC_RESOURCES",
     "SYNC_RESOURCES",
     "AsyncAPIResource",
+    "AsyncBeta",
     "AsyncChat",
     "AsyncCompletions",
     "AsyncEmbeddings",
     "AsyncModels",
+    "Beta",
     "Chat",
     "Completions",
     "Embeddings",

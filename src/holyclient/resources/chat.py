@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._base import NOT_GIVEN
 from ..types.chat import ChatCompletion, ChatCompletionChunk
+from ._chat_parse import AsyncParseMethods, ParseMethods
 from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)
 
 
-class Completions(SyncAPIResource):
+class Completions(ParseMethods, SyncAPIResource):
     @overload
     def create(
         self,
@@ -77,7 +78,7 @@ class Completions(SyncAPIResource):
         return self._client._request(options, CREATE.cast_to)
 
 
-class AsyncCompletions(AsyncAPIResource):
+class AsyncCompletions(AsyncParseMethods, AsyncAPIResource):
     @overload
     async def create(
         self,

@@ -3,7 +3,8 @@
 Content is a deterministic function of the request, so tests can assert on it:
 
 * the assistant says ``"Echo: <text of the last user message>"`` (``{"echo": <text>}`` as JSON when
-  ``response_format`` asks for JSON), cut at the first ``stop`` sequence and at ``max_tokens * 4``
+  ``response_format`` asks for JSON; an instance of the schema, strings set to the text, for a
+  ``json_schema`` with a schema), cut at the first ``stop`` sequence and at ``max_tokens * 4``
   characters (``finish_reason="length"``);
 * with ``tools``, a tool call is made when ``tool_choice`` is ``"required"`` (first tool), names a
   function, or is ``"auto"``/absent and the last user message mentions a tool's name; arguments are
@@ -175,9 +176,21 @@ def _chosen_tool(body: JSON, user_text: str) -> tuple[JSON, str] | None:
     return None
 
 
-def _sample_value(schema: Any, text: str) -> Any:
+def _sample_value(schema: Any, text: str, root: Any = None) -> Any:
     if not isinstance(schema, dict):
         return text
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/") and isinstance(root, dict):
+        target: Any = root
+        for key in ref[2:].split("/"):
+            target = target.get(key) if isinstance(target, dict) else None
+        return _sample_value(target, text, root)
+    variants = schema.get("anyOf")
+    if isinstance(variants, list) and variants:  # the first non-null variant
+        chosen = next((v for v in variants if isinstance(v, dict) and v.get("type") != "null"), variants[0])
+        return _sample_value(chosen, text, root)
+    if "const" in schema:
+        return schema["const"]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
     kind = schema.get("type")
@@ -190,9 +203,9 @@ def _sample_value(schema: Any, text: str) -> Any:
     if kind == "boolean":
         return True
     if kind == "array":
-        return [_sample_value(schema.get("items"), text)]
+        return [_sample_value(schema.get("items"), text, root)]
     if kind == "object":
-        return {k: _sample_value(v, text) for k, v in (schema.get("properties") or {}).items()}
+        return {k: _sample_value(v, text, root) for k, v in (schema.get("properties") or {}).items()}
     return text
 
 
@@ -201,12 +214,15 @@ def tool_arguments(function: JSON, text: str) -> str:
     properties = parameters.get("properties") if isinstance(parameters, dict) else None
     if not isinstance(properties, dict):
         return "{}"
-    return json.dumps({k: _sample_value(v, text) for k, v in properties.items()})
+    return json.dumps({k: _sample_value(v, text, parameters) for k, v in properties.items()})
 
 
 def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
     fmt = body.get("response_format")
-    if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema"):
+    schema = (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(schema, dict):
+        content = json.dumps(_sample_value(schema, user_text, schema))  # an instance of the schema
+    elif isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema"):
         content = json.dumps({"echo": user_text})
     else:
         content = f"Echo: {user_text}"

@@ -1,0 +1,208 @@
+"""``chat.completions.parse()`` and ``.stream()``: structured outputs and the stream helper.
+
+Mixed into the chat completions resources (``client.chat.completions`` and
+``client.beta.chat.completions``). The request is the chat completion operation's, with a
+``response_format`` class turned into its strict JSON schema (:mod:`holyclient._parsing`); the
+answer is decoded by the same sans-IO functions the stream helper (:mod:`holyclient._chat_stream`)
+uses, so ``parse()`` and ``stream()`` agree. ``stream()`` goes through ``create(stream=True)`` so
+that everything ``create`` does to a stream (usage accounting) applies to it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._base import NOT_GIVEN, RequestOptions
+from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
+from .._parsing import (
+    ParsedChatCompletion,
+    parse_chat_completion,
+    response_format_param,
+    validate_input_tools,
+)
+
+if TYPE_CHECKING:
+    from .._client import AsyncClient, Client
+    from .._streaming import AsyncStream, Stream
+    from ..types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+
+ResponseFormatT = TypeVar("ResponseFormatT")
+
+
+def _check_params(method: str, params: Mapping[str, Any]) -> None:
+    """Refuse ``stream=`` (these methods decide it) and names the API does not define, before sending."""
+    from .chat import CREATE
+
+    if "stream" in params:
+        raise TypeError(
+            f"{method}() got an unexpected keyword argument 'stream'; use create(stream=True) or stream()"
+        )
+    if params and CREATE.accepted is not None and not params.keys() <= CREATE.accepted:
+        raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
+
+
+def _parse_request(
+    arguments: Mapping[str, Any],
+) -> tuple[RequestOptions, Any, list[Mapping[str, Any]] | None]:
+    """The request options of a ``parse()`` call, its ``response_format`` and its checked tools."""
+    from .chat import CREATE
+
+    args = dict(arguments)
+    args.pop("self", None)
+    _check_params("parse", args.get("params") or {})
+    response_format = args.pop("response_format")
+    tools = validate_input_tools(None if args.get("tools") is NOT_GIVEN else args.get("tools"))
+    if tools is not None:
+        args["tools"] = tools
+    if response_format is not NOT_GIVEN:
+        args["response_format"] = response_format_param(response_format)
+    # As openai's parse(), the body says ``"stream": false`` explicitly.
+    args["params"] = {**(args.get("params") or {}), "stream": False}
+    return CREATE.build(args), response_format, tools
+
+
+def _stream_arguments(
+    arguments: Mapping[str, Any],
+) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
+    """Keyword arguments for ``create(stream=True)``, the ``response_format`` and the tools."""
+    args = dict(arguments)
+    args.pop("self", None)
+    params = args.pop("params", None) or {}
+    _check_params("stream", params)  # now, as openai's signature would, not on entering the block
+    response_format = args.pop("response_format")
+    tools = None if args.get("tools") is NOT_GIVEN else list(args["tools"])
+    if tools is not None:
+        args["tools"] = tools
+    if response_format is not NOT_GIVEN:
+        args["response_format"] = response_format_param(response_format)
+    # Pass on only the call options that were given, so ``create``'s own defaults apply.
+    for name in ("extra_headers", "extra_query", "extra_body", "max_retries"):
+        if args.get(name) is None:
+            args.pop(name, None)
+    if args.get("timeout") is NOT_GIVEN:
+        args.pop("timeout")
+    return {**args, **params, "stream": True}, response_format, tools
+
+
+def _finish(
+    completion: ParsedChatCompletion[Any], response_format: Any, tools: list[Mapping[str, Any]] | None
+) -> ParsedChatCompletion[Any]:
+    return parse_chat_completion(completion, None if response_format is NOT_GIVEN else response_format, tools)
+
+
+def _given(value: Any) -> Any:
+    return None if value is NOT_GIVEN else value
+
+
+class ParseMethods:
+    """``parse`` and ``stream`` of the sync chat completions resource."""
+
+    _client: Client
+
+    def parse(
+        self,
+        *,
+        model: str,
+        messages: Iterable[ChatCompletionMessageParam] | Iterable[Mapping[str, Any]],
+        response_format: type[ResponseFormatT] | Mapping[str, Any] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> ParsedChatCompletion[ResponseFormatT]:
+        """Create a chat completion and decode it: ``message.parsed`` and tools' ``parsed_arguments``.
+
+        Args:
+            response_format: a pydantic model (sent as its strict JSON schema; the answer is validated
+                into it as ``choices[i].message.parsed``) or a ``response_format`` dict, sent as is.
+            tools: as for ``create``; every tool must be a strict function tool, such as those made by
+                :func:`holyclient.pydantic_function_tool` (their calls get ``parsed_arguments``).
+
+        Raises:
+            LengthFinishReasonError: the answer stopped at the token limit.
+            ContentFilterFinishReasonError: the content filter stopped the answer.
+            ValueError: a tool that is not a strict function tool.
+            pydantic.ValidationError: an answer that does not fit ``response_format``.
+            APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
+        """
+        options, fmt, checked_tools = _parse_request(locals())
+        completion = self._client._request(options, ParsedChatCompletion)
+        return _finish(completion, fmt, checked_tools)
+
+    def stream(
+        self,
+        *,
+        model: str,
+        messages: Iterable[ChatCompletionMessageParam] | Iterable[Mapping[str, Any]],
+        response_format: type[ResponseFormatT] | Mapping[str, Any] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> ChatCompletionStreamManager[ResponseFormatT]:
+        """Stream a chat completion as typed events; use it in a ``with`` block.
+
+        ``with client.chat.completions.stream(...) as stream:`` sends the request; iterating
+        ``stream`` yields ``chunk``, ``content.delta``/``content.done``, ``refusal.delta``/``.done``,
+        ``tool_calls.function.arguments.delta``/``.done`` (and logprobs) events;
+        ``stream.get_final_completion()`` returns the completion decoded as ``parse()`` would.
+        Leaving the block closes the response.
+        """
+        kwargs, fmt, input_tools = _stream_arguments(locals())
+        create: Callable[..., Stream[ChatCompletionChunk]] = self.create  # type: ignore[attr-defined]
+        return ChatCompletionStreamManager(
+            lambda: create(**kwargs), response_format=_given(fmt), input_tools=input_tools
+        )
+
+
+class AsyncParseMethods:
+    """``parse`` and ``stream`` of the async chat completions resource."""
+
+    _client: AsyncClient
+
+    async def parse(
+        self,
+        *,
+        model: str,
+        messages: Iterable[ChatCompletionMessageParam] | Iterable[Mapping[str, Any]],
+        response_format: type[ResponseFormatT] | Mapping[str, Any] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> ParsedChatCompletion[ResponseFormatT]:
+        """Async twin of :meth:`ParseMethods.parse`."""
+        options, fmt, checked_tools = _parse_request(locals())
+        completion = await self._client._request(options, ParsedChatCompletion)
+        return _finish(completion, fmt, checked_tools)
+
+    def stream(
+        self,
+        *,
+        model: str,
+        messages: Iterable[ChatCompletionMessageParam] | Iterable[Mapping[str, Any]],
+        response_format: type[ResponseFormatT] | Mapping[str, Any] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncChatCompletionStreamManager[ResponseFormatT]:
+        """Async twin of :meth:`ParseMethods.stream` (``async with``); not a coroutine, as in openai."""
+        kwargs, fmt, input_tools = _stream_arguments(locals())
+        create: Callable[..., Awaitable[AsyncStream[ChatCompletionChunk]]] = self.create  # type: ignore[attr-defined]
+        return AsyncChatCompletionStreamManager(
+            lambda: create(**kwargs), response_format=_given(fmt), input_tools=input_tools
+        )

@@ -1,0 +1,28 @@
+"""``client.beta``: where openai first shipped ``chat.completions.parse`` and ``.stream``.
+
+Apps written for that era call ``client.beta.chat.completions.parse(...)``; the namespace holds the
+same chat resource as ``client.chat``, so both spellings behave identically.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .chat import AsyncChat, Chat
+
+if TYPE_CHECKING:
+    from .._client import AsyncClient, Client
+
+
+class Beta:
+    """``client.beta``: a namespace holding ``chat``."""
+
+    def __init__(self, client: Client) -> None:
+        self.chat = Chat(client)
+
+
+class AsyncBeta:
+    """``client.beta`` of the async client."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self.chat = AsyncChat(client)

@@ -21,9 +21,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from ._argtypes import MAX_TOKENS
+
 #: Larger ``max_tokens`` / ``max_completion_tokens`` values are typos, not requests: no model writes
 #: ten million tokens in one answer, and pricing them would print nonsense such as $8e17.
-MAX_OUTPUT_TOKENS = 10_000_000
+MAX_OUTPUT_TOKENS = MAX_TOKENS
 #: The API's own limit on ``n``.
 MAX_CHOICES = 128
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from typing import Any
 
+from ._argtypes import non_negative_float, non_negative_int, positive_float, positive_int
 from ._server_args import SettingsError, add_server_arguments, client_settings
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -43,51 +43,21 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print the raw response (JSONL chunks with --stream)"
     )
-    parser.add_argument("--max-tokens", type=_positive_int, metavar="N", help="cap on the answer's tokens")
+    parser.add_argument("--max-tokens", type=positive_int, metavar="N", help="cap on the answer's tokens")
     parser.add_argument("--temperature", type=_temperature, metavar="T", help="sampling temperature, 0..2")
     parser.add_argument(
-        "--timeout", type=_positive_float, metavar="S", help="seconds per attempt (default: 600)"
+        "--timeout", type=positive_float, metavar="S", help="seconds per attempt (default: 600)"
     )
     parser.add_argument(
-        "--max-retries", type=_non_negative_int, default=2, metavar="N", help="retries (default: 2)"
+        "--max-retries", type=non_negative_int, default=2, metavar="N", help="retries (default: 2)"
     )
     add_server_arguments(parser)
     parser.set_defaults(func=run)
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be >= 1, got 0")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
-    return value
-
-
 def _temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 <= value <= 2:
+    value = non_negative_float(text)
+    if value > 2:
         raise argparse.ArgumentTypeError(f"must be within 0..2, got {text}")
     return value
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from ._argtypes import non_negative_float, positive_float, token_count
 from ._estimate_report import Entry, State, print_json, print_table, spool_row
-from ._request_files import MAX_OUTPUT_TOKENS
 
 DESCRIPTION = """\
 Count the input tokens of requests offline and price them from holyclient's price table.
@@ -61,7 +61,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--output-tokens",
-        type=_non_negative_int,
+        type=token_count,
         default=None,
         metavar="N",
         help="output tokens assumed for requests that set no max_tokens (default: 512)",
@@ -77,44 +77,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--cny-rate",
-        type=_positive_float,
+        type=positive_float,
         default=None,
         metavar="R",
         help="CNY per USD of list price (default: 1.0)",
     )
     parser.add_argument(
-        "--max-cost", type=_non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
+        "--max-cost", type=non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
     )
     parser.set_defaults(func=run)
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    if value > MAX_OUTPUT_TOKENS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_OUTPUT_TOKENS:,}, got {value:,}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = _non_negative_float(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be > 0, got 0")
-    return value
 
 
 def _image_size(text: str) -> tuple[int, int]:

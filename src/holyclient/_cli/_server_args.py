@@ -76,7 +76,9 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
     base_url = resolve_base_url(getattr(args, "base_url", None))
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SettingsError(f"--base-url must be an http:// or https:// URL, got {base_url!r}")
+        raise SettingsError(
+            f"the base URL (--base-url or HOLYSHEEP_BASE_URL) must be an http:// or https:// URL, got {base_url!r}"
+        )
     allow = bool(getattr(args, "allow_insecure_http", False))
     if parts.scheme == "http" and not allow and not is_loopback_host(parts.hostname):
         raise SettingsError(

@@ -41,4 +41,12 @@ ROWS = [
 
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_serve_row(row, tmp_path, capsys, monkeypatch):
+    if row.id != "host-not-on-this-machine":  # that one must really try to bind
+        # A bad input that slipped through would serve until interrupted: fail the row instead.
+        from holyclient._cli import serve
+
+        async def started(args, config):
+            raise AssertionError("the server started despite the bad input")
+
+        monkeypatch.setattr(serve, "_serve", started)
     check_row(row, tmp_path, capsys, monkeypatch)

@@ -35,6 +35,8 @@ ROWS = [
         S + "invalid weight 'x' for fault kind '429'",
     ),
     Row("host-not-on-this-machine", ("serve", "--host", "203.0.113.1"), S + "cannot listen on 203.0.113.1:0"),
+    Row("host-empty", ("serve", "--host", ""), S + "--host is empty"),
+    Row("seed-not-a-number", ("serve", "--seed", "x"), U),
     Row("unknown-flag", ("serve", "--bogus"), U),
 ]
 

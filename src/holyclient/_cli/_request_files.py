@@ -107,7 +107,7 @@ def _read(stream: Iterator[str], name: str, progress: Callable[[int], None] | No
     if not first:
         raise InputError(f"{name}: empty input (expected JSON or JSONL requests)")
     try:
-        value = json.loads(first)
+        value = _loads(first, f"{name}:{lineno}")
         jsonl = isinstance(value, dict)
     except json.JSONDecodeError:
         jsonl = False
@@ -115,7 +115,7 @@ def _read(stream: Iterator[str], name: str, progress: Callable[[int], None] | No
         # One JSON document, possibly over many lines: read it whole (it is one request).
         text = first + "".join(stream)
         try:
-            doc = json.loads(text)
+            doc = _loads(text, f"{name}:{lineno}")
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"{name}:{exc.lineno + lineno - 1}:{exc.colno}: invalid JSON: {exc.msg}"
@@ -130,12 +130,20 @@ def _read(stream: Iterator[str], name: str, progress: Callable[[int], None] | No
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = _loads(line, f"{name}:{lineno}")
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}:{lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
         yield _request(value, f"{name}:{lineno}")
         if progress is not None:
             progress(consumed)
+
+
+def _loads(text: str, where: str) -> Any:
+    """``json.loads``, with nesting too deep for the parser reported as bad input instead of a crash."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(f"{where}: invalid JSON: nested too deeply") from None
 
 
 def _document(doc: Any, name: str, lineno: int) -> Iterator[Request]:

@@ -220,6 +220,8 @@ def _price_one(
             counted[key] = count_request(body, model=counting, image_size=image_size)
         except (TypeError, ValueError) as exc:
             return str(exc)
+        except RecursionError:
+            return "the request is nested too deeply to count"
     prompt = counted[key].tokens
     chat = "messages" in body
     output = 0

@@ -99,6 +99,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def _config(args: argparse.Namespace) -> Any:
+    if not args.host.strip():
+        # An empty host binds every interface: never by accident.
+        raise ValueError("--host is empty (use 0.0.0.0 to listen on every interface)")
     from ..testing._config import ServerConfig
     from ..testing._faults import FaultMix, parse_kinds
     from ..testing._limits import RateLimits

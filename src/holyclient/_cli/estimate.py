@@ -260,6 +260,8 @@ def _misfit(info: Any, prompt: int, cap: int | None) -> str | None:
 
 def _exit_code(state: State, max_cost: float | None) -> int:
     priced = [t for t in state.totals.values() if t.priced]
+    if max_cost is not None and state.unpriced():
+        _warn(f"--max-cost checks priced models only; no price for {', '.join(state.unpriced())}")
     if max_cost is None or not priced:
         return 0
     if state.compare is None:

@@ -74,7 +74,7 @@ def test_compare_leaves_a_prompt_over_the_context_window_out_and_ranks_that_mode
     doc = json.loads(out)
     ranked = doc["total"]["models"]
     assert code == 0
-    assert [m["model"] for m in ranked][0] == "gpt-4.1"
+    assert [m["model"] for m in ranked] == ["gpt-4.1", "gpt-3.5-turbo-0613", "gpt-4"]
     gpt4 = next(m for m in ranked if m["model"] == "gpt-4")
     assert (gpt4["requests"], gpt4["not_fitting"]) == (1, 1)
     first = {e["model"]: e for e in doc["requests"][0]["estimates"]}

@@ -89,3 +89,12 @@ def test_a_closed_pipe_is_not_an_error(tmp_path, capsys):
     assert first.startswith(b"REQUEST")
     assert code == 0, err
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+def test_a_one_line_exit_code_epilog_becomes_a_list():
+    from holyclient._cli._help import exit_code_list
+
+    assert exit_code_list("exit codes: 0 done, 1 found x; 2 usage, or bad\n130 interrupted") == (
+        "exit codes:\n  0   done\n  1   found x\n  2   usage, or bad\n  130 interrupted"
+    )
+    assert exit_code_list("exit codes are documented elsewhere") == "exit codes are documented elsewhere"

@@ -19,18 +19,19 @@ NO_KEY = (
 )
 
 
-def add_server_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--api-key``, ``--base-url`` and ``--allow-insecure-http`` to a subcommand."""
+def add_server_arguments(parser: argparse.ArgumentParser, *, base_url: bool = True) -> None:
+    """Add ``--api-key``, ``--base-url`` (unless the subcommand has its own) and ``--allow-insecure-http``."""
     parser.add_argument(
         "--api-key",
         metavar="KEY",
         help="API key (default: $HOLYSHEEP_API_KEY; prefer the variable: flags show in `ps`)",
     )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="API base URL (default: $HOLYSHEEP_BASE_URL, else https://api.holysheep.ai/v1)",
-    )
+    if base_url:
+        parser.add_argument(
+            "--base-url",
+            metavar="URL",
+            help="API base URL (default: $HOLYSHEEP_BASE_URL, else https://api.holysheep.ai/v1)",
+        )
     parser.add_argument(
         "--allow-insecure-http",
         action="store_true",

@@ -204,6 +204,18 @@ ROWS = [
         files={"in.jsonl": OK, "adir/.keep": ""},
     ),
     Row("no-file", ("estimate",), U),
+    Row(
+        "json-nested-too-deeply",
+        ("estimate", "in.jsonl"),
+        E + r"in.jsonl:1: invalid JSON: nested too deeply",
+        files={"in.jsonl": '{"model": "gpt-4o", "messages": ' + "[" * 100_000 + "]" * 100_000 + "}\n"},
+    ),
+    Row(
+        "array-nested-too-deeply",
+        ("estimate", "in.json"),
+        E + r"in.json:1: invalid JSON: nested too deeply",
+        files={"in.json": "[" * 100_000},
+    ),
 ]
 
 

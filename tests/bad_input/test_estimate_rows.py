@@ -205,6 +205,12 @@ ROWS = [
     ),
     Row("no-file", ("estimate",), U),
     Row(
+        "utf16-from-powershell",
+        ("estimate", "in.jsonl"),
+        E + r"in.jsonl:1: not UTF-8 text \(UTF-16",
+        files={"in.jsonl": OK.encode("utf-16")},
+    ),
+    Row(
         "json-nested-too-deeply",
         ("estimate", "in.jsonl"),
         E + r"in.jsonl:1: invalid JSON: nested too deeply",

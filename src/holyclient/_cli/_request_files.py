@@ -14,6 +14,7 @@ non-blank line is a complete JSON object on its own.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import sys
@@ -74,6 +75,10 @@ def decoded_lines(stream: IO[bytes] | IO[str], name: str) -> Iterator[str]:
     for lineno, raw in enumerate(lines, 1):
         if isinstance(raw, str):  # a text stream handed in for stdin (tests, embedding programs)
             line = raw
+        elif lineno == 1 and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            raise InputError(
+                f"{name}:1: not UTF-8 text (UTF-16, as Windows PowerShell's > writes it); save the file as UTF-8"
+            )
         else:
             try:
                 line = raw.decode("utf-8")

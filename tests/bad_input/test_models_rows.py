@@ -52,6 +52,31 @@ ROWS = [
         M + "nope.json: cannot read price file",
         env={"HOLYSHEEP_PRICES": "nope.json"},
     ),
+    Row(
+        "prices-utf16",
+        ("models", "--prices", "p.json"),
+        M + "p.json:1: not UTF-8 text",
+        files={"p.json": '{"models": {}}'.encode("utf-16")},
+    ),
+    Row(
+        "prices-latin1-on-line-3",
+        ("models", "--prices", "p.json"),
+        M + "p.json:3: not UTF-8 text",
+        files={"p.json": b'{"models": {\n"a": {"input": 1, "output": 1,\n"notes": "caf\xe9"}}}'},
+    ),
+    Row(
+        "prices-nested-too-deeply",
+        ("models", "--prices", "p.json"),
+        M + "p.json: invalid JSON: nested too deeply",
+        files={"p.json": '{"models": ' + "[" * 100_000},
+    ),
+    Row(
+        "prices-with-bom-accepted",
+        ("models", "--prices", "p.json"),
+        "",
+        exit=0,
+        files={"p.json": b'\xef\xbb\xbf{"models": {"house": {"input": 1, "output": 2}}}'},
+    ),
     Row("unknown-flag", ("models", "--bogus"), U),
 ]
 

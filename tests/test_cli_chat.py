@@ -117,3 +117,18 @@ def test_plain_http_to_another_host_names_the_flag(capsys):
     assert main(["chat", "hi", "--base-url", "http://relay.example/v1"]) == 2
     err = capsys.readouterr().err
     assert "--allow-insecure-http" in err and "allow_insecure_http=True" not in err
+
+
+@pytest.mark.parametrize("fault", [Fault.malformed(), Fault.drop(), Fault.insufficient_quota()], ids=str)
+def test_a_broken_answer_is_one_line_exit_1(capsys, holyclient_server, fault):
+    holyclient_server.enqueue(fault)
+    code, out, err = _chat(capsys, holyclient_server, "hi")
+    assert (code, out) == (1, "")
+    assert len(err.splitlines()) == 1 and err.startswith("holyclient chat: ")
+
+
+def test_a_stream_cut_part_way_keeps_what_arrived_and_exits_1(capsys, holyclient_server):
+    holyclient_server.enqueue(Fault.stream_cut(after_chunks=2))
+    code, out, err = _chat(capsys, holyclient_server, "ping pong and more words", "--stream")
+    assert code == 1 and out.startswith("Echo:") and out.endswith("\n")
+    assert err.splitlines()[-1].startswith("holyclient chat: ")

@@ -132,18 +132,25 @@ def _answer(client: Any, params: dict[str, Any], *, as_json: bool) -> None:
 def _stream(client: Any, params: dict[str, Any], *, as_json: bool) -> None:
     out = sys.stdout
     finish = None
-    with client.chat.completions.create(**params, stream=True) as stream:
-        for chunk in stream:
-            if as_json:
-                out.write(json.dumps(chunk.model_dump(mode="json", exclude_unset=True)) + "\n")
-                out.flush()
-                continue
-            if chunk.choices:
-                choice = chunk.choices[0]
-                finish = choice.finish_reason or finish
-                if choice.delta.content:
-                    out.write(choice.delta.content)
+    printed = False
+    try:
+        with client.chat.completions.create(**params, stream=True) as stream:
+            for chunk in stream:
+                if as_json:
+                    out.write(json.dumps(chunk.model_dump(mode="json", exclude_unset=True)) + "\n")
                     out.flush()
+                    continue
+                if chunk.choices:
+                    choice = chunk.choices[0]
+                    finish = choice.finish_reason or finish
+                    if choice.delta.content:
+                        out.write(choice.delta.content)
+                        out.flush()
+                        printed = True
+    except BaseException:
+        if printed:  # end the partial answer's line, so the error line on stderr stands on its own
+            out.write("\n")
+        raise
     if not as_json:
         out.write("\n")
         if finish == "length":

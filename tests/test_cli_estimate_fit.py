@@ -132,3 +132,15 @@ def test_non_utf8_names_the_line(capsys, tmp_path):
 def test_every_model_the_local_server_and_tour_list_has_a_price():
     table = PriceTable.builtin()
     assert [m for m in (*DEFAULT_MODELS, "gpt-4.1", "text-embedding-3-small") if table.get(m) is None] == []
+
+
+def test_a_chat_request_does_not_fit_an_embeddings_model(capsys, tmp_path):
+    path = _file(tmp_path, {"model": "text-embedding-3-small", "messages": HELLO})
+    [request] = json.loads(_estimate(capsys, "--json", path)[1])["requests"]
+    assert request["fits"] is False and "embeddings model" in request["does_not_fit"]
+
+
+def test_an_embeddings_request_has_no_output_and_fits(capsys, tmp_path):
+    path = _file(tmp_path, {"model": "text-embedding-3-small", "input": "hello", "max_tokens": 5})
+    [request] = json.loads(_estimate(capsys, "--json", path)[1])["requests"]
+    assert request["fits"] is True and request["output_tokens"] == 0

@@ -176,7 +176,7 @@ def _estimate_file(path: str, args: argparse.Namespace, table: Any, state: State
         if not requested and not state.compare:
             raise InputError(f"{request.source}: no model: the request sets no 'model'; pass --model")
         models: list[str] = state.compare or [str(requested)]
-        cap = requested_output_tokens(body)
+        cap = requested_output_tokens(body) if "messages" in body else None  # embeddings have no output
         n_value = body.get("n")
         n = n_value if isinstance(n_value, int) and n_value > 0 else 1
         counted: dict[tuple[str, bool], Any] = {}
@@ -242,13 +242,21 @@ def _price_one(
         model, prompt, output, output_assumed=chat and cap is None, approximate=approximate, table=table
     )
     return Entry(
-        est.model, prompt, output, est.output_assumed, approximate, est.cost_usd, _misfit(info, prompt, cap)
+        est.model,
+        prompt,
+        output,
+        est.output_assumed,
+        approximate,
+        est.cost_usd,
+        _misfit(info, prompt, cap, chat=chat),
     )
 
 
-def _misfit(info: Any, prompt: int, cap: int | None) -> str | None:
+def _misfit(info: Any, prompt: int, cap: int | None, *, chat: bool) -> str | None:
     """Why a request cannot be served by a model (the server would refuse it), or None."""
     window, most = info.context_window, info.max_output_tokens
+    if chat and most == 0:
+        return "an embeddings model, it cannot answer a chat request"
     if prompt > window:
         return f"{prompt:,} input tokens, context window {window:,}"
     if cap is not None and cap > most:

@@ -132,3 +132,8 @@ def test_a_stream_cut_part_way_keeps_what_arrived_and_exits_1(capsys, holyclient
     code, out, err = _chat(capsys, holyclient_server, "ping pong and more words", "--stream")
     assert code == 1 and out.startswith("Echo:") and out.endswith("\n")
     assert err.splitlines()[-1].startswith("holyclient chat: ")
+
+
+def test_several_words_without_quotes_are_one_prompt(capsys, holyclient_server):
+    code, out, _ = _chat(capsys, holyclient_server, "ping", "pong")
+    assert (code, out) == (0, "Echo: ping pong\n")

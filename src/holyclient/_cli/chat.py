@@ -36,7 +36,12 @@ def register(subparsers: Any) -> None:
         description=DESCRIPTION,
         epilog=EPILOG,
     )
-    parser.add_argument("prompt", metavar="PROMPT", help='the user message; "-" reads stdin')
+    parser.add_argument(
+        "prompt",
+        nargs="+",
+        metavar="PROMPT",
+        help='the user message (several words are joined); "-" reads stdin',
+    )
     parser.add_argument("--model", "-m", default=DEFAULT_MODEL, metavar="M", help=f"default: {DEFAULT_MODEL}")
     parser.add_argument("--system", "-s", metavar="S", help="a system message sent before the prompt")
     parser.add_argument("--stream", action="store_true", help="print the answer as it arrives")
@@ -68,9 +73,10 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    from_stdin = args.prompt == ["-"]
+    prompt = sys.stdin.read() if from_stdin else " ".join(args.prompt)
     if not prompt.strip():
-        return _fail("the prompt is empty" + (" (stdin had no text)" if args.prompt == "-" else ""))
+        return _fail("the prompt is empty" + (" (stdin had no text)" if from_stdin else ""))
     if not args.model.strip():
         return _fail("--model is empty")
     try:

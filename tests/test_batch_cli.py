@@ -271,7 +271,7 @@ def test_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["batch", "--help"]) == 0
     text = capsys.readouterr().out
     assert "--retry-failed" in text and "--dry-run" in text
-    assert "0 every request succeeded, 1 some requests failed" in " ".join(text.split())
+    assert "0 every request succeeded 1 some requests failed" in " ".join(text.split())
 
 
 def test_progress_line_and_summary_show_counts_tokens_cost_rate_and_eta() -> None:

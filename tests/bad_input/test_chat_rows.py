@@ -3,6 +3,8 @@ the one that tries gets a closed port on 127.0.0.1."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from bad_input.table import Row, check_row
@@ -20,6 +22,7 @@ ROWS = [
     Row("blank-prompt", ("chat", "   "), C + "the prompt is empty", env=KEY),
     Row("empty-stdin", ("chat", "-"), C + r"the prompt is empty \(stdin had no text\)", env=KEY, stdin=""),
     Row("no-prompt", ("chat",), U, env=KEY),
+    Row("stdin-closed", ("chat", "-"), C + "standard input is closed", env=KEY),
     Row("empty-model", ("chat", "hi", "--model", ""), C + "--model is empty", env=KEY),
     Row(
         "plain-http-to-another-host",
@@ -64,5 +67,7 @@ ROWS = [
 
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_chat_row(row, tmp_path, capsys, monkeypatch):
+    if row.id == "stdin-closed":  # as after `<&-`
+        monkeypatch.setattr(sys, "stdin", None)
     _, err = check_row(row, tmp_path, capsys, monkeypatch)
     assert "sk-row-0123456789" not in err

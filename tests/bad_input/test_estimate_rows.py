@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -204,6 +205,7 @@ ROWS = [
         files={"in.jsonl": OK, "adir/.keep": ""},
     ),
     Row("no-file", ("estimate",), U),
+    Row("stdin-closed", ("estimate", "-"), E + "<stdin>: standard input is closed"),
     Row(
         "utf16-from-powershell",
         ("estimate", "in.jsonl"),
@@ -227,4 +229,6 @@ ROWS = [
 
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_estimate_row(row, tmp_path, capsys, monkeypatch):
+    if row.id == "stdin-closed":  # as after `<&-`
+        monkeypatch.setattr(sys, "stdin", None)
     check_row(Row(**{**row.__dict__, "env": {**ENV, **row.env}}), tmp_path, capsys, monkeypatch)

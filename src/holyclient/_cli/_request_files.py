@@ -51,6 +51,8 @@ def read_requests(path: str, progress: Callable[[int], None] | None = None) -> I
     name = "<stdin>" if path == "-" else path
     if path != "-" and os.path.isdir(path):
         raise InputError(f"{name}: is a directory, not a file of requests")
+    if path == "-" and sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise InputError(f"{name}: standard input is closed")
     try:
         stream: IO[bytes] | IO[str] = (
             getattr(sys.stdin, "buffer", sys.stdin) if path == "-" else open(path, "rb")  # noqa: SIM115

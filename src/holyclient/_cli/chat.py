@@ -74,6 +74,8 @@ def _fail(message: str, code: int = 2) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from_stdin = args.prompt == ["-"]
+    if from_stdin and sys.stdin is None:  # started with stdin closed (`<&-`)
+        return _fail("standard input is closed; give the prompt as an argument")
     prompt = sys.stdin.read() if from_stdin else " ".join(args.prompt)
     if not prompt.strip():
         return _fail("the prompt is empty" + (" (stdin had no text)" if from_stdin else ""))

@@ -113,13 +113,18 @@ class PriceTable:
     def merge_file(self, path: str | Path) -> None:
         """Add or override entries from a JSON price file."""
         try:
-            text = Path(path).read_text("utf-8")
+            text = Path(path).read_text("utf-8-sig")  # a BOM from a Windows editor is fine
         except OSError as exc:
             raise PriceFileError(f"{path}: cannot read price file: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            line = Path(path).read_bytes()[: exc.start].count(b"\n") + 1
+            raise PriceFileError(f"{path}:{line}: not UTF-8 text; save the price file as UTF-8") from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PriceFileError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+        except RecursionError:
+            raise PriceFileError(f"{path}: invalid JSON: nested too deeply") from None
         self.merge(data, origin=str(path))
 
     def merge(self, data: Any, *, origin: str = "<prices>") -> None:

@@ -3,11 +3,12 @@
 Exit codes follow ruff's contract, for every subcommand:
 
 * 0 -- success, nothing to report;
-* 1 -- the command ran and found something (changes, failed requests, over budget);
+* 1 -- the command ran and found something (changes, failed requests, over budget, an API error);
 * 2 -- bad usage, bad input or an internal error.
 
 stdout carries data (tables, one JSON document for ``--json``, JSONL); progress, warnings and
-summaries go to stderr.
+summaries go to stderr. Help text is plain text re-flowed to the terminal by
+:class:`._help.HelpFormatter`; an unknown option prints the usage of the subcommand it was given to.
 """
 
 from __future__ import annotations
@@ -19,13 +20,20 @@ import sys
 from collections.abc import Sequence
 
 from .._version import __version__
+from ._help import HelpFormatter
 
 #: Subcommand modules, in the order ``--help`` lists them. Each module exposes
 #: ``register(subparsers) -> None``, which adds its parser and sets ``func`` to a
 #: ``run(args) -> int`` callable. Modules import their heavy dependencies inside ``run``.
-SUBCOMMANDS = ("tour", "serve", "estimate", "models", "batch", "migrate")
+SUBCOMMANDS = ("tour", "chat", "serve", "estimate", "models", "batch", "migrate")
 
-EPILOG = "exit codes: 0 success, 1 findings/changes/failed requests, 2 usage or input error"
+EPILOG = """\
+exit codes:
+  0  success
+  1  findings, changes, failed requests or an API error
+  2  usage or input error
+
+"holyclient COMMAND --help" describes each command."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,20 +41,37 @@ def build_parser() -> argparse.ArgumentParser:
         prog="holyclient",
         description="OpenAI-compatible SDK and tools for the HolySheep relay.",
         epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"holyclient {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")
         module.register(subparsers)
+    for sub in subparsers.choices.values():  # one look for every command's help, whatever it registered
+        sub.formatter_class = HelpFormatter
     return parser
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser | None = action.choices.get(command)
+            return found
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (never raises ``SystemExit`` for usage errors)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            # The top-level parser would report these with its own usage; the subcommand's usage is
+            # the one that lists the options the user was looking for.
+            command = getattr(args, "command", None)
+            target = _subparser(parser, command) if command else None
+            (target or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
         return int(exc.code) if isinstance(exc.code, int) else 2
     func = getattr(args, "func", None)

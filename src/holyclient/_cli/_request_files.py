@@ -14,12 +14,21 @@ non-blank line is a complete JSON object on its own.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
+
+from ._argtypes import MAX_TOKENS
+
+#: Larger ``max_tokens`` / ``max_completion_tokens`` values are typos, not requests: no model writes
+#: ten million tokens in one answer, and pricing them would print nonsense such as $8e17.
+MAX_OUTPUT_TOKENS = MAX_TOKENS
+#: The API's own limit on ``n``.
+MAX_CHOICES = 128
 
 
 class InputError(Exception):
@@ -40,19 +49,49 @@ def read_requests(path: str, progress: Callable[[int], None] | None = None) -> I
         InputError: unreadable file, invalid JSON or UTF-8, or an object of the wrong shape.
     """
     name = "<stdin>" if path == "-" else path
+    if path != "-" and os.path.isdir(path):
+        raise InputError(f"{name}: is a directory, not a file of requests")
+    if path == "-" and sys.stdin is None:  # started with stdin closed (`<&-`)
+        raise InputError(f"{name}: standard input is closed")
     try:
-        stream: IO[str] = (
-            sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+        stream: IO[bytes] | IO[str] = (
+            getattr(sys.stdin, "buffer", sys.stdin) if path == "-" else open(path, "rb")  # noqa: SIM115
         )
     except OSError as exc:
         raise InputError(f"{name}: cannot open: {exc.strerror or exc}") from exc
     try:
-        yield from _read(stream, name, progress)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start} of a line)") from exc
+        yield from _read(decoded_lines(stream, name), name, progress)
     finally:
-        if stream is not sys.stdin:
+        if path != "-":
             stream.close()
+
+
+def decoded_lines(stream: IO[bytes] | IO[str], name: str) -> Iterator[str]:
+    """The lines of a byte stream as text: a UTF-8 BOM at the start is dropped (Windows editors write
+    one), and bytes that are not UTF-8 are reported with their line, which a text stream cannot do.
+
+    Raises:
+        InputError: ``name:LINE: not UTF-8 text``.
+    """
+    lines: Iterable[bytes | str] = stream
+    for lineno, raw in enumerate(lines, 1):
+        if isinstance(raw, str):  # a text stream handed in for stdin (tests, embedding programs)
+            line = raw
+        elif lineno == 1 and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            raise InputError(
+                f"{name}:1: not UTF-8 text (UTF-16, as Windows PowerShell's > writes it); save the file as UTF-8"
+            )
+        else:
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{name}:{lineno}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line); "
+                    "save the file as UTF-8"
+                ) from None
+        if lineno == 1:
+            line = line.removeprefix("\ufeff")
+        yield line
 
 
 def file_size(path: str) -> int | None:
@@ -64,7 +103,7 @@ def file_size(path: str) -> int | None:
         return None
 
 
-def _read(stream: IO[str], name: str, progress: Callable[[int], None] | None) -> Iterator[Request]:
+def _read(stream: Iterator[str], name: str, progress: Callable[[int], None] | None) -> Iterator[Request]:
     lineno = 0
     first = ""
     for line in stream:
@@ -75,15 +114,15 @@ def _read(stream: IO[str], name: str, progress: Callable[[int], None] | None) ->
     if not first:
         raise InputError(f"{name}: empty input (expected JSON or JSONL requests)")
     try:
-        value = json.loads(first)
+        value = _loads(first, f"{name}:{lineno}")
         jsonl = isinstance(value, dict)
     except json.JSONDecodeError:
         jsonl = False
     if not jsonl:
         # One JSON document, possibly over many lines: read it whole (it is one request).
-        text = first + stream.read()
+        text = first + "".join(stream)
         try:
-            doc = json.loads(text)
+            doc = _loads(text, f"{name}:{lineno}")
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"{name}:{exc.lineno + lineno - 1}:{exc.colno}: invalid JSON: {exc.msg}"
@@ -98,12 +137,20 @@ def _read(stream: IO[str], name: str, progress: Callable[[int], None] | None) ->
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = _loads(line, f"{name}:{lineno}")
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}:{lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
         yield _request(value, f"{name}:{lineno}")
         if progress is not None:
             progress(consumed)
+
+
+def _loads(text: str, where: str) -> Any:
+    """``json.loads``, with nesting too deep for the parser reported as bad input instead of a crash."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(f"{where}: invalid JSON: nested too deeply") from None
 
 
 def _document(doc: Any, name: str, lineno: int) -> Iterator[Request]:
@@ -158,6 +205,11 @@ def _request(value: Any, where: str) -> Request:
             v = body.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise InputError(f"{where}: field '{prefix}{key}' must be a non-negative integer, got {v!r}")
+            limit = MAX_CHOICES if key == "n" else MAX_OUTPUT_TOKENS
+            if isinstance(v, int) and v > limit:
+                raise InputError(
+                    f"{where}: field '{prefix}{key}' is {v:,}, more than the API allows ({limit:,})"
+                )
     elif "input" not in body:
         raise InputError(
             f"{where}: expected a chat request (field '{prefix}messages'), an embeddings request "

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import IO, Any
+
+from ._argtypes import non_negative_float, positive_float, token_count
+from ._estimate_report import Entry, State, print_json, print_table, spool_row
 
 DESCRIPTION = """\
 Count the input tokens of requests offline and price them from holyclient's price table.
@@ -21,14 +22,19 @@ JSONL is streamed: memory does not grow with the file.
 Output tokens are assumed: max_completion_tokens or max_tokens (times n) when the request sets one,
 else --output-tokens (default 512). Assumed outputs are marked *. Claude, Gemini, DeepSeek and
 other non-OpenAI models are counted with o200k_base as a stand-in: their counts are marked ~
-(approximate). HolySheep bills in CNY at 1 CNY per 1 USD of list price (--cny-rate to change)."""
+(approximate). HolySheep bills in CNY at 1 CNY per 1 USD of list price (--cny-rate to change).
 
-EPILOG = (
-    "exit codes: 0 estimated; 1 the total exceeds --max-cost (with --compare: even the cheapest "
-    "model does); 2 usage or input error (bad JSON, wrong shape, unknown model), nothing printed to stdout"
-)
+A model with no price (a preview, a new snapshot) is still counted with its family's tokenizer; its
+cost is shown as ? (null in --json). Fine-tuned names (ft:gpt-4o-mini:org::id) are priced as their
+base model. A request that cannot fit a model -- its prompt exceeds the context window, or its
+max_tokens the model's output limit -- is marked ! and left out of that model's total; with
+--compare such models rank last."""
 
-_ROW = "{:<28} {:<22} {:>12} {:>12} {:>12} {:>12}"
+EPILOG = """\
+exit codes:
+  0  estimated (models with no price are counted, their cost shown as ?, with a warning)
+  1  the total exceeds --max-cost (with --compare: even the cheapest model does)
+  2  usage or input error (bad JSON, wrong shape, bad flag); nothing printed to stdout"""
 
 
 def register(subparsers: Any) -> None:
@@ -48,13 +54,14 @@ def register(subparsers: Any) -> None:
         metavar="M1,M2|all",
         help="price the same workload on several models (comma-separated, or all), cheapest first",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
-    parser.add_argument(
-        "--summary", action="store_true", help="print the totals only, not one row per request"
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    shape.add_argument(
+        "--summary", action="store_true", help="print the totals only, not one row per request (table only)"
     )
     parser.add_argument(
         "--output-tokens",
-        type=_non_negative_int,
+        type=token_count,
         default=None,
         metavar="N",
         help="output tokens assumed for requests that set no max_tokens (default: 512)",
@@ -70,35 +77,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--cny-rate",
-        type=_non_negative_float,
+        type=positive_float,
         default=None,
         metavar="R",
         help="CNY per USD of list price (default: 1.0)",
     )
     parser.add_argument(
-        "--max-cost", type=_non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
+        "--max-cost", type=non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
     )
     parser.set_defaults(func=run)
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
 
 
 def _image_size(text: str) -> tuple[int, int]:
@@ -108,74 +95,37 @@ def _image_size(text: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-@dataclass
-class _Total:
-    model: str
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    approximate: bool = False
-    assumed: bool = False
-
-    def add(self, est: Any) -> None:
-        self.requests += 1
-        self.input_tokens += est.input_tokens
-        self.output_tokens += est.output_tokens
-        self.cost_usd += est.cost_usd
-        self.approximate = self.approximate or est.approximate
-        self.assumed = self.assumed or est.output_assumed
-
-    def as_dict(self, rate: float) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "requests": self.requests,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost_usd": round(self.cost_usd, 10),
-            "cost_cny": round(self.cost_usd * rate, 10),
-            "approximate": self.approximate,
-        }
-
-
-@dataclass
-class _State:
-    rate: float
-    compare: list[str] | None
-    totals: dict[str, _Total] = field(default_factory=dict)
-    count: int = 0
-
-
 def _fail(message: str) -> int:
     print(f"holyclient estimate: {message}", file=sys.stderr)
     return 2
 
 
+def _warn(message: str) -> None:
+    print(f"holyclient estimate: warning: {message}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..pricing import DEFAULT_CNY_RATE, PriceFileError, PriceTable, UnknownModelError
+    from ..pricing import DEFAULT_CNY_RATE, PriceFileError, PriceTable
     from ._request_files import InputError
 
     rate = DEFAULT_CNY_RATE if args.cny_rate is None else args.cny_rate
+    if args.model is not None and not args.model.strip():
+        return _fail("--model is empty: give a model name, or leave --model out to use each request's")
     try:
         table = PriceTable.load(args.prices)
     except PriceFileError as exc:
         return _fail(str(exc))
     compare: list[str] | None = None
-    try:
-        if args.model:
-            table.lookup(args.model)
-        if args.compare:
-            if args.compare.strip() == "all":  # every chat model (embedding models have no output)
-                names = [n for n, m in table.models.items() if m.max_output_tokens > 0]
-            else:
-                names = args.compare.split(",")
-            compare = list(dict.fromkeys(table.lookup(n.strip()).name for n in names if n.strip()))
-            if not compare:
-                return _fail("--compare needs at least one model name, or all")
-    except UnknownModelError as exc:
-        return _fail(str(exc))
+    if args.compare is not None:
+        if args.compare.strip() == "all":  # every chat model (embedding models have no output)
+            names = [n for n, m in table.models.items() if m.max_output_tokens > 0]
+        else:
+            names = [n.strip() for n in args.compare.split(",") if n.strip()]
+        if not names:
+            return _fail("--compare needs at least one model name (comma-separated), or all")
+        compare = list(dict.fromkeys(_model_name(table, n) for n in names))
 
-    state = _State(rate, compare)
+    state = State(rate, compare)
     # Rows are spooled (RAM up to 1 MB, then a temporary file) and printed only once every
     # request has been read: bad input at line 90,000 must not leave half a document on stdout.
     with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as spool:
@@ -189,15 +139,33 @@ def run(args: argparse.Namespace) -> int:
         spool.seek(0)
         out = sys.stdout
         if args.json:
-            _print_json(state, spool, out)
+            print_json(state, spool, out)
         else:
-            _print_table(state, spool, out, summary=args.summary)
+            print_table(state, spool, out, summary=args.summary)
     return _exit_code(state, args.max_cost)
 
 
-def _estimate_file(path: str, args: argparse.Namespace, table: Any, state: _State, spool: IO[str]) -> None:
-    from ..pricing import DEFAULT_OUTPUT_TOKENS, UnknownModelError, estimate_cost, requested_output_tokens
-    from ..tokens import count_request, encoding_name_for_model
+def _model_name(table: Any, requested: str) -> str:
+    """The table's name for a model, or the name as given when it has no price."""
+    info = table.get(requested)
+    return str(info.name) if info is not None else requested
+
+
+def _unpriced(table: Any, model: str, encoding: str, state: State) -> None:
+    """Warn once per run about a model with no price: its tokens are still counted."""
+    if model in state.warned:
+        return
+    state.warned.add(model)
+    hint = table.unknown(model).suggestions
+    close = f" (did you mean {', '.join(hint)}?)" if hint else ""
+    _warn(
+        f"no price for model {model!r}{close}: tokens counted with {encoding}, cost shown as ?; "
+        "add a price with --prices FILE or HOLYSHEEP_PRICES"
+    )
+
+
+def _estimate_file(path: str, args: argparse.Namespace, table: Any, state: State, spool: IO[str]) -> None:
+    from ..pricing import DEFAULT_OUTPUT_TOKENS, requested_output_tokens
     from ._request_files import InputError, file_size, read_requests
 
     assumed_default = DEFAULT_OUTPUT_TOKENS if args.output_tokens is None else args.output_tokens
@@ -208,168 +176,107 @@ def _estimate_file(path: str, args: argparse.Namespace, table: Any, state: _Stat
         if not requested and not state.compare:
             raise InputError(f"{request.source}: no model: the request sets no 'model'; pass --model")
         models: list[str] = state.compare or [str(requested)]
-        chat = "messages" in body
-        cap = requested_output_tokens(body)
+        cap = requested_output_tokens(body) if "messages" in body else None  # embeddings have no output
         n_value = body.get("n")
         n = n_value if isinstance(n_value, int) and n_value > 0 else 1
-        output = ((cap if cap is not None else assumed_default) * n) if chat else 0
         counted: dict[tuple[str, bool], Any] = {}
-        estimates = []
+        entries = []
         for model in models:
-            try:
-                info = table.lookup(model)
-            except UnknownModelError as exc:
-                raise InputError(f"{request.source}: {exc}") from None
-            counting = model if not encoding_name_for_model(model)[1] else info.name
-            key = encoding_name_for_model(counting)
-            if key not in counted:
-                try:
-                    counted[key] = count_request(body, model=counting, image_size=args.image_size)
-                except (TypeError, ValueError) as exc:
-                    raise InputError(f"{request.source}: {exc}") from None
-            tokens = counted[key]
-            est = estimate_cost(
-                model,
-                tokens.tokens,
-                output,
-                output_assumed=chat and cap is None,
-                approximate=tokens.approximate or info.approximate,
-                table=table,
-            )
-            estimates.append(est)
-            total = state.totals.get(est.model)
-            if total is None:
-                total = state.totals[est.model] = _Total(est.model)
-            total.add(est)
+            entry = _price_one(body, model, table, state, counted, cap, n, assumed_default, args.image_size)
+            if isinstance(entry, str):
+                raise InputError(f"{request.source}: {entry}")
+            entries.append(entry)
+            state.add(entry)
         state.count += 1
         if args.json or not args.summary:
-            _spool_row(state, request, estimates, spool, as_json=args.json)
+            spool_row(state, request, entries, spool, as_json=args.json)
 
 
-def _spool_row(state: _State, request: Any, estimates: list[Any], spool: IO[str], *, as_json: bool) -> None:
-    if as_json:
-        entries = [
-            {
-                "model": e.model,
-                "input_tokens": e.input_tokens,
-                "output_tokens": e.output_tokens,
-                "output_assumed": e.output_assumed,
-                "cost_usd": round(e.cost_usd, 10),
-                "cost_cny": round(e.cost_usd * state.rate, 10),
-                "approximate": e.approximate,
-            }
-            for e in estimates
-        ]
-        row: dict[str, Any] = {"index": state.count, "source": request.source, "custom_id": request.custom_id}
-        if state.compare is None:
-            row.update(entries[0])
-        else:
-            row["estimates"] = entries
-        spool.write(json.dumps(row) + "\n")
-    elif state.compare is None:
-        e = estimates[0]
-        spool.write(
-            _ROW.format(
-                _clip(request.custom_id or request.source, 28),
-                _clip(e.model, 22),
-                _tokens(e.input_tokens, e.approximate),
-                _tokens(e.output_tokens, False, e.output_assumed),
-                f"{e.cost_usd:.6f}",
-                f"{e.cost_usd * state.rate:.6f}",
-            )
-            + "\n"
+def _price_one(
+    body: dict[str, Any],
+    model: str,
+    table: Any,
+    state: State,
+    counted: dict[tuple[str, bool], Any],
+    cap: int | None,
+    n: int,
+    assumed_default: int,
+    image_size: tuple[int, int] | None,
+) -> Entry | str:
+    """One request on one model, or the message of the input error that stops the run."""
+    from ..pricing import estimate_cost
+    from ..tokens import count_request, encoding_name_for_model
+
+    info = table.get(model)
+    # No price: the model family's encoding (gpt-4-1106-preview -> cl100k_base). A user alias the
+    # tokenizer does not know (my-gpt for gpt-4.1) is counted as the table entry it stands for.
+    exact = not encoding_name_for_model(model)[1]
+    counting = model if info is None or exact else info.name
+    key = encoding_name_for_model(counting)
+    if info is None:
+        _unpriced(table, model, key[0], state)
+    if key not in counted:
+        try:
+            counted[key] = count_request(body, model=counting, image_size=image_size)
+        except (TypeError, ValueError) as exc:
+            return str(exc)
+        except RecursionError:
+            return "the request is nested too deeply to count"
+    prompt = counted[key].tokens
+    chat = "messages" in body
+    output = 0
+    if chat and cap is not None:
+        output = cap * n
+    elif chat:
+        # An assumption never exceeds what the model can write: the server stops there.
+        room = (
+            assumed_default
+            if info is None
+            else max(min(info.max_output_tokens, info.context_window - prompt), 0)
         )
-
-
-def _print_json(state: _State, spool: IO[str], out: IO[str]) -> None:
-    out.write('{"requests": [')
-    for i, line in enumerate(spool):
-        out.write(("\n  " if i == 0 else ",\n  ") + line.rstrip("\n"))
-    ranked = sorted(state.totals.values(), key=lambda t: t.cost_usd)
-    if state.compare is None:
-        total: dict[str, Any] = {
-            "requests": state.count,
-            "input_tokens": sum(t.input_tokens for t in ranked),
-            "output_tokens": sum(t.output_tokens for t in ranked),
-            "cost_usd": round(sum(t.cost_usd for t in ranked), 10),
-            "cost_cny": round(sum(t.cost_usd for t in ranked) * state.rate, 10),
-            "approximate": any(t.approximate for t in ranked),
-            "cny_rate": state.rate,
-            "by_model": {t.model: t.as_dict(state.rate) for t in state.totals.values()},
-        }
-    else:
-        total = {
-            "requests": state.count,
-            "cny_rate": state.rate,
-            "models": [t.as_dict(state.rate) for t in ranked],
-        }
-    out.write('\n], "total": ' + json.dumps(total, indent=2) + "}\n")
-
-
-def _print_table(state: _State, spool: IO[str], out: IO[str], *, summary: bool) -> None:
-    header = _ROW.format("REQUEST", "MODEL", "INPUT", "OUTPUT", "COST USD", "COST CNY")
-    if state.compare is None:
-        if not summary:
-            out.write(header + "\n")
-            for line in spool:
-                out.write(line)
-            out.write("-" * len(header) + "\n")
-        for t in sorted(state.totals.values(), key=lambda t: -t.cost_usd):
-            label = f"total ({t.requests} request{'s' * (t.requests != 1)})"
-            out.write(_total_row(label, t, state.rate) + "\n")
-        if len(state.totals) > 1:
-            cost = sum(t.cost_usd for t in state.totals.values())
-            out.write(f"all models: {state.count} requests, ${cost:.6f} = ¥{cost * state.rate:.6f}\n")
-    else:
-        ranked = sorted(state.totals.values(), key=lambda t: t.cost_usd)
-        out.write(
-            _ROW.format(
-                f"VS CHEAPEST ({state.count} req.)", "MODEL", "INPUT", "OUTPUT", "COST USD", "COST CNY"
-            )
-            + "\n"
-        )
-        cheapest = ranked[0].cost_usd if ranked else 0.0
-        for t in ranked:
-            ratio = f"{t.cost_usd / cheapest:.1f}x" if cheapest > 0 else "-"
-            out.write(_total_row(ratio, t, state.rate) + "\n")
-    notes = []
-    if any(t.assumed for t in state.totals.values()):
-        notes.append(
-            "* assumed output: max_tokens/max_completion_tokens when set, else --output-tokens (512)"
-        )
-    if any(t.approximate for t in state.totals.values()):
-        notes.append("~ approximate: counted with o200k_base, not the model's own tokenizer")
-    notes.append(f"CNY at {state.rate:g} CNY per USD of list price")
-    for note in notes:
-        out.write(note + "\n")
-
-
-def _total_row(label: str, t: _Total, rate: float) -> str:
-    return _ROW.format(
-        _clip(label, 28),
-        _clip(t.model, 22),
-        _tokens(t.input_tokens, t.approximate),
-        _tokens(t.output_tokens, False, t.assumed),
-        f"{t.cost_usd:.6f}",
-        f"{t.cost_usd * rate:.6f}",
+        output = min(assumed_default, room) * n
+    approximate = counted[key].approximate or (info is not None and info.approximate)
+    if info is None:
+        return Entry(model, prompt, output, chat and cap is None, approximate, None)
+    est = estimate_cost(
+        model, prompt, output, output_assumed=chat and cap is None, approximate=approximate, table=table
+    )
+    return Entry(
+        est.model,
+        prompt,
+        output,
+        est.output_assumed,
+        approximate,
+        est.cost_usd,
+        _misfit(info, prompt, cap, chat=chat),
     )
 
 
-def _tokens(n: int, approximate: bool, assumed: bool = False) -> str:
-    return ("~" if approximate else "") + f"{n:,}" + ("*" if assumed else "")
+def _misfit(info: Any, prompt: int, cap: int | None, *, chat: bool) -> str | None:
+    """Why a request cannot be served by a model (the server would refuse it), or None."""
+    window, most = info.context_window, info.max_output_tokens
+    if chat and most == 0:
+        return "an embeddings model, it cannot answer a chat request"
+    if prompt > window:
+        return f"{prompt:,} input tokens, context window {window:,}"
+    if cap is not None and cap > most:
+        return f"max_tokens {cap:,}, output limit {most:,}"
+    if cap is not None and prompt + cap > window:
+        return f"{prompt:,} input + {cap:,} max_tokens, context window {window:,}"
+    return None
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
-
-
-def _exit_code(state: _State, max_cost: float | None) -> int:
-    if max_cost is None or not state.totals:
+def _exit_code(state: State, max_cost: float | None) -> int:
+    priced = [t for t in state.totals.values() if t.priced]
+    if max_cost is not None and state.unpriced():
+        _warn(f"--max-cost checks priced models only; no price for {', '.join(state.unpriced())}")
+    if max_cost is None or not priced:
         return 0
     if state.compare is None:
-        total = sum(t.cost_usd for t in state.totals.values())
+        total = state.priced_cost()
     else:
-        total = min(t.cost_usd for t in state.totals.values())
+        fitting = [t for t in priced if not t.misfits] or priced
+        total = min(t.cost_usd for t in fitting)
     if total > max_cost:
         print(
             f"holyclient estimate: estimated ${total:.6f} exceeds --max-cost ${max_cost:.6f}", file=sys.stderr
@@ -381,7 +288,7 @@ def _exit_code(state: _State, max_cost: float | None) -> int:
 _progress_shown = False
 
 
-def _progress(path: str, size: int | None, state: _State) -> Callable[[int], None]:
+def _progress(path: str, size: int | None, state: State) -> Callable[[int], None]:
     last = [0.0]
 
     def show(consumed: int) -> None:

@@ -7,7 +7,9 @@ import json
 import sys
 from typing import Any
 
-EPILOG = "exit codes: 0 listed; 2 usage error or unreadable --prices file"
+from ._argtypes import positive_float
+
+EPILOG = "exit codes: 0 listed; 2 usage error, unknown --provider or unreadable --prices file"
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +31,7 @@ def register(subparsers: Any) -> None:
         "--prices", metavar="FILE", help="extra/override price table (JSON; default: $HOLYSHEEP_PRICES)"
     )
     parser.add_argument(
-        "--cny-rate", type=float, default=None, metavar="R", help="CNY per USD (default: 1.0)"
+        "--cny-rate", type=positive_float, default=None, metavar="R", help="CNY per USD (default: 1.0)"
     )
     parser.set_defaults(func=run)
 
@@ -38,15 +40,23 @@ def run(args: argparse.Namespace) -> int:
     from ..pricing import DEFAULT_CNY_RATE, PriceFileError, PriceTable
 
     rate = DEFAULT_CNY_RATE if args.cny_rate is None else args.cny_rate
-    if not rate >= 0:
-        print("holyclient models: --cny-rate must be >= 0", file=sys.stderr)
-        return 2
     try:
         table = PriceTable.load(args.prices)
     except PriceFileError as exc:
         print(f"holyclient models: {exc}", file=sys.stderr)
         return 2
-    models = [m for m in table.models.values() if not args.provider or m.provider == args.provider.lower()]
+    models = list(table.models.values())
+    if args.provider is not None:
+        wanted = args.provider.strip().lower()
+        known = sorted({m.provider for m in models})
+        if wanted not in known:
+            print(
+                f"holyclient models: no provider {args.provider!r} in the price table; "
+                f"known providers: {', '.join(known)}",
+                file=sys.stderr,
+            )
+            return 2
+        models = [m for m in models if m.provider == wanted]
     if args.json:
         doc = {"unit": "USD per 1M tokens", "cny_rate": rate, "models": [_entry(m, rate) for m in models]}
         print(json.dumps(doc, indent=2))

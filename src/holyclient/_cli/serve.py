@@ -14,6 +14,8 @@ import signal
 import sys
 from typing import Any
 
+from ._argtypes import non_negative_float, port, positive_float, positive_int, probability
+
 DESCRIPTION = """\
 Run a local OpenAI-compatible server (chat completions with streaming, embeddings, models) with
 programmable latency, faults and rate limits -- for demos, tests and benchmarks. Prints the base
@@ -29,21 +31,30 @@ def register(subparsers: Any) -> None:
         "serve",
         help="run the local OpenAI-compatible test server",
         description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="exit codes: 0 stopped by a signal, 2 usage error or the port could not be bound",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="TCP port (default: 0, a free port)")
-    parser.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds before each answer")
+    parser.add_argument("--port", type=port, default=0, help="TCP port (default: 0, a free port)")
     parser.add_argument(
-        "--jitter", type=float, default=0.0, metavar="S", help="extra random latency, uniform in [0, S)"
+        "--latency", type=non_negative_float, default=0.0, metavar="S", help="seconds before each answer"
     )
     parser.add_argument(
-        "--chunk-delay", type=float, default=0.0, metavar="S", help="seconds between streamed events"
+        "--jitter",
+        type=non_negative_float,
+        default=0.0,
+        metavar="S",
+        help="extra random latency, uniform in [0, S)",
+    )
+    parser.add_argument(
+        "--chunk-delay",
+        type=non_negative_float,
+        default=0.0,
+        metavar="S",
+        help="seconds between streamed events",
     )
     parser.add_argument(
         "--fault-rate",
-        type=float,
+        type=probability,
         default=0.0,
         metavar="R",
         help="probability in [0, 1] that a request gets a fault",
@@ -56,16 +67,18 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--hang-seconds",
-        type=float,
+        type=non_negative_float,
         default=30.0,
         metavar="S",
         help="how long 'hang' faults stay silent (default: 30)",
     )
-    parser.add_argument("--rpm", type=int, default=None, metavar="N", help="requests-per-minute limit")
-    parser.add_argument("--tpm", type=int, default=None, metavar="N", help="tokens-per-minute limit")
+    parser.add_argument(
+        "--rpm", type=positive_int, default=None, metavar="N", help="requests-per-minute limit"
+    )
+    parser.add_argument("--tpm", type=positive_int, default=None, metavar="N", help="tokens-per-minute limit")
     parser.add_argument(
         "--rate-window",
-        type=float,
+        type=positive_float,
         default=60.0,
         metavar="S",
         help="rate-limit window in seconds (default: 60)",
@@ -86,6 +99,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def _config(args: argparse.Namespace) -> Any:
+    if not args.host.strip():
+        # An empty host binds every interface: never by accident.
+        raise ValueError("--host is empty (use 0.0.0.0 to listen on every interface)")
     from ..testing._config import ServerConfig
     from ..testing._faults import FaultMix, parse_kinds
     from ..testing._limits import RateLimits
@@ -94,10 +110,6 @@ def _config(args: argparse.Namespace) -> Any:
     if args.fault_rate > 0 or args.faults:
         kinds = parse_kinds(args.faults) if args.faults else None
         mix = FaultMix(rate=args.fault_rate, kinds=kinds, seed=args.seed, hang_seconds=args.hang_seconds)
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be within 0..65535, got {args.port}")
-    if (args.rpm is not None and args.rpm <= 0) or (args.tpm is not None and args.tpm <= 0):
-        raise ValueError("--rpm and --tpm must be positive")
     limits = RateLimits(rpm=args.rpm, tpm=args.tpm, window=args.rate_window) if args.rpm or args.tpm else None
     return ServerConfig(
         latency=args.latency,

@@ -12,18 +12,40 @@ from typing import Any
 
 DEMO_KEY = "sk-local-demo"
 
+DESCRIPTION = """\
+The main job on an embedded default, with no key and no network: start the project's own
+OpenAI-compatible server on 127.0.0.1, then make a chat completion, a streamed completion and an
+embeddings call through holyclient.Client, printing what came back. Every model the local server
+lists is in the price table (see: holyclient models)."""
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "tour",
         help="a short tour against the embedded local server (no key, no network)",
-        description=__doc__,
+        description=DESCRIPTION,
+        epilog="exit codes: 0 the tour ran, 1 a call to the local server failed, 2 usage error",
     )
     parser.add_argument("--model", default="gpt-4.1", help="model name to ask for (default: gpt-4.1)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._exceptions import HolyClientError
+
+    if not args.model.strip():
+        print("holyclient tour: --model is empty", file=sys.stderr)
+        return 2
+    try:
+        return _tour(args.model)
+    except HolyClientError as exc:
+        print(
+            f"holyclient tour: the local server refused a call: {' '.join(str(exc).split())}", file=sys.stderr
+        )
+        return 1
+
+
+def _tour(model: str) -> int:
     from holyclient import Client
     from holyclient.testing import LocalServer
 
@@ -36,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             {"role": "user", "content": "Say hello to HolySheep."},
         ]
         print("1. chat completion", file=out)
-        completion = client.chat.completions.create(model=args.model, messages=messages, max_tokens=64)
+        completion = client.chat.completions.create(model=model, messages=messages, max_tokens=64)
         usage = completion.usage
         print(f"   model:   {completion.model}", file=out)
         print(f"   content: {completion.choices[0].message.content}", file=out)
@@ -50,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         print("   ", end="", file=out)
         chunks = 0
         with client.chat.completions.create(
-            model=args.model,
+            model=model,
             messages=[{"role": "user", "content": "Stream a short greeting, please."}],
             stream=True,
             stream_options={"include_usage": True},

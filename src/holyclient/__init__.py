@@ -33,7 +33,7 @@ from ._streaming import AsyncStream, Stream
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._models import (
+    from .types import (
         ChatCompletion,
         ChatCompletionChunk,
         ChatCompletionMessageParam,
@@ -74,15 +74,15 @@ _LAZY = {
     "BatchRunner": ".batch",
     "BatchStats": ".batch",
     "run_batch": ".batch",
-    "ChatCompletion": "._models",
-    "ChatCompletionChunk": "._models",
-    "ChatCompletionMessageParam": "._models",
-    "ChatCompletionRequest": "._models",
-    "CompletionUsage": "._models",
-    "CreateEmbeddingResponse": "._models",
-    "Embedding": "._models",
-    "Model": "._models",
-    "ModelList": "._models",
+    "ChatCompletion": ".types",
+    "ChatCompletionChunk": ".types",
+    "ChatCompletionMessageParam": ".types",
+    "ChatCompletionRequest": ".types",
+    "CompletionUsage": ".types",
+    "CreateEmbeddingResponse": ".types",
+    "Embedding": ".types",
+    "Model": ".types",
+    "ModelList": ".types",
     "TokenCount": ".tokens",
     "count_tokens": ".tokens",
     "count_messages": ".tokens",

@@ -49,6 +49,8 @@ class RequestOptions:
     method: str
     path: str
     body: Mapping[str, Any] | None = None
+    query: Mapping[str, Any] | None = None
+    """Query-string parameters (``extra_query``, and the fields of a GET)."""
     extra_headers: Mapping[str, str] | None = None
     timeout: Any = NOT_GIVEN
     max_retries: int | None = None

@@ -31,8 +31,8 @@ from ._transport import default_timeout, new_async_client, new_sync_client, requ
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ._usage import UsageTracker
+    from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
@@ -125,6 +125,7 @@ class _BaseClient:
             options.method,
             self.base_url + options.path,
             json=options.body if options.method != "GET" else None,
+            params=options.query,
             headers=headers,
             timeout=request_timeout(timeout),
         )
@@ -229,9 +230,10 @@ class Client(_BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from ._resources import Chat, Embeddings, Models
+        from .resources import SYNC_RESOURCES
 
-        self.chat, self.embeddings, self.models = Chat(self), Embeddings(self), Models(self)
+        for name, resource in SYNC_RESOURCES.items():
+            setattr(self, name, resource(self))
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)
@@ -346,9 +348,10 @@ class AsyncClient(_BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from ._resources import AsyncChat, AsyncEmbeddings, AsyncModels
+        from .resources import ASYNC_RESOURCES
 
-        self.chat, self.embeddings, self.models = AsyncChat(self), AsyncEmbeddings(self), AsyncModels(self)
+        for name, resource in ASYNC_RESOURCES.items():
+            setattr(self, name, resource(self))
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         reservation = self._reserve(options)

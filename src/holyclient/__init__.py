@@ -33,17 +33,6 @@ from ._streaming import AsyncStream, Stream
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from .types import (
-        ChatCompletion,
-        ChatCompletionChunk,
-        ChatCompletionMessageParam,
-        ChatCompletionRequest,
-        CompletionUsage,
-        CreateEmbeddingResponse,
-        Embedding,
-        Model,
-        ModelList,
-    )
     from ._usage import UsageSnapshot, UsageTracker
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
     from .pricing import (
@@ -66,6 +55,17 @@ if TYPE_CHECKING:
         image_tokens,
     )
     from .truncation import ContextOverflowError, fit_messages, truncate_text
+    from .types import (
+        ChatCompletion,
+        ChatCompletionChunk,
+        ChatCompletionMessageParam,
+        ChatCompletionRequest,
+        CompletionUsage,
+        CreateEmbeddingResponse,
+        Embedding,
+        Model,
+        ModelList,
+    )
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {

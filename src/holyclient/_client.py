@@ -20,8 +20,8 @@ from ._base import (
     RequestOptions,
     build_headers,
     make_status_error,
-    parse_model,
 )
+from ._binary import billed_usage, parse_response
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._exceptions import APIError
 from ._retry import RetryPolicy, retry_after_seconds
@@ -33,6 +33,14 @@ if TYPE_CHECKING:
 
     from ._usage import UsageTracker
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from .resources.audio import AsyncAudio, Audio
+    from .resources.batches import AsyncBatches, Batches
+    from .resources.completions import AsyncCompletions as AsyncTextCompletions
+    from .resources.completions import Completions as TextCompletions
+    from .resources.files import AsyncFiles, Files
+    from .resources.images import AsyncImages, Images
+    from .resources.moderations import AsyncModerations, Moderations
+    from .resources.responses import AsyncResponses, Responses
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
@@ -124,7 +132,8 @@ class _BaseClient:
         return self._http.build_request(
             options.method,
             self.base_url + options.path,
-            json=options.body if options.method != "GET" else None,
+            json=options.body if options.method != "GET" and options.content is None else None,
+            content=options.content,
             params=options.query,
             headers=headers,
             timeout=request_timeout(timeout),
@@ -150,7 +159,7 @@ class _BaseClient:
         """A read response as ``cast_to``, or the status error it carries."""
         if response.status_code >= 400:
             raise self._status_error(response, response.content, request)
-        return parse_model(cast_to, response.content, response, request=request)
+        return parse_response(cast_to, response, request=request)  # type: ignore[no-any-return]
 
     def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
         """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
@@ -199,6 +208,13 @@ class Client(_BaseClient):
     chat: Chat
     embeddings: Embeddings
     models: Models
+    audio: Audio
+    batches: Batches
+    completions: TextCompletions
+    files: Files
+    images: Images
+    moderations: Moderations
+    responses: Responses
 
     def __init__(
         self,
@@ -244,7 +260,7 @@ class Client(_BaseClient):
         except BaseException:
             self._settle(reservation, None, None)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        self._settle(reservation, *billed_usage(result))
         return result
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
@@ -317,6 +333,13 @@ class AsyncClient(_BaseClient):
     chat: AsyncChat
     embeddings: AsyncEmbeddings
     models: AsyncModels
+    audio: AsyncAudio
+    batches: AsyncBatches
+    completions: AsyncTextCompletions
+    files: AsyncFiles
+    images: AsyncImages
+    moderations: AsyncModerations
+    responses: AsyncResponses
 
     def __init__(
         self,
@@ -362,7 +385,7 @@ class AsyncClient(_BaseClient):
         except BaseException:
             self._settle(reservation, None, None)
             raise
-        self._settle(reservation, getattr(result, "model", None), getattr(result, "usage", None))
+        self._settle(reservation, *billed_usage(result))
         return result
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:

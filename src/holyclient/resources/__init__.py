@@ -13,15 +13,39 @@ from .chat import AsyncChat, AsyncCompletions, Chat, Completions
 from .embeddings import AsyncEmbeddings, Embeddings
 from .models import AsyncModels, Models
 
+# The other API areas (issue 9's endpoints), one module each.
+from .audio import AsyncAudio, Audio
+from .batches import AsyncBatches, Batches
+from .completions import AsyncCompletions as AsyncTextCompletions
+from .completions import Completions as TextCompletions
+from .files import AsyncFiles, Files
+from .images import AsyncImages, Images
+from .moderations import AsyncModerations, Moderations
+from .responses import AsyncResponses, Responses
+
 SYNC_RESOURCES: dict[str, Any] = {
     "chat": Chat,
     "embeddings": Embeddings,
     "models": Models,
+    "audio": Audio,
+    "batches": Batches,
+    "completions": TextCompletions,
+    "files": Files,
+    "images": Images,
+    "moderations": Moderations,
+    "responses": Responses,
 }
 ASYNC_RESOURCES: dict[str, Any] = {
     "chat": AsyncChat,
     "embeddings": AsyncEmbeddings,
     "models": AsyncModels,
+    "audio": AsyncAudio,
+    "batches": AsyncBatches,
+    "completions": AsyncTextCompletions,
+    "files": AsyncFiles,
+    "images": AsyncImages,
+    "moderations": AsyncModerations,
+    "responses": AsyncResponses,
 }
 
 __all__ = [

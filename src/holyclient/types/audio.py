@@ -56,6 +56,18 @@ class TranscriptionVerbose(BaseModel):
     usage: TranscriptionUsage | None = None
 
 
+class TranscriptionStreamEvent(BaseModel):
+    """One event of a streamed transcription: ``transcript.text.delta`` (``delta``) or ``transcript.text.done``
+    (``text`` and ``usage``)."""
+
+    type: str
+    delta: str | None = None
+    text: str | None = None
+    logprobs: list[Any] | None = None
+    usage: TranscriptionUsage | None = None
+    model: str | None = None
+
+
 class Translation(BaseModel):
     text: str
 
@@ -70,14 +82,14 @@ class TranslationVerbose(BaseModel):
 _TEXT_FORMATS = ("text", "srt", "vtt")
 
 
-def transcription_type(response_format: object) -> type[BaseModel] | type[str]:
+def transcription_type(response_format: object) -> Any:
     """The return type of ``transcriptions.create`` for a ``response_format`` (openai's rule)."""
     if response_format in _TEXT_FORMATS:
         return str
     return TranscriptionVerbose if response_format == "verbose_json" else Transcription
 
 
-def translation_type(response_format: object) -> type[BaseModel] | type[str]:
+def translation_type(response_format: object) -> Any:
     """The return type of ``translations.create`` for a ``response_format``."""
     if response_format in _TEXT_FORMATS:
         return str

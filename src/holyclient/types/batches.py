@@ -5,7 +5,7 @@ Not to be confused with :mod:`holyclient.batch`, the client-side runner that sen
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ._base import BaseModel
 
@@ -39,6 +39,9 @@ class BatchUsage(BaseModel):
 
 
 class Batch(BaseModel):
+    usage_is_billed: ClassVar[bool] = False
+    """The batch's ``usage`` was billed by its requests: ``client.usage`` does not count it again."""
+
     id: str
     object: str = "batch"
     endpoint: str = ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .._models import CompletionUsage  # moves to .shared with the types package
 from ._base import BaseModel
+from .shared import CompletionUsage
 
 
 class CompletionLogprobs(BaseModel):

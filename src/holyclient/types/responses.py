@@ -147,9 +147,7 @@ class ResponseStreamEvent(BaseModel):
     sequence_number: int = 0
 
     @classmethod
-    def model_validate_json(
-        cls, json_data: str | bytes | bytearray, **kwargs: Any
-    ) -> ResponseStreamEvent:
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> ResponseStreamEvent:
         """Parse one SSE ``data`` payload into the event class its ``type`` names."""
         try:
             payload = json.loads(json_data)
@@ -161,6 +159,18 @@ class ResponseStreamEvent(BaseModel):
             else cls
         )
         return kind.model_validate(payload)
+
+    # The client's stream accounting reads ``usage`` and ``model`` of each item, as on a chat chunk: the
+    # final ``response.completed`` event carries both inside its ``response``, so the stream is charged.
+    @property
+    def usage(self) -> ResponseUsage | None:
+        response = getattr(self, "response", None)
+        return response.usage if isinstance(response, Response) else None
+
+    @property
+    def model(self) -> str | None:
+        response = getattr(self, "response", None)
+        return response.model if isinstance(response, Response) else None
 
 
 class _ResponseLifecycleEvent(ResponseStreamEvent):

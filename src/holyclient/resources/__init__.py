@@ -9,17 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from ._operation import AsyncAPIResource, Operation, StreamingOperation, SyncAPIResource
-from .chat import AsyncChat, AsyncCompletions, Chat, Completions
-from .embeddings import AsyncEmbeddings, Embeddings
-from .models import AsyncModels, Models
-
-# The other API areas (issue 9's endpoints), one module each.
 from .audio import AsyncAudio, Audio
 from .batches import AsyncBatches, Batches
+from .chat import AsyncChat, AsyncCompletions, Chat, Completions
 from .completions import AsyncCompletions as AsyncTextCompletions
 from .completions import Completions as TextCompletions
+from .embeddings import AsyncEmbeddings, Embeddings
 from .files import AsyncFiles, Files
 from .images import AsyncImages, Images
+from .models import AsyncModels, Models
 from .moderations import AsyncModerations, Moderations
 from .responses import AsyncResponses, Responses
 

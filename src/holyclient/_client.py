@@ -23,6 +23,7 @@ from ._base import (
 )
 from ._binary import billed_usage, parse_response
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
+from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._exceptions import APIError
 from ._retry import RetryPolicy, retry_after_seconds
 from ._streaming import AsyncStream, ChunkDecoder, Stream
@@ -185,7 +186,7 @@ class _BaseClient:
         )
 
 
-class Client(_BaseClient):
+class Client(SyncRequestMethods, _BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
     Args:
@@ -326,7 +327,7 @@ class Client(_BaseClient):
         self.close()
 
 
-class AsyncClient(_BaseClient):
+class AsyncClient(AsyncRequestMethods, _BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 

@@ -25,6 +25,7 @@ from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection, Request
 from ._limits import SlidingWindowLimiter
+from ._routes_more import handle_more
 
 _ROUTES: dict[str, tuple[str, str]] = {
     "/v1/chat/completions": ("chat", "POST"),
@@ -193,6 +194,9 @@ class App:
             route = ("model", "GET")
             model_id = path[len("/v1/models/") :]
         if route is None:
+            answered = handle_more(self, ex)  # responses, audio, files, batches ...
+            if answered is not False:
+                return answered
             self._send_error(
                 ex,
                 404,

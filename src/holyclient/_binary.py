@@ -108,9 +108,13 @@ def parse_response(cast_to: Any, response: Any, *, request: Any = None) -> Any:
 def billed_usage(result: Any) -> tuple[str | None, Any]:
     """The model and token usage a response bills, for ``client.usage``.
 
-    ``(None, None)`` for objects that report usage billed by other requests: a ``Batch`` carries the
+    ``(None, None)`` for objects without a usage model (a translation's extra ``usage`` dict, text, bytes),
+    and for objects that report usage billed by other requests: a ``Batch`` carries the
     tokens of the whole batch every time it is retrieved, which must not be charged again.
     """
     if not getattr(type(result), "usage_is_billed", True):
         return None, None
-    return getattr(result, "model", None), getattr(result, "usage", None)
+    usage = getattr(result, "usage", None)
+    if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
+        return None, None
+    return getattr(result, "model", None), usage

@@ -36,12 +36,17 @@ def test_every_openai_parameter_passes_through_untouched(make_client):
         "stop": ["\n"],
         "user": "u1",
         "temperature": 0,
-        "some_future_param": {"x": [1, 2]},
     }
-    client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], **params)
+    client.chat.completions.create(
+        model="m",
+        messages=[{"role": "user", "content": "x"}],
+        extra_body={"some_future_param": {"x": [1, 2]}},
+        **params,
+    )
     body = rec.bodies()[0]
     for name, value in params.items():
         assert body[name] == value
+    assert body["some_future_param"] == {"x": [1, 2]}
 
 
 def test_extra_body_and_extra_headers_are_merged(make_client):

@@ -50,7 +50,7 @@ def test_status_maps_to_the_familiar_error_class(make_client, status, cls):
     )
     assert error.status_code == status
     assert error.request_id == "req_123"
-    assert error.body == body
+    assert error.body == body["error"]  # the inner error object, as openai gives it
     assert (error.code, error.param, error.type) == ("bad_model", "model", "invalid_request_error")
     assert "nope" in str(error) and str(status) in str(error)
 

@@ -67,6 +67,10 @@ if TYPE_CHECKING:
         ModelList,
     )
 
+#: The official SDK's names, so that switching is a change of import only.
+OpenAI = Client
+AsyncOpenAI = AsyncClient
+
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
     "BatchRequest": ".batch",
@@ -123,6 +127,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AsyncClient",
+    "AsyncOpenAI",
     "AsyncStream",
     "AuthenticationError",
     "BadRequestError",
@@ -149,6 +154,7 @@ __all__ = [
     "ModelInfo",
     "ModelList",
     "NotFoundError",
+    "OpenAI",
     "PermissionDeniedError",
     "PriceFileError",
     "PriceTable",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -59,9 +59,46 @@ class RequestOptions:
     stream: bool = False
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` as JSON-ready data: pydantic objects dumped as openai does, iterables as lists.
+
+    This is what lets the tool loop ``messages.append(response.choices[0].message)`` work: a response
+    model is sent as ``model_dump(mode="json", exclude_unset=True, by_alias=True)``, i.e. exactly the
+    fields the server sent. Plain JSON values are returned as they are (no copy when nothing changes).
+
+    Raises:
+        TypeError: for a class (``response_format=MyModel`` belongs to ``parse()``).
+    """
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, dict):
+        converted = {k: to_jsonable(v) for k, v in value.items()}
+        return value if all(converted[k] is v for k, v in value.items()) else converted
+    if isinstance(value, list):
+        items = [to_jsonable(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(value, type):
+        raise TypeError(
+            f"Cannot send the class {value.__name__} in a request body. To get a structured output, "
+            "pass a pydantic class to `client.chat.completions.parse(response_format=...)` instead of "
+            "`create()`; `create()` takes a JSON-schema dict."
+        )
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", exclude_unset=True, by_alias=True)
+    if isinstance(value, Mapping):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
 def build_body(params: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Merge call parameters and ``extra_body``; parameters pass through untouched (forward compatible)."""
-    body = {key: value for key, value in params.items() if value is not NOT_GIVEN}
+    """Merge call parameters and ``extra_body``; parameters pass through as JSON (forward compatible)."""
+    body = {key: to_jsonable(value) for key, value in params.items() if value is not NOT_GIVEN}
     if extra_body:
         body.update(extra_body)
     return body
@@ -104,6 +141,13 @@ def parse_error_body(content: bytes) -> object:
         return content.decode("utf-8", "replace") or None
 
 
+def inner_error(body: object) -> object:
+    """The error object as openai exposes it in ``error.body``: ``{"message", "type", ...}``, not the envelope."""
+    if isinstance(body, dict) and "error" in body:
+        return body["error"]
+    return body
+
+
 def error_message(status_code: int, body: object) -> str:
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and error.get("message"):
@@ -132,7 +176,7 @@ def make_status_error(
     return cls(
         error_message(status, body),
         response=response,
-        body=body,
+        body=inner_error(body),
         request=safe_request,
         retry_after=retry_after,
     )
@@ -251,6 +295,6 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     cls = status_error_class(status)
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)
-    exc = cls(error_message(status, payload), response=response, body=payload, request=safe_request)
+    exc = cls(error_message(status, payload), response=response, body=error, request=safe_request)
     exc.status_code = status
     return exc

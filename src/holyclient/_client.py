@@ -10,9 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from . import _config
 from ._base import (
@@ -24,14 +22,14 @@ from ._base import (
 from ._binary import billed_usage, parse_response
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
-from ._exceptions import APIError
+from ._exceptions import APIError, ConfigurationError
+from ._response import ResponseModes
 from ._retry import RetryPolicy, retry_after_seconds
 from ._streaming import AsyncStream, ChunkDecoder, Stream
 from ._transport import default_timeout, new_async_client, new_sync_client, request_timeout, translate_error
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
+    from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from .resources.audio import AsyncAudio, Audio
@@ -42,11 +40,14 @@ if TYPE_CHECKING:
     from .resources.images import AsyncImages, Images
     from .resources.moderations import AsyncModerations, Moderations
     from .resources.responses import AsyncResponses, Responses
+    from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
+SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
+AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
 
 
-class _BaseClient:
+class _BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
     _http: Any
@@ -55,21 +56,27 @@ class _BaseClient:
     def __init__(
         self,
         *,
-        api_key: str | None = None,
+        api_key: Any = None,
+        organization: str | None = None,
+        project: str | None = None,
         base_url: str | None = None,
         timeout: Any = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         default_headers: Mapping[str, str] | None = None,
+        default_query: Mapping[str, object] | None = None,
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
     ) -> None:
-        self.api_key = _config.resolve_api_key(api_key)
+        self._set_api_key(api_key)
+        self.organization = organization
+        self.project = project
         self.base_url = _config.resolve_base_url(base_url)
         _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
         self.timeout = default_timeout(timeout)
         self.max_retries = max_retries
         self.default_headers = dict(default_headers or {})
+        self.default_query = dict(default_query or {})
         self._allow_insecure_http = allow_insecure_http
         self._policy = RetryPolicy(max_retry_after=max_retry_after)
         self._budget_usd = budget_usd
@@ -78,6 +85,30 @@ class _BaseClient:
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, max_retries={self.max_retries})"
+
+    def _set_api_key(self, api_key: Any) -> None:
+        """A string key (or ``HOLYSHEEP_API_KEY``), or a provider called before every request (key rotation)."""
+        if callable(api_key):
+            self._api_key_provider: Any = api_key
+            self.api_key = ""
+        else:
+            self._api_key_provider = None
+            self.api_key = _config.resolve_api_key(api_key)
+
+    def _accept_api_key(self, key: object) -> None:
+        if not isinstance(key, str) or not key:
+            raise ConfigurationError(
+                f"The api_key provider must return a non-empty string, not {type(key).__name__}"
+            )
+        self.api_key = key
+
+    def _identity_headers(self) -> dict[str, str]:
+        headers = {}
+        if self.organization is not None:
+            headers["OpenAI-Organization"] = self.organization
+        if self.project is not None:
+            headers["OpenAI-Project"] = self.project
+        return headers
 
     @property
     def usage(self) -> UsageTracker:
@@ -91,21 +122,35 @@ class _BaseClient:
     def with_options(
         self,
         *,
-        api_key: str | None = NOT_GIVEN,
+        api_key: Any = NOT_GIVEN,
+        organization: str | None = NOT_GIVEN,
+        project: str | None = NOT_GIVEN,
         base_url: str | None = NOT_GIVEN,
         timeout: Any = NOT_GIVEN,
         max_retries: int = NOT_GIVEN,
         default_headers: Mapping[str, str] | None = NOT_GIVEN,
+        default_query: Mapping[str, object] | None = NOT_GIVEN,
         allow_insecure_http: bool = NOT_GIVEN,
         max_retry_after: float = NOT_GIVEN,
     ) -> Self:
-        """A copy with some options changed, sharing this client's connection pool and usage tracker."""
+        """A copy with some options changed, sharing this client's connection pool and usage tracker.
+
+        ``default_headers`` and ``default_query`` are merged into the current ones. ``copy()`` is the
+        same method under openai's other name.
+        """
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
+        new.default_query = dict(self.default_query)
         new._owns_http = False  # the copy shares the connection pool; the original closes it
         new._usage = self.usage  # created now, so that copies share one tracker (and one budget)
         if api_key is not NOT_GIVEN:
-            new.api_key = _config.resolve_api_key(api_key)
+            new._set_api_key(api_key)
+        if organization is not NOT_GIVEN:
+            new.organization = organization
+        if project is not NOT_GIVEN:
+            new.project = project
+        if default_query is not NOT_GIVEN:
+            new.default_query.update(default_query or {})
         if base_url is not NOT_GIVEN:
             new.base_url = _config.resolve_base_url(base_url)
         if timeout is not NOT_GIVEN:
@@ -122,20 +167,24 @@ class _BaseClient:
         new._bind_resources()
         return new
 
+    copy = with_options
+
     def _bind_resources(self) -> None:
         raise NotImplementedError
 
     def _build_request(self, options: RequestOptions) -> Any:
-        headers = build_headers(
-            self.api_key, self.default_headers, options.extra_headers, stream=options.stream
-        )
+        defaults = self.default_headers
+        if self.organization is not None or self.project is not None:
+            defaults = {**self._identity_headers(), **defaults}
+        headers = build_headers(self.api_key, defaults, options.extra_headers, stream=options.stream)
         timeout = self.timeout if options.timeout is NOT_GIVEN else default_timeout(options.timeout)
+        query = {**self.default_query, **options.query} if options.query else self.default_query
         return self._http.build_request(
             options.method,
             self.base_url + options.path,
             json=options.body if options.method != "GET" and options.content is None else None,
             content=options.content,
-            params=options.query,
+            params=query or None,
             headers=headers,
             timeout=request_timeout(timeout),
         )
@@ -160,7 +209,12 @@ class _BaseClient:
         """A read response as ``cast_to``, or the status error it carries."""
         if response.status_code >= 400:
             raise self._status_error(response, response.content, request)
-        return parse_response(cast_to, response, request=request)  # type: ignore[no-any-return]
+        result = parse_response(cast_to, response, request=request)
+        if hasattr(result, "__pydantic_fields__"):  # text, bytes, raw JSON and binary bodies carry no id
+            result._request_id = response.headers.get("x-request-id")
+        if self._response_cls is not None:  # with_raw_response / with_streaming_response
+            return cast("ModelT", self._response_cls(response, result))
+        return cast("ModelT", result)
 
     def _stream_hooks(self, reservation: Any) -> tuple[Callable[[Any], None], Callable[[], None]]:
         """Settle usage from the final usage chunk, or release the reservation when the stream ends without one."""
@@ -190,11 +244,15 @@ class Client(SyncRequestMethods, _BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
     Args:
-        api_key: defaults to ``HOLYSHEEP_API_KEY``. ``OPENAI_API_KEY`` is never read.
+        api_key: defaults to ``HOLYSHEEP_API_KEY``. ``OPENAI_API_KEY`` is never read. A callable is
+            called before every request (key rotation); its keys are never logged.
+        organization: sent as ``OpenAI-Organization``.
+        project: sent as ``OpenAI-Project``.
         base_url: defaults to ``HOLYSHEEP_BASE_URL``, then ``https://api.holysheep.ai/v1``.
         timeout: seconds or an ``httpx.Timeout`` (default 600 s, 5 s to connect).
         max_retries: retries after the first attempt (default 2); per call with ``max_retries=``.
         default_headers: sent with every request.
+        default_query: query parameters sent with every request (per call: ``extra_query=``).
         http_client: your own ``httpx2.Client`` or ``httpx.Client`` (proxies, mounts, respx). It is
             not closed by ``close()``.
         allow_insecure_http: allow ``http://`` to a non-loopback host (the key travels in clear).
@@ -220,11 +278,14 @@ class Client(SyncRequestMethods, _BaseClient):
     def __init__(
         self,
         *,
-        api_key: str | None = None,
+        api_key: str | Callable[[], str] | None = None,
+        organization: str | None = None,
+        project: str | None = None,
         base_url: str | None = None,
         timeout: Any = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         default_headers: Mapping[str, str] | None = None,
+        default_query: Mapping[str, object] | None = None,
         http_client: Any = None,
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
@@ -233,10 +294,13 @@ class Client(SyncRequestMethods, _BaseClient):
     ) -> None:
         super().__init__(
             api_key=api_key,
+            organization=organization,
+            project=project,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
+            default_query=default_query,
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
@@ -261,7 +325,14 @@ class Client(SyncRequestMethods, _BaseClient):
         except BaseException:
             self._settle(reservation, None, None)
             raise
-        self._settle(reservation, *billed_usage(result))
+        parsed = self._unwrap(result)
+        self._settle(reservation, *billed_usage(parsed))
+        return result
+
+    def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
+        """A list response that can fetch its following pages."""
+        result = self._request(options, page_cls)
+        self._unwrap(result)._bind(self, options)
         return result
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
@@ -270,6 +341,8 @@ class Client(SyncRequestMethods, _BaseClient):
         Raises:
             APIConnectionError: (or ``APITimeoutError``) when no response was obtained.
         """
+        if self._api_key_provider is not None:
+            self._accept_api_key(self._api_key_provider())
         request = self._build_request(options)
         try:
             response = self._http.send(request, stream=options.stream)
@@ -308,10 +381,11 @@ class Client(SyncRequestMethods, _BaseClient):
             raise failure
 
         try:
-            return self._policy.run(attempt, self._retries(options), self._sleep)
+            stream = self._policy.run(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
+        return self._wrap_stream(stream)
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -331,6 +405,8 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 
+    _is_async = True
+
     chat: AsyncChat
     embeddings: AsyncEmbeddings
     models: AsyncModels
@@ -345,11 +421,14 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
     def __init__(
         self,
         *,
-        api_key: str | None = None,
+        api_key: str | Callable[[], Awaitable[str]] | None = None,
+        organization: str | None = None,
+        project: str | None = None,
         base_url: str | None = None,
         timeout: Any = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         default_headers: Mapping[str, str] | None = None,
+        default_query: Mapping[str, object] | None = None,
         http_client: Any = None,
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
@@ -358,10 +437,13 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
     ) -> None:
         super().__init__(
             api_key=api_key,
+            organization=organization,
+            project=project,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
+            default_query=default_query,
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
@@ -386,8 +468,22 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         except BaseException:
             self._settle(reservation, None, None)
             raise
-        self._settle(reservation, *billed_usage(result))
+        parsed = self._unwrap(result)
+        self._settle(reservation, *billed_usage(parsed))
         return result
+
+    def _get_page(
+        self, options: RequestOptions, page_cls: type[AsyncPageT]
+    ) -> AsyncPaginator[AsyncPageT, Any]:
+        """A list response: await it for the first page, ``async for`` it for every item."""
+        from ._pagination import AsyncPaginator
+
+        async def fetch() -> AsyncPageT:
+            result = await self._request(options, page_cls)
+            self._unwrap(result)._bind(self, options)
+            return result
+
+        return AsyncPaginator(fetch)
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
         """Send once, no retry: the request and the HTTP response, whatever its status.
@@ -395,6 +491,8 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         Raises:
             APIConnectionError: (or ``APITimeoutError``) when no response was obtained.
         """
+        if self._api_key_provider is not None:
+            self._accept_api_key(await self._api_key_provider())
         request = self._build_request(options)
         try:
             response = await self._http.send(request, stream=options.stream)
@@ -433,10 +531,11 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             raise failure
 
         try:
-            return await self._policy.arun(attempt, self._retries(options), self._sleep)
+            stream = await self._policy.arun(attempt, self._retries(options), self._sleep)
         except BaseException:
             self._settle(reservation, None, None)
             raise
+        return self._wrap_stream(stream)
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

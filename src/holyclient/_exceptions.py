@@ -53,7 +53,9 @@ class APIError(HolyClientError):
 
     Attributes:
         request: the request, with its ``Authorization`` header redacted.
-        body: the parsed JSON error body (or raw text) when the server sent one.
+        body: the error object (``{"message", "type", "code", "param"}``, i.e. the ``error`` member of the
+            JSON body, as openai gives it), the whole JSON body when it has no ``error`` member, or the raw
+            text.
         attempts: how many attempts were made before giving up (1 = no retry).
     """
 
@@ -69,7 +71,7 @@ class APIError(HolyClientError):
         self.request = request
         self.body = body
         self.attempts = attempts
-        error = body.get("error") if isinstance(body, dict) else None
+        error = body if isinstance(body, dict) else None  # the inner error object, as in openai
         if isinstance(error, dict):
             self.code = _str_or_none(error.get("code"))
             self.type = _str_or_none(error.get("type"))

@@ -1,116 +1,75 @@
-"""List results as openai's pages: iterate a page for every item of every page (auto-paging).
+"""List responses that page, as openai's ``SyncPage`` / ``SyncCursorPage`` and their async twins.
 
-``client.files.list()`` returns a :class:`SyncCursorPage`; ``for f in page`` walks all pages, fetching
-the next one (``after=<last id>``) only when the previous is used up. The async client returns an
-:class:`AsyncPaginator`: ``await`` it for the first page, or ``async for`` over it for every item.
-Deciding whether and how to fetch the next page is plain data (:func:`next_page_options`); the sync
-and async pages only send.
+A page is a response model (``data``, ``object``, ``has_more``) that remembers the client and request
+options it came from. Deciding the next page's options is pure (:meth:`BasePage.next_page_options`);
+the sync and async pages only fetch it. Iterating a page (``for`` / ``async for``) yields every item of
+this page and the following ones. Async ``list()`` methods return an :class:`AsyncPaginator`, which is
+both awaitable (the first page) and async-iterable (every item), as in openai.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Generator, Iterator
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator
+from typing import Any, Generic, Self, TypeVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from ._base import RequestOptions
 from .types._base import BaseModel
 
-if TYPE_CHECKING:
-    from ._client import AsyncClient, Client
-
-T = TypeVar("T", bound=BaseModel)
+ItemT = TypeVar("ItemT")
+PageT = TypeVar("PageT", bound="AsyncPage[Any]")
 
 
-class _PageData(BaseModel, Generic[T]):
-    """One page as the API sends it (``data``, ``has_more``, ``first_id``/``last_id``)."""
+class BasePage(BaseModel, Generic[ItemT]):
+    """One page of a list response."""
 
     object: str = "list"
-    data: list[T] = Field(default_factory=list)
-    has_more: bool | None = None
-    first_id: str | None = None
-    last_id: str | None = None
+    data: list[ItemT] = Field(default_factory=list)
+    _client: Any = PrivateAttr(default=None)
+    _options: RequestOptions | None = PrivateAttr(default=None)
 
+    def _bind(self, client: Any, options: RequestOptions) -> Self:
+        self._client, self._options = client, options
+        return self
 
-@lru_cache(maxsize=64)
-def page_model(item_cls: type[BaseModel]) -> type[_PageData[Any]]:
-    """The page model of ``item_cls``, built once per item class."""
-    return _PageData[item_cls]  # type: ignore[valid-type]
-
-
-def next_page_options(
-    options: RequestOptions, page: _PageData[Any], *, cursor: bool
-) -> RequestOptions | None:
-    """The request for the page after ``page``, or None when it is the last (openai's rule)."""
-    if not cursor or page.has_more is False or not page.data:
+    def next_page_options(self) -> RequestOptions | None:
+        """The request for the next page, or ``None`` when this is the last one (a plain list)."""
         return None
-    last_id = getattr(page.data[-1], "id", None)
-    if last_id is None:
-        return None
-    return dataclasses.replace(options, query={**(options.query or {}), "after": last_id})
-
-
-class _BasePage(Generic[T]):
-    _cursor = True
-
-    def __init__(self, page: _PageData[T], options: RequestOptions, item_cls: type[T]) -> None:
-        self._page = page
-        self._options = options
-        self._item_cls = item_cls
-
-    @property
-    def data(self) -> list[T]:
-        return self._page.data
-
-    @property
-    def has_more(self) -> bool | None:
-        return self._page.has_more
-
-    @property
-    def object(self) -> str:
-        return self._page.object
-
-    def next_page_info(self) -> RequestOptions | None:
-        return next_page_options(self._options, self._page, cursor=self._cursor)
 
     def has_next_page(self) -> bool:
-        return self.next_page_info() is not None
-
-    def to_dict(self) -> dict[str, Any]:
-        return self._page.to_dict()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(data={self.data!r}, has_more={self.has_more!r})"
+        return bool(self.data) and self.next_page_options() is not None
 
 
-class SyncCursorPage(_BasePage[T]):
-    """A page of a cursor-paginated list (files, batches); iterating it yields every item of every page."""
+class _CursorMixin:
+    """Cursor paging: ``has_more`` and ``after=<id of the last item>``, as the files and batches lists."""
 
-    def __init__(
-        self, client: Client, page: _PageData[T], options: RequestOptions, item_cls: type[T]
-    ) -> None:
-        super().__init__(page, options, item_cls)
-        self._client = client
+    has_more: bool | None = None
+    data: list[Any]
+    _options: RequestOptions | None
 
-    @classmethod
-    def fetch(cls, client: Client, options: RequestOptions, item_cls: type[T]) -> SyncCursorPage[T]:
-        return cls(client, client._request(options, page_model(item_cls)), options, item_cls)
+    def next_page_options(self) -> RequestOptions | None:
+        if not self.has_more or not self.data or self._options is None:
+            return None
+        last = getattr(self.data[-1], "id", None)
+        if last is None:
+            return None
+        query = {**(self._options.query or {}), "after": last}
+        return dataclasses.replace(self._options, query=query)
 
-    def get_next_page(self) -> SyncCursorPage[T]:
-        """The next page.
 
-        Raises:
-            RuntimeError: this is the last page (check :meth:`has_next_page` first).
-        """
-        options = self.next_page_info()
-        if options is None:
-            raise RuntimeError("No next page expected; check `.has_next_page()` before `.get_next_page()`.")
-        return self.fetch(self._client, options, self._item_cls)
+class SyncPage(BasePage[ItemT]):
+    """A sync page; ``for item in page`` walks this page and every following one."""
 
-    def iter_pages(self) -> Iterator[SyncCursorPage[T]]:
+    def __iter__(self) -> Iterator[ItemT]:  # type: ignore[override]
+        for page in self.iter_pages():
+            yield from page.data
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def iter_pages(self) -> Iterator[Self]:
         page = self
         while True:
             yield page
@@ -118,44 +77,39 @@ class SyncCursorPage(_BasePage[T]):
                 return
             page = page.get_next_page()
 
-    def __iter__(self) -> Generator[T, None, None]:
-        for page in self.iter_pages():
-            yield from page.data
-
-
-class SyncPage(SyncCursorPage[T]):
-    """A list that comes in one page (``models.list``): iterating yields its items, no further request."""
-
-    _cursor = False
-
-
-class AsyncCursorPage(_BasePage[T]):
-    """Async twin of :class:`SyncCursorPage`: ``async for`` yields every item of every page."""
-
-    def __init__(
-        self, client: AsyncClient, page: _PageData[T], options: RequestOptions, item_cls: type[T]
-    ) -> None:
-        super().__init__(page, options, item_cls)
-        self._client = client
-
-    @classmethod
-    async def fetch(
-        cls, client: AsyncClient, options: RequestOptions, item_cls: type[T]
-    ) -> AsyncCursorPage[T]:
-        return cls(client, await client._request(options, page_model(item_cls)), options, item_cls)
-
-    async def get_next_page(self) -> AsyncCursorPage[T]:
-        """The next page.
+    def get_next_page(self) -> Self:
+        """Fetch the next page.
 
         Raises:
-            RuntimeError: this is the last page (check :meth:`has_next_page` first).
+            RuntimeError: when there is none (check :meth:`has_next_page`).
         """
-        options = self.next_page_info()
-        if options is None:
-            raise RuntimeError("No next page expected; check `.has_next_page()` before `.get_next_page()`.")
-        return await self.fetch(self._client, options, self._item_cls)
+        options = self.next_page_options()
+        if options is None or self._client is None:
+            raise RuntimeError("No next page; check has_next_page() first.")
+        page: Self = self._client._request(options, type(self))
+        return page._bind(self._client, options)
 
-    async def iter_pages(self) -> AsyncIterator[AsyncCursorPage[T]]:
+
+class SyncCursorPage(_CursorMixin, SyncPage[ItemT]):
+    """A sync page with ``has_more`` cursor paging."""
+
+
+class AsyncPage(BasePage[ItemT]):
+    """An async page; ``async for item in page`` walks this page and every following one."""
+
+    async def __aiter__(self) -> AsyncIterator[ItemT]:
+        async for page in self.iter_pages():
+            for item in page.data:
+                yield item
+
+    def __iter__(self) -> Iterator[ItemT]:  # type: ignore[override]
+        """This page's items only (fetching more needs ``async for``); kept for ``for m in await ...``."""
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    async def iter_pages(self) -> AsyncIterator[Self]:
         page = self
         while True:
             yield page
@@ -163,37 +117,33 @@ class AsyncCursorPage(_BasePage[T]):
                 return
             page = await page.get_next_page()
 
-    async def __aiter__(self) -> AsyncIterator[T]:
-        async for page in self.iter_pages():
-            for item in page.data:
-                yield item
+    async def get_next_page(self) -> Self:
+        """Fetch the next page.
+
+        Raises:
+            RuntimeError: when there is none (check :meth:`has_next_page`).
+        """
+        options = self.next_page_options()
+        if options is None or self._client is None:
+            raise RuntimeError("No next page; check has_next_page() first.")
+        page: Self = await self._client._request(options, type(self))
+        return page._bind(self._client, options)
 
 
-class AsyncPage(AsyncCursorPage[T]):
-    """Async twin of :class:`SyncPage`."""
-
-    _cursor = False
+class AsyncCursorPage(_CursorMixin, AsyncPage[ItemT]):
+    """An async page with ``has_more`` cursor paging."""
 
 
-class AsyncPaginator(Generic[T]):
-    """What an async ``list()`` returns: ``await`` it for the first page, ``async for`` it for every item."""
+class AsyncPaginator(Generic[PageT, ItemT]):
+    """What async ``list()`` returns: ``await`` it for the first page, or ``async for`` every item."""
 
-    def __init__(
-        self,
-        client: AsyncClient,
-        options: RequestOptions,
-        item_cls: type[T],
-        page_cls: type[AsyncCursorPage[T]] = AsyncCursorPage,
-    ) -> None:
-        self._client = client
-        self._options = options
-        self._item_cls = item_cls
-        self._page_cls = page_cls
+    def __init__(self, fetch: Callable[[], Awaitable[PageT]]) -> None:
+        self._fetch = fetch
 
-    def __await__(self) -> Generator[Any, None, AsyncCursorPage[T]]:
-        return self._page_cls.fetch(self._client, self._options, self._item_cls).__await__()
+    def __await__(self) -> Generator[Any, None, PageT]:
+        return self._fetch().__await__()
 
-    async def __aiter__(self) -> AsyncIterator[T]:
-        page = await self
+    async def __aiter__(self) -> AsyncIterator[ItemT]:
+        page = await self._fetch()
         async for item in page:
             yield item

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._base import NOT_GIVEN, RequestOptions, parse_model
+from .._base import NOT_GIVEN, RequestOptions, parse_error_body, parse_model
 from .._constants import LOGGER_NAME
 from .._exceptions import (
     APIConnectionError,
@@ -316,7 +316,7 @@ class BatchRunner:
         if status >= 400:
             status_error = client._status_error(response, response.content, http_request)
             return BatchResult(
-                request.custom_id, status, request_id, status_error.body, model=model
+                request.custom_id, status, request_id, parse_error_body(response.content), model=model
             ), status_error
         try:
             completion = parse_model(ChatCompletion, response.content, response, request=http_request)

@@ -8,18 +8,21 @@ therefore share every decision and differ only in ``await``.
 
 from __future__ import annotations
 
+import difflib
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._base import NOT_GIVEN, RequestOptions, build_body
+from ._spec_params import ACCEPTED
 
 if TYPE_CHECKING:
     from .._client import AsyncClient, Client
 
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")
+AsyncPageT = TypeVar("AsyncPageT")
 
 #: Keyword arguments every method takes that shape the call rather than the body.
 CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
@@ -28,13 +31,6 @@ _CALL_DEFAULTS: dict[str, Any] = {"timeout": NOT_GIVEN}  # ``timeout=None`` mean
 
 def _path_fields(path: str) -> tuple[str, ...]:
     return tuple(name for _, name, _, _ in string.Formatter().parse(path) if name)
-
-
-def _materialize(value: Any) -> Any:
-    """Generators and other one-shot iterables (``messages=(m for m in ...)``) become lists."""
-    if isinstance(value, (str, bytes, list, dict, Mapping)) or not isinstance(value, Iterable):
-        return value
-    return list(value)
 
 
 @dataclass(frozen=True)
@@ -50,22 +46,27 @@ class Operation(Generic[ResponseT]):
     path: str
     cast_to: type[ResponseT]
     path_fields: tuple[str, ...] = field(init=False)
+    accepted: frozenset[str] | None = field(init=False)
+    """The keyword arguments the official spec defines for this operation (``None``: not checked)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path_fields", _path_fields(self.path))
+        object.__setattr__(self, "accepted", ACCEPTED.get(f"{self.method} {self.path}"))
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
         args = dict(arguments)
         args.pop("self", None)
         args.pop("__class__", None)
         params = args.pop("params", None) or {}
+        if params and self.accepted is not None and not params.keys() <= self.accepted:
+            raise TypeError(self._unexpected(params.keys() - self.accepted))
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
         path = self.path.format(**{name: args.pop(name) for name in self.path_fields})
         stream = bool(args.pop("stream", False))
-        fields = build_body({k: _materialize(v) for k, v in {**args, **params}.items()}, call["extra_body"])
+        has_body = self.method not in ("GET", "DELETE")
+        fields = build_body({**args, **params}, call["extra_body"] if has_body else None)
         if stream:
             fields["stream"] = True
-        has_body = self.method not in ("GET", "DELETE")
         query = dict(call["extra_query"] or {}) if has_body else {**fields, **(call["extra_query"] or {})}
         return RequestOptions(
             self.method,
@@ -78,12 +79,29 @@ class Operation(Generic[ResponseT]):
             stream=stream,
         )
 
+    def _unexpected(self, names: set[str]) -> str:
+        parts = []
+        for name in sorted(names):
+            close = difflib.get_close_matches(name, sorted(self.accepted or ()), n=1)
+            parts.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        return (
+            f"{self.method} {self.path} got unexpected keyword argument(s) {', '.join(parts)}. "
+            "The OpenAI API does not define them; send provider-specific fields with extra_body={...}."
+        )
+
 
 @dataclass(frozen=True)
 class StreamingOperation(Operation[ResponseT], Generic[ResponseT, ChunkT]):
     """An operation that answers with ``chunk_cls`` server-sent events when called with ``stream=True``."""
 
     chunk_cls: type[ChunkT]
+
+
+@dataclass(frozen=True)
+class PageOperation(Operation[ResponseT], Generic[ResponseT, AsyncPageT]):
+    """A list operation: ``cast_to`` is the sync page class, ``async_page`` the async one."""
+
+    async_page: type[AsyncPageT]
 
 
 class SyncAPIResource:

@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._base import NOT_GIVEN
-from .._pagination import AsyncPaginator, SyncCursorPage
+from .._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.batches import Batch
-from ._operation import AsyncAPIResource, Operation, SyncAPIResource
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._uploads import HeaderOperation
 
 CREATE = Operation("POST", "/batches", Batch)
 RETRIEVE = Operation("GET", "/batches/{batch_id}", Batch)
-LIST = Operation("GET", "/batches", Batch)
+LIST = PageOperation("GET", "/batches", SyncCursorPage[Batch], AsyncCursorPage[Batch])
 CANCEL = HeaderOperation("POST", "/batches/{batch_id}/cancel", Batch, empty_body=True)
 
 
@@ -40,6 +40,7 @@ class Batches(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Batch:
@@ -51,12 +52,13 @@ class Batches(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
     ) -> SyncCursorPage[Batch]:
         """Batches (``limit``, ``after``); iterating the page walks every page."""
-        return SyncCursorPage.fetch(self._client, LIST.build(locals()), LIST.cast_to)
+        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def cancel(
         self,
@@ -95,6 +97,7 @@ class AsyncBatches(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Batch:
@@ -106,12 +109,13 @@ class AsyncBatches(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> AsyncPaginator[Batch]:
+    ) -> AsyncPaginator[AsyncCursorPage[Batch], Batch]:
         """Async twin of :meth:`Batches.list`: ``await`` it for the first page, ``async for`` for every batch."""
-        return AsyncPaginator(self._client, LIST.build(locals()), LIST.cast_to)
+        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def cancel(
         self,

@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 from .._base import NOT_GIVEN
 from .._binary import HttpxBinaryResponseContent
-from .._pagination import AsyncPaginator, SyncCursorPage
+from .._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.files import FileDeleted, FileObject
-from ._operation import AsyncAPIResource, Operation, SyncAPIResource
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
     from .._multipart import FileTypes
 
 CREATE = MultipartOperation("POST", "/files", FileObject)
-LIST = Operation("GET", "/files", FileObject)
+LIST = PageOperation("GET", "/files", SyncCursorPage[FileObject], AsyncCursorPage[FileObject])
 RETRIEVE = Operation("GET", "/files/{file_id}", FileObject)
 DELETE = Operation("DELETE", "/files/{file_id}", FileDeleted)
 CONTENT = HeaderOperation(
@@ -45,12 +45,13 @@ class Files(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
     ) -> SyncCursorPage[FileObject]:
         """Files (``purpose``, ``limit``, ``order``, ``after``); iterating the page walks every page."""
-        return SyncCursorPage.fetch(self._client, LIST.build(locals()), LIST.cast_to)
+        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def retrieve(
         self,
@@ -58,6 +59,7 @@ class Files(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> FileObject:
@@ -70,6 +72,7 @@ class Files(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> HttpxBinaryResponseContent:
@@ -82,6 +85,7 @@ class Files(SyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> FileDeleted:
@@ -110,12 +114,13 @@ class AsyncFiles(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> AsyncPaginator[FileObject]:
+    ) -> AsyncPaginator[AsyncCursorPage[FileObject], FileObject]:
         """Async twin of :meth:`Files.list`: ``await`` it for the first page, ``async for`` for every file."""
-        return AsyncPaginator(self._client, LIST.build(locals()), LIST.cast_to)
+        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def retrieve(
         self,
@@ -123,6 +128,7 @@ class AsyncFiles(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> FileObject:
@@ -135,6 +141,7 @@ class AsyncFiles(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> HttpxBinaryResponseContent:
@@ -147,6 +154,7 @@ class AsyncFiles(AsyncAPIResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> FileDeleted:

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._base import NOT_GIVEN
+from .._pagination import AsyncPage, AsyncPaginator
 from ..types.models import Model, ModelList
-from ._operation import AsyncAPIResource, Operation, SyncAPIResource
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 
-LIST = Operation("GET", "/models", ModelList)
+LIST = PageOperation("GET", "/models", ModelList, AsyncPage[Model])
 RETRIEVE = Operation("GET", "/models/{model}", Model)
 
 
@@ -18,17 +19,21 @@ class Models(SyncAPIResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> ModelList:
-        """The models the server offers."""
-        return self._client._request(LIST.build(locals()), LIST.cast_to)
+        """The models the server offers; iterate the page for the models."""
+        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def retrieve(
         self,
         model: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:
@@ -37,21 +42,25 @@ class Models(SyncAPIResource):
 
 
 class AsyncModels(AsyncAPIResource):
-    async def list(
+    def list(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
-    ) -> ModelList:
-        """Async twin of :meth:`Models.list`."""
-        return await self._client._request(LIST.build(locals()), LIST.cast_to)
+    ) -> AsyncPaginator[AsyncPage[Model], Model]:
+        """Async twin of :meth:`Models.list`: ``await`` it for the page, or ``async for`` the models."""
+        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def retrieve(
         self,
         model: str,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, object] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:

@@ -230,6 +230,7 @@ class App:
                 time=time.time(),
                 method=req.method,
                 path=path,
+                query=req.query,
                 body=parsed,
                 headers={k: v for k, v in req.headers.items() if k not in SECRET_HEADERS},
             )

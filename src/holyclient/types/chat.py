@@ -6,10 +6,10 @@ type-check unchanged.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, Required
 
 from pydantic import Field
-from typing_extensions import NotRequired, Required, TypedDict
+from typing_extensions import TypedDict
 
 from ._base import BaseModel as _Model
 from .shared import CompletionUsage

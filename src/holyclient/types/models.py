@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
+from .._pagination import SyncPage
 from ._base import BaseModel as _Model
 
 
@@ -14,14 +13,5 @@ class Model(_Model):
     owned_by: str = ""
 
 
-class ModelList(_Model):
+class ModelList(SyncPage[Model]):
     """The ``/models`` listing; iterating it yields the models, as the official SDK's page does."""
-
-    object: str = "list"
-    data: list[Model]
-
-    def __iter__(self) -> Iterator[Model]:  # type: ignore[override]
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        return len(self.data)

@@ -6,8 +6,6 @@ attributes use underscores (``categories.self_harm_intent``) and ``to_dict()`` g
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ConfigDict, Field
 
 from ._base import BaseModel
@@ -31,10 +29,6 @@ _CATEGORIES = (
 
 class _ByAlias(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
-
-    def to_dict(self) -> dict[str, Any]:
-        """The wire names (``"self-harm/intent"``), unknown fields included."""
-        return self.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
 
 class Categories(_ByAlias):

@@ -1,0 +1,268 @@
+"""Raw access to responses: ``client.with_raw_response`` and ``client.with_streaming_response``.
+
+The clients run every call exactly as usual (retries, usage, budget) and, in one of these modes, wrap
+the result with the HTTP exchange it came from instead of returning the parsed object:
+
+- :class:`RawResponse` (``with_raw_response``, both clients): ``headers``, ``status_code``,
+  ``http_response``, ``request_id``, and ``parse()`` for the object the call normally returns
+  (a ``Stream`` for ``stream=True``), as openai's ``LegacyAPIResponse``.
+- :class:`StreamedResponse` / :class:`AsyncStreamedResponse` (``with_streaming_response``): the same,
+  used as a (async) context manager that closes the connection, with ``iter_bytes()`` /
+  ``iter_lines()`` / ``iter_text()`` / ``read()`` / ``text()`` / ``json()``. A streamed call
+  (``stream=True``) is read incrementally; other bodies have been read already (see README,
+  "Switching from openai").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar, cast
+
+from ._streaming import AsyncStream, Stream
+
+R = TypeVar("R")
+
+
+class RawResponse(Generic[R]):
+    """The HTTP response of a call and, through :meth:`parse`, the object the call returns."""
+
+    def __init__(self, http_response: Any, parsed: R) -> None:
+        self.http_response = http_response
+        self._parsed = parsed
+
+    @property
+    def headers(self) -> Any:
+        return self.http_response.headers
+
+    @property
+    def status_code(self) -> int:
+        return int(self.http_response.status_code)
+
+    @property
+    def http_request(self) -> Any:
+        """The request, with its ``Authorization`` header as sent (do not log it)."""
+        return self.http_response.request
+
+    @property
+    def url(self) -> Any:
+        return self.http_response.url
+
+    @property
+    def method(self) -> str:
+        return str(self.http_request.method)
+
+    @property
+    def request_id(self) -> str | None:
+        value = self.headers.get("x-request-id")
+        return str(value) if value is not None else None
+
+    @property
+    def content(self) -> bytes:
+        """The body (empty for a streamed call: iterate :meth:`parse` instead)."""
+        if self._is_stream:
+            return b""
+        return bytes(self.http_response.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    @property
+    def _is_stream(self) -> bool:
+        return isinstance(self._parsed, (Stream, AsyncStream))
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+    def parse(self) -> R:
+        """The object the call returns without ``with_raw_response`` (already validated)."""
+        return self._parsed
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} [{self.status_code}] type={type(self._parsed).__name__}>"
+
+
+class StreamedResponse(RawResponse[R]):
+    """``with_streaming_response``: a context manager that closes the connection on exit."""
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        stream = self._parsed
+        if isinstance(stream, Stream):
+            yield stream._first
+            yield from stream._chunks
+            stream.close()
+        else:
+            yield self.content
+
+    def iter_text(self) -> Iterator[str]:
+        for chunk in self.iter_bytes():
+            yield chunk.decode("utf-8", "replace")
+
+    def iter_lines(self) -> Iterator[str]:
+        buffer = ""
+        for text in self.iter_text():
+            buffer += text
+            *lines, buffer = buffer.split("\n")
+            for line in lines:
+                yield line.removesuffix("\r")
+        if buffer:
+            yield buffer
+
+    def read(self) -> bytes:
+        return b"".join(self.iter_bytes())
+
+    def text(self) -> str:  # type: ignore[override]
+        """The whole body as text (openai's streamed response has ``text()`` as a method)."""
+        return self.read().decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if isinstance(self._parsed, Stream):
+            self._parsed.close()
+        else:
+            self.http_response.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class AsyncStreamedResponse(RawResponse[R]):
+    """The async ``with_streaming_response``: ``async with``, ``await parse()``, ``async for`` lines."""
+
+    async def parse(self) -> R:  # type: ignore[override]
+        return self._parsed
+
+    async def iter_bytes(self) -> AsyncIterator[bytes]:
+        stream = self._parsed
+        if isinstance(stream, AsyncStream):
+            yield stream._first
+            async for chunk in stream._chunks:
+                yield chunk
+            await stream.close()
+        else:
+            yield self.content
+
+    async def iter_text(self) -> AsyncIterator[str]:
+        async for chunk in self.iter_bytes():
+            yield chunk.decode("utf-8", "replace")
+
+    async def iter_lines(self) -> AsyncIterator[str]:
+        buffer = ""
+        async for text in self.iter_text():
+            buffer += text
+            *lines, buffer = buffer.split("\n")
+            for line in lines:
+                yield line.removesuffix("\r")
+        if buffer:
+            yield buffer
+
+    async def read(self) -> bytes:
+        return b"".join([chunk async for chunk in self.iter_bytes()])
+
+    async def text(self) -> str:  # type: ignore[override]
+        return (await self.read()).decode("utf-8", "replace")
+
+    async def json(self) -> Any:
+        return json.loads(await self.read())
+
+    async def close(self) -> None:
+        if isinstance(self._parsed, AsyncStream):
+            await self._parsed.close()
+        else:
+            await self.http_response.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+StreamT = TypeVar("StreamT", bound="Stream[Any] | AsyncStream[Any]")
+
+
+class ResponseModes:
+    """The client side of raw access: a copy of the client whose calls return wrapped responses.
+
+    The clients build every call as usual; ``_response_cls`` (``None`` normally) decides whether the
+    parsed object comes back as it is or inside a :class:`RawResponse` / streamed response.
+    """
+
+    _response_cls: Any = None
+    _is_async = False
+
+    def with_options(self) -> Self:  # the client's copy with shared pool and usage
+        raise NotImplementedError
+
+    @staticmethod
+    def _unwrap(result: Any) -> Any:
+        """The parsed object, also when the call returned a raw response wrapping it."""
+        return result._parsed if isinstance(result, RawResponse) else result
+
+    def _wrap_stream(self, stream: StreamT) -> StreamT:
+        if self._response_cls is None:
+            return stream
+        return cast("StreamT", self._response_cls(stream.response, stream))
+
+    @property
+    def with_raw_response(self) -> Any:
+        """This client, returning :class:`~holyclient._response.RawResponse` objects from every call.
+
+        ``client.with_raw_response.chat.completions.create(...)`` gives ``headers``, ``status_code``,
+        ``http_response`` and ``.parse()`` for the usual object.
+        """
+        return self._in_response_mode(RawResponse)
+
+    @property
+    def with_streaming_response(self) -> Any:
+        """This client, returning context managers over the HTTP response (``iter_lines()``, ``parse()``)."""
+        if self._is_async:
+            return _ContextView(self._in_response_mode(AsyncStreamedResponse))
+        return self._in_response_mode(StreamedResponse)
+
+    def _in_response_mode(self, response_cls: Any) -> Self:
+        new = self.with_options()
+        new._response_cls = response_cls
+        return new
+
+
+class _ContextView:
+    """Async ``with_streaming_response``: ``async with client....create(...)`` needs a context manager
+    where the async resource methods return a coroutine, so calls are wrapped on the way out."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if name.startswith("_") or isinstance(value, (str, int, float, dict)) or value is None:
+            return value
+        if callable(value):
+            return lambda *args, **kwargs: _AsyncResponseContext(value(*args, **kwargs))
+        return _ContextView(value)
+
+
+class _AsyncResponseContext:
+    """``async with`` over an awaitable that gives an :class:`AsyncStreamedResponse`."""
+
+    def __init__(self, awaitable: Any) -> None:
+        self._awaitable = awaitable
+        self._response: Any = None
+
+    async def __aenter__(self) -> Any:
+        self._response = await self._awaitable
+        return self._response
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._response is not None:
+            await self._response.close()

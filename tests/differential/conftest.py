@@ -1,0 +1,191 @@
+"""Differential fixtures: the same application code through ``openai`` and through ``holyclient``.
+
+A test writes its app once, as a function of a client, and lets :class:`Differential` run it through
+``openai.OpenAI`` and ``holyclient.Client`` (or the async pair) against one local server. ``check``
+asserts that both sent the same requests (method, path, query, JSON body) and got the same results::
+
+    def app(client):
+        return client.chat.completions.create(model="gpt-4.1", messages=[{"role": "user", "content": "hi"}])
+
+    def test_plain_chat(differential):
+        differential.check(app)
+
+    async def test_plain_chat_async(differential):
+        await differential.acheck(async_app)
+
+Results are compared as plain data: models through ``model_dump(mode="json", exclude_unset=True)``,
+exceptions as ``{"error": class name, "status_code", "body"}``. Server-generated ids (``req_...``,
+``chatcmpl-...``, ``call_...``) are replaced by ``<id1>``, ``<id2>``... in order of appearance and
+``created`` timestamps are dropped, so a tool loop that echoes a call id back still compares equal.
+Each side gets ``max_retries=0`` unless the test passes client options.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs
+
+import openai
+import pytest
+
+import holyclient
+from holyclient.testing import LocalServer
+
+KEY = "sk-differential"
+_IDS = re.compile(r"\b(?:req_[0-9a-f]{16}|chatcmpl-[0-9a-f]{16}|call_[0-9a-f]{24})\b")
+_VOLATILE_KEYS = frozenset({"created"})
+
+
+def plain(value: Any) -> Any:
+    """JSON-compatible data for a result of either SDK (models, lists, dicts, exceptions, bytes)."""
+    if isinstance(value, BaseException):
+        return {
+            "error": type(value).__name__,
+            "status_code": getattr(value, "status_code", None),
+            "body": plain(getattr(value, "body", None)),
+        }
+    if hasattr(value, "model_dump"):
+        return plain(value.model_dump(mode="json", exclude_unset=True, by_alias=True))
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value
+
+
+def normalize_ids(data: Any) -> Any:
+    """``data`` with server-generated ids replaced by ``<idN>`` in order of first appearance."""
+    seen: dict[str, str] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        return seen.setdefault(match.group(0), f"<id{len(seen) + 1}>")
+
+    return json.loads(_IDS.sub(replace, json.dumps(data, sort_keys=True)))
+
+
+@dataclass
+class Outcome:
+    """What one SDK did: the requests the server saw and the app's result, as plain data."""
+
+    requests: list[dict[str, Any]]
+    result: Any
+    raw_result: Any
+
+
+class Differential:
+    """Runs app code through both SDKs against ``server``; see the module docstring."""
+
+    def __init__(self, server: LocalServer) -> None:
+        self.server = server
+
+    def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {"api_key": KEY, "base_url": self.server.base_url, "max_retries": 0, **options}
+
+    def openai_client(self, **options: Any) -> openai.OpenAI:
+        return openai.OpenAI(**self._options(options))
+
+    def holyclient_client(self, **options: Any) -> holyclient.Client:
+        return holyclient.Client(**self._options(options))
+
+    def async_openai_client(self, **options: Any) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(**self._options(options))
+
+    def async_holyclient_client(self, **options: Any) -> holyclient.AsyncClient:
+        return holyclient.AsyncClient(**self._options(options))
+
+    def recorded(self, headers: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        """The requests since the last reset: method, path, parsed query, body (and chosen headers)."""
+        out = []
+        for r in self.server.requests:
+            entry: dict[str, Any] = {
+                "method": r.method,
+                "path": r.path,
+                "query": parse_qs(r.query, keep_blank_values=True),
+                "body": r.body,
+            }
+            for name in headers:
+                entry[name] = r.headers.get(name.lower())
+            out.append(entry)
+        return out
+
+    def _outcome(self, result: Any, headers: tuple[str, ...]) -> Outcome:
+        requests = self.recorded(headers)
+        both = normalize_ids({"requests": requests, "result": plain(result)})
+        return Outcome(both["requests"], both["result"], result)
+
+    def run(self, app: Callable[[Any], Any], client: Any, headers: tuple[str, ...] = ()) -> Outcome:
+        self.server.reset()
+        try:
+            result = app(client)
+        except (openai.OpenAIError, holyclient.HolyClientError) as exc:
+            result = exc
+        return self._outcome(result, headers)
+
+    async def arun(
+        self, app: Callable[[Any], Awaitable[Any]], client: Any, headers: tuple[str, ...] = ()
+    ) -> Outcome:
+        self.server.reset()
+        try:
+            result = await app(client)
+        except (openai.OpenAIError, holyclient.HolyClientError) as exc:
+            result = exc
+        return self._outcome(result, headers)
+
+    def check(
+        self,
+        app: Callable[[Any], Any],
+        *,
+        headers: tuple[str, ...] = (),
+        compare_result: bool = True,
+        **options: Any,
+    ) -> tuple[Outcome, Outcome]:
+        """Run ``app`` through ``openai.OpenAI`` then ``holyclient.Client``; assert the same requests and results.
+
+        Returns:
+            ``(openai_outcome, holyclient_outcome)`` for further assertions.
+        """
+        with self.openai_client(**options) as client:
+            theirs = self.run(app, client, headers)
+        with self.holyclient_client(**options) as client:
+            ours = self.run(app, client, headers)
+        assert ours.requests == theirs.requests
+        if compare_result:
+            assert ours.result == theirs.result
+        return theirs, ours
+
+    async def acheck(
+        self,
+        app: Callable[[Any], Awaitable[Any]],
+        *,
+        headers: tuple[str, ...] = (),
+        compare_result: bool = True,
+        **options: Any,
+    ) -> tuple[Outcome, Outcome]:
+        """Async twin of :meth:`check`, with ``openai.AsyncOpenAI`` and ``holyclient.AsyncClient``."""
+        async with self.async_openai_client(**options) as client:
+            theirs = await self.arun(app, client, headers)
+        async with self.async_holyclient_client(**options) as client:
+            ours = await self.arun(app, client, headers)
+        assert ours.requests == theirs.requests
+        if compare_result:
+            assert ours.result == theirs.result
+        return theirs, ours
+
+
+@pytest.fixture
+def local_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:
+    """A ``LocalServer`` logging requests; parametrize indirectly with ``LocalServer`` kwargs."""
+    options = getattr(request, "param", None) or {}
+    with LocalServer(**options) as server:
+        yield server
+
+
+@pytest.fixture
+def differential(local_server: LocalServer) -> Differential:
+    return Differential(local_server)

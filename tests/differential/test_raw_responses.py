@@ -1,0 +1,74 @@
+"""``with_raw_response`` and ``with_streaming_response`` behave as openai's, sync and async."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from differential.conftest import Differential
+
+USER = [{"role": "user", "content": "ping pong"}]
+
+
+def raw_chat(c: Any) -> Any:
+    raw = c.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER)
+    completion = raw.parse()
+    return {
+        "status": raw.status_code,
+        "content_type": raw.headers["content-type"],
+        "request_id_matches": raw.headers["x-request-id"] == completion._request_id,
+        "has_http_response": raw.http_response.status_code == 200,
+        "completion": completion,
+    }
+
+
+def test_with_raw_response_gives_headers_status_and_the_parsed_object(differential: Differential) -> None:
+    differential.check(raw_chat)
+
+
+def test_with_raw_response_on_a_stream_parses_to_the_stream(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        raw = c.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER, stream=True)
+        return {"status": raw.status_code, "chunks": list(raw.parse())}
+
+    differential.check(app)
+
+
+def test_with_raw_response_on_models_list_parses_to_an_iterable_page(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        raw = c.with_raw_response.models.list()
+        return {"status": raw.status_code, "ids": [m.id for m in raw.parse()]}
+
+    differential.check(app)
+
+
+def test_with_streaming_response_reads_lines_and_parses(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with c.with_streaming_response.chat.completions.create(
+            model="gpt-4.1", messages=USER, stream=True
+        ) as response:
+            lines = [line for line in response.iter_lines() if line]
+        with c.with_streaming_response.models.retrieve("gpt-4.1") as response:
+            model = response.parse()
+            status = response.status_code
+        return {
+            "events": [json.loads(x[6:]) if x != "data: [DONE]" else x for x in lines],
+            "model": model,
+            "status": status,
+        }
+
+    differential.check(app)
+
+
+async def test_async_raw_and_streaming_responses_match_openai(differential: Differential) -> None:
+    async def app(c: Any) -> Any:
+        raw = await c.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER)
+        async with c.with_streaming_response.chat.completions.create(model="gpt-4.1", messages=USER) as resp:
+            parsed = await resp.parse()
+        async with c.with_streaming_response.chat.completions.create(
+            model="gpt-4.1", messages=USER, stream=True
+        ) as resp:
+            lines = [line async for line in resp.iter_lines() if line]
+        return {"raw": raw.parse(), "status": raw.status_code, "parsed": parsed, "lines": len(lines)}
+
+    await differential.acheck(app)

@@ -53,6 +53,11 @@ def _store(app: App) -> Store:
     return store
 
 
+def reset_more(app: App) -> None:
+    """Forget uploaded files and batches (``App.reset``)."""
+    app.more_store = Store()  # type: ignore[attr-defined]
+
+
 def handle_more(app: App, ex: _Exchange) -> Coroutine[Any, Any, None] | Literal[False] | None:
     """Answer ``ex`` if its path is one of these endpoints; ``False`` when it is not (the app answers 404)."""
     req = ex.req
@@ -120,7 +125,8 @@ def _record(app: App, ex: _Exchange, body: Any) -> None:
             time=time.time(),
             method=ex.req.method,
             path=ex.req.path,
-            body=body,
+            query=ex.req.query,
+            body=body if ex.req.method != "GET" else None,
             headers={k: v for k, v in ex.req.headers.items() if k not in SECRET_HEADERS},
         )
         if config.log_requests and config.log_limit:

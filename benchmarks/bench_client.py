@@ -7,7 +7,8 @@ the best round kept:
 1. sync CPU per request    process CPU time over N sequential chat completions (target <= 1.3x floor)
 2. stream CPU per chunk    one long streamed completion per round, CPU / chunks (target <= 2x floor)
 3. async throughput        req/s at concurrency 64 and 256, gather + semaphore (target >= 0.9x httpx2;
-                           raw aiohttp, the wire under the default async transport, shown too)
+                           raw aiohttp, the wire under the default async transport, shown too, and
+                           openai on its ``DefaultAioHttpClient`` transport beside plain openai)
 4. import wall time        ``python -c "import holyclient"`` vs ``import httpx``, best of K (target <= 2x)
 5. peak RSS                ru_maxrss of the sync child after its N requests (target <= 1.2x floor)
 
@@ -41,7 +42,15 @@ MESSAGES = [{"role": "user", "content": "Benchmark the client, please: one short
 HEADERS = {"Authorization": f"Bearer {KEY}", "Accept": "application/json"}
 
 SYNC_KINDS = ("holyclient", "holyclient+httpx", "raw-httpx2", "raw-httpx", "openai")
-ASYNC_KINDS = ("holyclient", "holyclient+httpx", "raw-httpx2", "raw-httpx", "raw-aiohttp", "openai")
+ASYNC_KINDS = (
+    "holyclient",
+    "holyclient+httpx",
+    "raw-httpx2",
+    "raw-httpx",
+    "raw-aiohttp",
+    "openai",
+    "openai+aiohttp",
+)
 RAW_KINDS = ("raw-httpx2", "raw-httpx")
 TARGETS = {"sync": 1.3, "stream": 2.0, "async": 0.9, "import": 2.0, "rss": 1.2}
 
@@ -184,10 +193,13 @@ def worker_async(kind: str, url: str, concurrency: int, requests: int, server_pi
 
             close = http.aclose
         else:
-            if kind == "openai":
+            if kind.startswith("openai"):
                 import openai
 
-                client: Any = openai.AsyncOpenAI(api_key=KEY, base_url=url)
+                # "openai+aiohttp": the official SDK on its own aiohttp transport, as fair a comparison
+                # with holyclient's default (aiohttp-backed) async transport as openai offers.
+                extra = {"http_client": openai.DefaultAioHttpClient()} if kind == "openai+aiohttp" else {}
+                client: Any = openai.AsyncOpenAI(api_key=KEY, base_url=url, **extra)
             else:
                 import holyclient
 

@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 #: The official SDK's names, so that switching is a change of import only.
 OpenAI = Client
 AsyncOpenAI = AsyncClient
+OpenAIError = HolyClientError
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
@@ -155,6 +156,7 @@ __all__ = [
     "ModelList",
     "NotFoundError",
     "OpenAI",
+    "OpenAIError",
     "PermissionDeniedError",
     "PriceFileError",
     "PriceTable",

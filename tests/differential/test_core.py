@@ -162,3 +162,57 @@ async def test_an_async_callable_api_key_is_awaited_per_request() -> None:
         async with holyclient.AsyncOpenAI(api_key=provider, base_url=server.base_url, max_retries=0) as c:
             assert (await c.models.retrieve("gpt-4.1")).id == "gpt-4.1"
             assert "sk-rotated" not in repr(c)
+
+
+def test_openai_exception_names_catch_holyclient_errors() -> None:
+    import openai
+
+    for name in (
+        "OpenAIError",
+        "APIError",
+        "APIStatusError",
+        "APIConnectionError",
+        "APITimeoutError",
+        "RateLimitError",
+        "AuthenticationError",
+        "BadRequestError",
+        "NotFoundError",
+        "PermissionDeniedError",
+        "ConflictError",
+        "UnprocessableEntityError",
+        "InternalServerError",
+        "APIResponseValidationError",
+        "OpenAI",
+        "AsyncOpenAI",
+        "Stream",
+        "AsyncStream",
+        "NOT_GIVEN",
+    ):
+        assert hasattr(openai, name) and hasattr(holyclient, name), name
+    assert issubclass(holyclient.RateLimitError, holyclient.OpenAIError)
+
+
+def test_an_explicit_stream_false_is_sent_like_openai(differential: Differential) -> None:
+    _theirs, ours = differential.check(
+        lambda c: c.chat.completions.create(model="gpt-4.1", messages=USER, stream=False)
+    )
+    assert ours.requests[0]["body"]["stream"] is False
+
+
+@pytest.mark.parametrize("local_server", [{"api_key": "sk-rotated"}], indirect=True)
+def test_a_callable_key_is_sent_as_the_bearer_token(differential: Differential) -> None:
+    calls: list[int] = []
+
+    def provider() -> str:
+        calls.append(1)
+        return "sk-rotated"
+
+    _theirs, ours = differential.check(lambda c: c.models.retrieve("gpt-4.1").id, api_key=provider)
+    assert ours.result == "gpt-4.1" and len(calls) == 2  # one request per SDK
+
+
+def test_the_tool_loop_with_message_objects_works_under_a_budget(local_server: LocalServer) -> None:
+    with holyclient.Client(api_key="k", base_url=local_server.base_url, budget_usd=1.0) as client:
+        first, second = tool_loop(client)
+    assert second.choices[0].message.content
+    assert client.usage.snapshot().models["gpt-4.1"].requests == 2

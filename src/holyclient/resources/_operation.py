@@ -62,11 +62,11 @@ class Operation(Generic[ResponseT]):
             raise TypeError(self._unexpected(params.keys() - self.accepted))
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
         path = self.path.format(**{name: args.pop(name) for name in self.path_fields})
-        stream = bool(args.pop("stream", False))
+        stream = args.pop("stream", NOT_GIVEN)
         has_body = self.method not in ("GET", "DELETE")
         fields = build_body({**args, **params}, call["extra_body"] if has_body else None)
-        if stream:
-            fields["stream"] = True
+        if stream is not NOT_GIVEN:  # an explicit ``stream=False`` is sent, as openai does
+            fields["stream"] = stream
         query = dict(call["extra_query"] or {}) if has_body else {**fields, **(call["extra_query"] or {})}
         return RequestOptions(
             self.method,
@@ -76,7 +76,7 @@ class Operation(Generic[ResponseT]):
             extra_headers=call["extra_headers"],
             timeout=call["timeout"],
             max_retries=call["max_retries"],
-            stream=stream,
+            stream=bool(stream),
         )
 
     def _unexpected(self, names: set[str]) -> str:

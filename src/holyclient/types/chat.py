@@ -131,6 +131,66 @@ class ChatCompletionMessageParam(TypedDict, total=False):
     refusal: str | None
 
 
+class ChatCompletionContentPartTextParam(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class ChatCompletionMessageToolCallParam(TypedDict):
+    """A tool call sent back in an assistant message (``{"id", "type", "function": {...}}``)."""
+
+    id: str
+    type: Literal["function"]
+    function: dict[str, str]
+
+
+class ChatCompletionSystemMessageParam(TypedDict, total=False):
+    role: Required[Literal["system"]]
+    content: Required[str | list[ChatCompletionContentPartTextParam]]
+    name: str
+
+
+class ChatCompletionDeveloperMessageParam(TypedDict, total=False):
+    role: Required[Literal["developer"]]
+    content: Required[str | list[ChatCompletionContentPartTextParam]]
+    name: str
+
+
+class ChatCompletionUserMessageParam(TypedDict, total=False):
+    role: Required[Literal["user"]]
+    content: Required[str | list[ChatCompletionContentPartParam]]
+    name: str
+
+
+class ChatCompletionAssistantMessageParam(TypedDict, total=False):
+    role: Required[Literal["assistant"]]
+    content: str | list[ChatCompletionContentPartParam] | None
+    refusal: str | None
+    name: str
+    tool_calls: list[ChatCompletionMessageToolCallParam]
+    function_call: dict[str, Any] | None
+    audio: dict[str, Any] | None
+
+
+class ChatCompletionToolMessageParam(TypedDict):
+    role: Literal["tool"]
+    content: str | list[ChatCompletionContentPartTextParam]
+    tool_call_id: str
+
+
+class ChatCompletionNamedToolChoiceParam(TypedDict):
+    type: Literal["function"]
+    function: dict[str, str]
+
+
+ChatCompletionToolChoiceOptionParam = Literal["none", "auto", "required"] | ChatCompletionNamedToolChoiceParam
+"""``tool_choice``: a mode, or ``{"type": "function", "function": {"name": ...}}``."""
+
+
+class ChatCompletionStreamOptionsParam(TypedDict, total=False):
+    include_usage: bool
+
+
 class FunctionDefinitionParam(TypedDict, total=False):
     name: Required[str]
     description: str

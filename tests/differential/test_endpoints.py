@@ -218,3 +218,24 @@ def test_embeddings_default_base64_decoded_and_escape_hatch_match_openai(differe
         return {"default": default, "explicit": explicit_values, "raw": raw["results"][0]["flagged"]}
 
     differential.check(app)
+
+
+async def test_async_audio_and_uploads_match_openai(
+    differential: Differential, tmp_path: pathlib.Path
+) -> None:
+    audio = tmp_path / "clip.wav"
+    audio.write_bytes(b"async words")
+
+    async def app(c: Any) -> Any:
+        speech = await c.audio.speech.create(model="tts-1", voice="nova", input="async speech")
+        transcript = await c.audio.transcriptions.create(model="whisper-1", file=audio, language="en")
+        moderation = await c.moderations.create(input="self-harm talk")
+        completion = await c.completions.create(model="gpt-3.5-turbo-instruct", prompt="x", max_tokens=2)
+        return {
+            "speech": speech.content.hex(),
+            "transcript": transcript,
+            "flagged": moderation.results[0].categories.self_harm,
+            "completion": [ch.text for ch in completion.choices],
+        }
+
+    await differential.acheck(app, headers=("accept",))

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import Any
 
 from ._base import parse_model
@@ -118,3 +118,103 @@ def billed_usage(result: Any) -> tuple[str | None, Any]:
     if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
         return None, None
     return getattr(result, "model", None), usage
+
+
+class StreamedBinaryResponse:
+    """A binary body still on the wire (``speech.with_streaming_response.create(...)``): read it in chunks.
+
+    A context manager: leaving the ``with`` block closes the connection, read or not.
+    """
+
+    def __init__(self, response: Any) -> None:
+        self.http_response = response
+
+    @property
+    def headers(self) -> Any:
+        return self.http_response.headers
+
+    @property
+    def status_code(self) -> int:
+        status: int = self.http_response.status_code
+        return status
+
+    def iter_bytes(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        iterator: Iterator[bytes] = self.http_response.iter_bytes(chunk_size)
+        return iterator
+
+    def stream_to_file(self, file: str | os.PathLike[str], *, chunk_size: int | None = None) -> None:
+        """Write the body to ``file`` as it arrives, never holding all of it in memory."""
+        with open(file, "wb") as out:
+            for data in self.http_response.iter_bytes(chunk_size or _CHUNK):
+                out.write(data)
+
+    def read(self) -> bytes:
+        data: bytes = self.http_response.read()
+        return data
+
+    def parse(self) -> HttpxBinaryResponseContent:
+        """The whole body, read, as ``create()`` would have returned it."""
+        self.read()
+        return HttpxBinaryResponseContent(self.http_response)
+
+    def close(self) -> None:
+        self.http_response.close()
+
+    def __enter__(self) -> StreamedBinaryResponse:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class AsyncStreamedBinaryResponse:
+    """Async twin of :class:`StreamedBinaryResponse` (``async with``, ``await response.stream_to_file(...)``)."""
+
+    def __init__(self, response: Any) -> None:
+        self.http_response = response
+
+    @property
+    def headers(self) -> Any:
+        return self.http_response.headers
+
+    @property
+    def status_code(self) -> int:
+        status: int = self.http_response.status_code
+        return status
+
+    async def iter_bytes(self, chunk_size: int | None = None) -> AsyncIterator[bytes]:
+        async for data in self.http_response.aiter_bytes(chunk_size):
+            yield data
+
+    async def stream_to_file(self, file: str | os.PathLike[str], *, chunk_size: int | None = None) -> None:
+        """Async twin of :meth:`StreamedBinaryResponse.stream_to_file` (the file writes are local, blocking)."""
+        with open(file, "wb") as out:
+            async for data in self.http_response.aiter_bytes(chunk_size or _CHUNK):
+                out.write(data)
+
+    async def read(self) -> bytes:
+        data: bytes = await self.http_response.aread()
+        return data
+
+    async def parse(self) -> HttpxBinaryResponseContent:
+        await self.read()
+        return HttpxBinaryResponseContent(self.http_response)
+
+    async def close(self) -> None:
+        await self.http_response.aclose()
+
+
+class AsyncStreamedBinaryContext:
+    """What an async ``with_streaming_response`` method returns: ``async with`` it for the response."""
+
+    def __init__(self, opening: Awaitable[AsyncStreamedBinaryResponse]) -> None:
+        self._opening = opening
+        self._response: AsyncStreamedBinaryResponse | None = None
+
+    async def __aenter__(self) -> AsyncStreamedBinaryResponse:
+        self._response = await self._opening
+        return self._response
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._response is not None:
+            await self._response.close()

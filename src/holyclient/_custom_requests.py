@@ -8,11 +8,13 @@ JSON) or an ``HttpxBinaryResponseContent``. ``options`` takes openai's keys (``h
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Mapping
 from typing import Any
 
 from ._base import NOT_GIVEN, RequestOptions
+from ._binary import AsyncStreamedBinaryResponse, StreamedBinaryResponse
 from ._multipart import encode_multipart, form_fields, read_file
 
 _OPTION_KEYS = frozenset({"headers", "params", "extra_json", "timeout", "max_retries", "idempotency_key"})
@@ -97,11 +99,36 @@ def stream_item_type(cast_to: Any, stream_cls: Any) -> Any:
     return args[0] if args else cast_to
 
 
+def _streamed(options: RequestOptions) -> RequestOptions:
+    return dataclasses.replace(options, stream=True)
+
+
 class SyncRequestMethods:
     """``get``/``post``/... of :class:`~holyclient.Client`."""
 
     _request: Any
     _stream: Any
+
+    def _open_binary(self, options: RequestOptions) -> StreamedBinaryResponse:
+        """Send ``options`` (retrying as usual) and hand back the response unread, for a binary body.
+
+        Raises:
+            APIStatusError: (a subclass of) when the server refuses, after retries.
+        """
+
+        client: Any = self  # the Client this mixin is part of
+
+        def attempt() -> Any:
+            request, response = client._send_raw(_streamed(options))
+            if response.status_code < 400:
+                return response
+            try:
+                content = response.read()
+            finally:
+                response.close()
+            raise client._status_error(response, content, request)
+
+        return StreamedBinaryResponse(client._policy.run(attempt, client._retries(options), client._sleep))
 
     def request(
         self,
@@ -202,6 +229,24 @@ class AsyncRequestMethods:
 
     _request: Any
     _stream: Any
+
+    async def _open_binary(self, options: RequestOptions) -> AsyncStreamedBinaryResponse:
+        """Async twin of :meth:`SyncRequestMethods._open_binary`."""
+        client: Any = self  # the AsyncClient this mixin is part of
+
+        async def attempt() -> Any:
+            request, response = await client._send_raw(_streamed(options))
+            if response.status_code < 400:
+                return response
+            try:
+                content = await response.aread()
+            finally:
+                await response.aclose()
+            raise client._status_error(response, content, request)
+
+        return AsyncStreamedBinaryResponse(
+            await client._policy.arun(attempt, client._retries(options), client._sleep)
+        )
 
     async def request(
         self,

@@ -239,3 +239,30 @@ async def test_async_audio_and_uploads_match_openai(
         }
 
     await differential.acheck(app, headers=("accept",))
+
+
+def test_speech_streamed_to_a_file_matches_openai(differential: Differential, tmp_path: pathlib.Path) -> None:
+    def app(c: Any) -> Any:
+        target = tmp_path / "streamed.mp3"
+        with c.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="echo", input="streamed"
+        ) as r:
+            r.stream_to_file(target)
+            status = r.status_code
+        return {"status": status, "file": target.read_bytes().hex()}
+
+    differential.check(app, headers=("accept",))
+
+
+async def test_async_speech_streamed_to_a_file_matches_openai(
+    differential: Differential, tmp_path: pathlib.Path
+) -> None:
+    async def app(c: Any) -> Any:
+        target = tmp_path / "streamed.mp3"
+        async with c.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="echo", input="async"
+        ) as r:
+            await r.stream_to_file(target)
+        return target.read_bytes().hex()
+
+    await differential.acheck(app, headers=("accept",))

@@ -10,7 +10,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._base import NOT_GIVEN
-from .._binary import HttpxBinaryResponseContent
+from .._binary import (
+    AsyncStreamedBinaryContext,
+    HttpxBinaryResponseContent,
+    StreamedBinaryResponse,
+)
 from ..types.audio import (
     Transcription,
     TranscriptionStreamEvent,
@@ -36,6 +40,11 @@ TRANSLATE = MultipartOperation("POST", "/audio/translations", Translation)
 
 
 class Speech(SyncAPIResource):
+    @property
+    def with_streaming_response(self) -> SpeechWithStreamingResponse:
+        """``with ....with_streaming_response.create(...) as r: r.stream_to_file(path)``: audio written as it arrives."""
+        return SpeechWithStreamingResponse(self._client)
+
     def create(
         self,
         *,
@@ -54,6 +63,11 @@ class Speech(SyncAPIResource):
 
 
 class AsyncSpeech(AsyncAPIResource):
+    @property
+    def with_streaming_response(self) -> AsyncSpeechWithStreamingResponse:
+        """``async with ....with_streaming_response.create(...) as r: await r.stream_to_file(path)``."""
+        return AsyncSpeechWithStreamingResponse(self._client)
+
     async def create(
         self,
         *,
@@ -69,6 +83,42 @@ class AsyncSpeech(AsyncAPIResource):
     ) -> HttpxBinaryResponseContent:
         """Async twin of :meth:`Speech.create`."""
         return await self._client._request(SPEECH.build(locals()), SPEECH.cast_to)  # type: ignore[type-var]
+
+
+class SpeechWithStreamingResponse(SyncAPIResource):
+    def create(
+        self,
+        *,
+        input: str,
+        model: str,
+        voice: str | Mapping[str, Any],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> StreamedBinaryResponse:
+        """:meth:`Speech.create` with the audio left on the wire: a context manager to read it in chunks."""
+        return self._client._open_binary(SPEECH.build(locals()))
+
+
+class AsyncSpeechWithStreamingResponse(AsyncAPIResource):
+    def create(
+        self,
+        *,
+        input: str,
+        model: str,
+        voice: str | Mapping[str, Any],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncStreamedBinaryContext:
+        """Async twin of :meth:`SpeechWithStreamingResponse.create` (``async with``)."""
+        return AsyncStreamedBinaryContext(self._client._open_binary(SPEECH.build(locals())))
 
 
 Transcribed = Transcription | TranscriptionVerbose | str

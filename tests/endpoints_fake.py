@@ -112,6 +112,15 @@ class FakeAPI:
         if path in ("/audio/transcriptions", "/audio/translations"):
             fields = {k: v[-1] for k, v in body.items() if k != "file"}
             upload = body["file"][0]
+            if fields.get("stream") == "true":
+                text = upload[2].decode()
+                deltas = [{"type": "transcript.text.delta", "delta": word} for word in text.split()]
+                done = {
+                    "type": "transcript.text.done",
+                    "text": text,
+                    "usage": {"type": "tokens", "input_tokens": 3},
+                }
+                return _sse([hm.sse(None, event) for event in [*deltas, done]])
             content_type, data = hm.transcription(fields, (upload[0], upload[1], upload[2]))
             return httpx2.Response(200, content=data, headers={"content-type": content_type})
         if parts[0] == "files":

@@ -125,6 +125,13 @@ CASES: dict[str, tuple[Callable[[Any, pathlib.Path], Any], Callable[[Any], Any]]
         lambda c, p: transcribe_open_file(c, audio_file(p)),
         lambda r: r,
     ),
+    "audio-transcriptions-streamed": (
+        lambda c, _: [
+            (e.type, getattr(e, "delta", None), getattr(e, "text", None))
+            for e in c.audio.transcriptions.create(model="gpt-4o-transcribe", file=b"one two", stream=True)
+        ],
+        lambda events: events,
+    ),
     "audio-translations-from-bytes": (
         lambda c, _: c.audio.translations.create(model="whisper-1", file=b"bonjour", prompt="French"),
         lambda r: (type(r).__name__, r.text),

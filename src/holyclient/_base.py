@@ -59,7 +59,24 @@ class RequestOptions:
     stream: bool = False
 
 
-_SCALARS = (str, int, float, bool, type(None))
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _is_plain(value: Any) -> bool:
+    """Whether ``value`` is JSON data already (dicts, lists, scalars): the common case, checked without copying."""
+    kind = type(value)
+    # Explicit loops, not all(<generator>): this runs on every request body and is ~2x faster.
+    if kind is dict:
+        for item in value.values():  # noqa: SIM110
+            if type(item) not in _PLAIN and not _is_plain(item):
+                return False
+        return True
+    if kind is list:
+        for item in value:  # noqa: SIM110
+            if type(item) not in _PLAIN and not _is_plain(item):
+                return False
+        return True
+    return kind in _PLAIN
 
 
 def to_jsonable(value: Any) -> Any:
@@ -67,19 +84,13 @@ def to_jsonable(value: Any) -> Any:
 
     This is what lets the tool loop ``messages.append(response.choices[0].message)`` work: a response
     model is sent as ``model_dump(mode="json", exclude_unset=True, by_alias=True)``, i.e. exactly the
-    fields the server sent. Plain JSON values are returned as they are (no copy when nothing changes).
+    fields the server sent. Plain JSON data is returned as it is (checked without copying).
 
     Raises:
         TypeError: for a class (``response_format=MyModel`` belongs to ``parse()``).
     """
-    if isinstance(value, _SCALARS):
+    if _is_plain(value):
         return value
-    if isinstance(value, dict):
-        converted = {k: to_jsonable(v) for k, v in value.items()}
-        return value if all(converted[k] is v for k, v in value.items()) else converted
-    if isinstance(value, list):
-        items = [to_jsonable(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     if isinstance(value, type):
         raise TypeError(
             f"Cannot send the class {value.__name__} in a request body. To get a structured output, "
@@ -91,6 +102,8 @@ def to_jsonable(value: Any) -> Any:
         return dump(mode="json", exclude_unset=True, by_alias=True)
     if isinstance(value, Mapping):
         return {k: to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool)):  # subclasses (enums ...): json encodes them
+        return value
     if isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
         return [to_jsonable(v) for v in value]
     return value

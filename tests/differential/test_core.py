@@ -213,6 +213,15 @@ def test_a_callable_key_is_sent_as_the_bearer_token(differential: Differential) 
 
 def test_the_tool_loop_with_message_objects_works_under_a_budget(local_server: LocalServer) -> None:
     with holyclient.Client(api_key="k", base_url=local_server.base_url, budget_usd=1.0) as client:
-        first, second = tool_loop(client)
+        _first, second = tool_loop(client)
     assert second.choices[0].message.content
     assert client.usage.snapshot().models["gpt-4.1"].requests == 2
+
+
+def test_an_empty_path_id_is_refused_like_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with pytest.raises(ValueError, match="non-empty value for `model`") as info:
+            c.models.retrieve("")
+        return str(info.value)
+
+    differential.check(app)

@@ -33,6 +33,13 @@ def _path_fields(path: str) -> tuple[str, ...]:
     return tuple(name for _, name, _, _ in string.Formatter().parse(path) if name)
 
 
+def _path_value(name: str, value: Any) -> Any:
+    """An id for the path; an empty one would silently address the collection instead (openai refuses it)."""
+    if not value:
+        raise ValueError(f"Expected a non-empty value for `{name}` but received {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Operation(Generic[ResponseT]):
     """One endpoint: ``build(locals())`` turns a method's arguments into request options.
@@ -61,7 +68,7 @@ class Operation(Generic[ResponseT]):
         if params and self.accepted is not None and not params.keys() <= self.accepted:
             raise TypeError(self._unexpected(params.keys() - self.accepted))
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
-        path = self.path.format(**{name: args.pop(name) for name in self.path_fields})
+        path = self.path.format(**{name: _path_value(name, args.pop(name)) for name in self.path_fields})
         stream = args.pop("stream", NOT_GIVEN)
         has_body = self.method not in ("GET", "DELETE")
         fields = build_body({**args, **params}, call["extra_body"] if has_body else None)

@@ -105,6 +105,10 @@ class FakeAPI:
             return httpx2.Response(200, json=hm.moderation(body, "modr-1"))
         if path == "/images/generations":
             return httpx2.Response(200, json=hm.images(body, NOW))
+        if path in ("/images/edits", "/images/variations"):
+            return httpx2.Response(
+                200, json=hm.images({"prompt": "edit", "n": int(body.get("n", ["1"])[-1])}, NOW)
+            )
         if path == "/embeddings":
             return httpx2.Response(200, json=h.embeddings(body))
         if path == "/audio/speech":

@@ -118,3 +118,13 @@ def test_local_server_answers_bad_file_and_batch_requests_as_the_api(client: Cli
         client.put("/files", cast_to=object, body={})
 
     assert info.value.status_code == 405
+
+
+def test_local_server_edits_and_varies_uploaded_images(client: Client) -> None:
+    edit = client.images.edit(image=[("a.png", b"PNG"), ("b.png", b"PNG")], prompt="hat", n=2)
+    variation = client.images.create_variation(image=b"PNG", response_format="url")
+
+    assert len(edit.data or []) == 2 and all(image.b64_json for image in edit.data or [])
+    assert variation.data and variation.data[0].url
+    with pytest.raises(BadRequestError, match="image"):
+        client.post("/images/edits", cast_to=object, body={"prompt": "x"}, files={"mask": b"PNG"})

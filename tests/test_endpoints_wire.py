@@ -98,6 +98,20 @@ CASES: dict[str, tuple[Callable[[Any, pathlib.Path], Any], Callable[[Any], Any]]
         ),
         lambda r: [image.url for image in r.data],
     ),
+    "images-edit-several-images-and-a-mask": (
+        lambda c, p: c.images.edit(
+            model="gpt-image-1",
+            image=[("a.png", b"PNG-a", "image/png"), audio_file(p)],
+            mask=("mask.png", io.BytesIO(b"PNG-mask")),
+            prompt="add a hat",
+            n=2,
+        ),
+        lambda r: [image.b64_json for image in r.data],
+    ),
+    "images-create-variation": (
+        lambda c, _: c.images.create_variation(image=b"PNG", n=1, size="256x256"),
+        lambda r: len(r.data),
+    ),
     "audio-speech-create": (
         lambda c, _: c.audio.speech.create(
             model="tts-1", voice="alloy", input="hello", response_format="mp3"

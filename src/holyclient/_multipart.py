@@ -129,6 +129,14 @@ def encode_multipart(
 def multipart_body(params: Mapping[str, Any], file_fields: Iterable[str] = ("file",)) -> tuple[bytes, str]:
     """Encode a method's parameters: the ``file_fields`` as uploads, everything else as form fields."""
     names = set(file_fields)
-    files = [(name, read_file(params[name], field=name)) for name in names if name in params]
+    files: list[tuple[str, tuple[str, bytes, str]]] = []
+    for name in file_fields:
+        value = params.get(name)
+        if isinstance(
+            value, list
+        ):  # several files (``image=[a, b]``) go as ``image[]``, as openai sends them
+            files.extend((f"{name}[]", read_file(item, field=name)) for item in value)
+        elif name in params:
+            files.append((name, read_file(value, field=name)))
     data = {key: value for key, value in params.items() if key not in names}
     return encode_multipart(form_fields(data), files)

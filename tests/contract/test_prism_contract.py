@@ -54,6 +54,8 @@ OPERATIONS = (
     "/v1/completions",
     "/v1/moderations",
     "/v1/images/generations",
+    "/v1/images/edits",
+    "/v1/images/variations",
     "/v1/audio/speech",
     "/v1/audio/transcriptions",
     "/v1/audio/translations",

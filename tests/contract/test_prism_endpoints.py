@@ -76,6 +76,15 @@ def test_prism_accepts_legacy_completion_moderation_and_image_requests(client: h
     assert isinstance(images, ImagesResponse)
 
 
+def test_prism_accepts_multipart_image_edit_and_variation(client: holyclient.Client) -> None:
+    edit = client.images.edit(
+        model="dall-e-2", image=("a.png", b"PNG"), mask=("m.png", b"PNG"), prompt="a hat", n=1, size="256x256"
+    )
+    variation = client.images.create_variation(image=("a.png", b"PNG"), n=2, response_format="b64_json")
+
+    assert isinstance(edit, ImagesResponse) and isinstance(variation, ImagesResponse)
+
+
 def test_prism_accepts_speech_request(client: holyclient.Client) -> None:
     """Prism validates, then fails to frame its binary example (a connection error, never a 422)."""
     try:

@@ -31,8 +31,14 @@ class MultipartOperation(Operation[ResponseT]):
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
         args = dict(arguments)
+        params = dict(args.get("params") or {})
         # Taken out before the JSON rules apply: a file object is iterable and would become a list of lines.
-        files = {name: args.pop(name) for name in self.file_fields if name in args}
+        files = {
+            name: args.pop(name) if name in args else params.pop(name)
+            for name in self.file_fields
+            if name in args or name in params
+        }
+        args["params"] = params
         options = super().build(args)
         content, content_type = multipart_body({**(options.body or {}), **files}, self.file_fields)
         return with_headers(

@@ -248,6 +248,19 @@ def images(body: JSON, created: int) -> JSON:
     return {"created": created, "data": data}
 
 
+def image_edit(fields: dict[str, str], files: dict[str, tuple[str, str, bytes]], now: int) -> JSON:
+    """An edit or a variation: one 1x1 PNG per ``n``, whatever the uploads."""
+    if not any(name == "image" or name.startswith("image[") for name in files):
+        raise InvalidRequest("'image' is required", "image")
+    n = fields.get("n") or "1"
+    if not n.isdigit():
+        raise InvalidRequest("'n' must be an integer between 1 and 10", "n")
+    body: JSON = {"prompt": fields.get("prompt") or "variation", "n": int(n)}
+    if fields.get("response_format"):
+        body["response_format"] = fields["response_format"]
+    return images(body, now)
+
+
 # -- audio -------------------------------------------------------------------------------------
 def speech(body: JSON) -> bytes:
     _require_model(body)

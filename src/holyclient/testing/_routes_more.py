@@ -31,6 +31,8 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
         (r"/v1/completions", {"POST": "completions"}),
         (r"/v1/moderations", {"POST": "moderations"}),
         (r"/v1/images/generations", {"POST": "images"}),
+        (r"/v1/images/edits", {"POST": "images.edit"}),
+        (r"/v1/images/variations", {"POST": "images.variation"}),
         (r"/v1/audio/speech", {"POST": "speech"}),
         (r"/v1/audio/transcriptions", {"POST": "transcriptions"}),
         (r"/v1/audio/translations", {"POST": "translations"}),
@@ -42,7 +44,7 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
         (r"/v1/batches/(?P<id>[^/]+)/cancel", {"POST": "batches.cancel"}),
     )
 ]
-_MULTIPART = ("transcriptions", "translations", "files.create")
+_MULTIPART = ("transcriptions", "translations", "files.create", "images.edit", "images.variation")
 _JSON_BODY = ("responses", "completions", "moderations", "images", "speech", "batches.create")
 
 
@@ -159,6 +161,8 @@ def _answer(
         payload = hm.moderation(body, "modr-" + suffix)
     elif endpoint == "images":
         payload = hm.images(body, now)
+    elif endpoint in ("images.edit", "images.variation"):
+        payload = hm.image_edit(fields, files, now)
     elif endpoint == "speech":
         return _send_bytes(app, ex, "audio/mpeg", hm.speech(body))
     elif endpoint in ("transcriptions", "translations"):

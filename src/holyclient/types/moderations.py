@@ -10,22 +10,6 @@ from pydantic import ConfigDict, Field
 
 from ._base import BaseModel
 
-_CATEGORIES = (
-    "harassment",
-    "harassment/threatening",
-    "hate",
-    "hate/threatening",
-    "illicit",
-    "illicit/violent",
-    "self-harm",
-    "self-harm/instructions",
-    "self-harm/intent",
-    "sexual",
-    "sexual/minors",
-    "violence",
-    "violence/graphic",
-)
-
 
 class _ByAlias(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, protected_namespaces=())
@@ -74,7 +58,3 @@ class ModerationCreateResponse(BaseModel):
     id: str
     model: str
     results: list[Moderation]
-
-
-MODERATION_CATEGORIES = _CATEGORIES
-"""The category names as the API spells them (the local server and tests use them)."""

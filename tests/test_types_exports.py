@@ -46,3 +46,12 @@ def test_types_all_is_sorted_and_resolves() -> None:
     assert holyclient.types.__all__ == sorted(holyclient.types.__all__)
     for name in holyclient.types.__all__:
         assert getattr(holyclient.types, name) is not None
+
+
+def test_page_classes_have_openai_public_names() -> None:
+    import openai.pagination
+
+    import holyclient.pagination
+
+    for name in ("SyncPage", "AsyncPage", "SyncCursorPage", "AsyncCursorPage"):
+        assert hasattr(openai.pagination, name) and hasattr(holyclient.pagination, name), name

@@ -224,9 +224,15 @@ class ResponseModes:
     @property
     def with_streaming_response(self) -> Any:
         """This client, returning context managers over the HTTP response (``iter_lines()``, ``parse()``)."""
-        if self._is_async:
-            return _ContextView(self._in_response_mode(AsyncStreamedResponse))
-        return self._in_response_mode(StreamedResponse)
+        return self._streaming_view(self._streaming_client())
+
+    def _streaming_client(self) -> Self:
+        return self._in_response_mode(AsyncStreamedResponse if self._is_async else StreamedResponse)
+
+    def _streaming_view(self, target: Any) -> Any:
+        """``target`` (a client or resource in streaming mode) as callers use it: async calls are wrapped
+        so that ``async with`` works on them."""
+        return _ContextView(target) if self._is_async else target
 
     def _in_response_mode(self, response_cls: Any) -> Self:
         new = self.with_options()

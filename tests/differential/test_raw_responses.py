@@ -72,3 +72,30 @@ async def test_async_raw_and_streaming_responses_match_openai(differential: Diff
         return {"raw": raw.parse(), "status": raw.status_code, "parsed": parsed, "lines": len(lines)}
 
     await differential.acheck(app)
+
+
+def test_resource_level_raw_and_streaming_responses_match_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        raw = c.chat.completions.with_raw_response.create(model="gpt-4.1", messages=USER)
+        with c.models.with_streaming_response.retrieve("gpt-4.1") as response:
+            model = response.parse()
+        chat_raw = c.chat.with_raw_response.completions.create(model="gpt-4.1", messages=USER)
+        return {"raw": raw.parse(), "status": raw.status_code, "model": model, "chat": chat_raw.parse()}
+
+    differential.check(app)
+
+
+async def test_async_resource_level_raw_and_streaming_responses_match_openai(
+    differential: Differential,
+) -> None:
+    async def app(c: Any) -> Any:
+        raw = await c.chat.completions.with_raw_response.create(model="gpt-4.1", messages=USER)
+        async with c.chat.completions.with_streaming_response.create(
+            model="gpt-4.1", messages=USER, stream=True
+        ) as response:
+            lines = [line async for line in response.iter_lines() if line]
+        async with c.models.with_streaming_response.retrieve("gpt-4.1") as response:
+            model = await response.parse()
+        return {"raw": raw.parse(), "lines": len(lines), "model": model}
+
+    await differential.acheck(app)

@@ -117,9 +117,29 @@ class SyncAPIResource:
     def __init__(self, client: Client) -> None:
         self._client = client
 
+    @property
+    def with_raw_response(self) -> Any:
+        """This resource returning raw responses (``client.chat.completions.with_raw_response.create``)."""
+        return type(self)(self._client.with_raw_response)
+
+    @property
+    def with_streaming_response(self) -> Any:
+        """This resource returning streamed-response context managers, as openai's."""
+        return type(self)(self._client.with_streaming_response)
+
 
 class AsyncAPIResource:
     """Base of the async resources: holds the client that does the I/O."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
+
+    @property
+    def with_raw_response(self) -> Any:
+        """This resource returning raw responses (``await ....with_raw_response.create(...)``)."""
+        return type(self)(self._client.with_raw_response)
+
+    @property
+    def with_streaming_response(self) -> Any:
+        """This resource returning ``async with`` context managers over the response, as openai's."""
+        return self._client._streaming_view(type(self)(self._client._streaming_client()))

@@ -128,15 +128,17 @@ class AsyncCompletions(AsyncAPIResource):
         return await self._client._request(options, CREATE.cast_to)
 
 
-class Chat:
+class Chat(SyncAPIResource):
     """``client.chat``: a namespace holding ``completions``."""
 
     def __init__(self, client: Client) -> None:
+        super().__init__(client)
         self.completions = Completions(client)
 
 
-class AsyncChat:
+class AsyncChat(AsyncAPIResource):
     """``client.chat`` of the async client."""
 
     def __init__(self, client: AsyncClient) -> None:
+        super().__init__(client)
         self.completions = AsyncCompletions(client)

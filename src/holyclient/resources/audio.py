@@ -211,19 +211,21 @@ class AsyncTranslations(AsyncAPIResource):
         return await self._client._request(options, translation_type(response_format))  # type: ignore[no-any-return]
 
 
-class Audio:
+class Audio(SyncAPIResource):
     """``client.audio``: ``speech``, ``transcriptions`` and ``translations``."""
 
     def __init__(self, client: Client) -> None:
+        super().__init__(client)
         self.speech = Speech(client)
         self.transcriptions = Transcriptions(client)
         self.translations = Translations(client)
 
 
-class AsyncAudio:
+class AsyncAudio(AsyncAPIResource):
     """``client.audio`` of the async client."""
 
     def __init__(self, client: AsyncClient) -> None:
+        super().__init__(client)
         self.speech = AsyncSpeech(client)
         self.transcriptions = AsyncTranscriptions(client)
         self.translations = AsyncTranslations(client)

@@ -139,6 +139,12 @@ CASES: dict[str, tuple[Callable[[Any, pathlib.Path], Any], Callable[[Any], Any]]
         lambda c, p: transcribe_open_file(c, audio_file(p)),
         lambda r: r,
     ),
+    "audio-transcriptions-diarized": (
+        lambda c, _: c.audio.transcriptions.create(
+            model="gpt-4o-transcribe-diarize", file=b"two voices", response_format="diarized_json"
+        ),
+        lambda r: (type(r).__name__, r.text),
+    ),
     "audio-transcriptions-streamed": (
         lambda c, _: [
             (e.type, getattr(e, "delta", None), getattr(e, "text", None))

@@ -17,6 +17,7 @@ from .._binary import (
 )
 from ..types.audio import (
     Transcription,
+    TranscriptionDiarized,
     TranscriptionStreamEvent,
     TranscriptionVerbose,
     Translation,
@@ -121,7 +122,7 @@ class AsyncSpeechWithStreamingResponse(AsyncAPIResource):
         return AsyncStreamedBinaryContext(self._client._open_binary(SPEECH.build(locals())))
 
 
-Transcribed = Transcription | TranscriptionVerbose | str
+Transcribed = Transcription | TranscriptionVerbose | TranscriptionDiarized | str
 Translated = Translation | TranslationVerbose | str
 
 

@@ -2,7 +2,7 @@
 
 Text to speech (``client.audio.speech``) answers with bytes, see :mod:`holyclient._binary`.
 ``response_format`` picks the return type as in openai: ``json`` (default) a :class:`Transcription`,
-``verbose_json`` a :class:`TranscriptionVerbose`, ``text`` / ``srt`` / ``vtt`` a plain ``str``.
+``verbose_json`` a :class:`TranscriptionVerbose`, ``diarized_json`` a :class:`TranscriptionDiarized`, ``text`` / ``srt`` / ``vtt`` a plain ``str``.
 """
 
 from __future__ import annotations
@@ -56,6 +56,25 @@ class TranscriptionVerbose(BaseModel):
     usage: TranscriptionUsage | None = None
 
 
+class TranscriptionDiarizedSegment(BaseModel):
+    id: str = ""
+    speaker: str = ""
+    start: float = 0.0
+    end: float = 0.0
+    text: str = ""
+    type: str = "transcript.text.segment"
+
+
+class TranscriptionDiarized(BaseModel):
+    """``response_format="diarized_json"`` (``gpt-4o-transcribe-diarize``): segments labelled by speaker."""
+
+    text: str
+    duration: float = 0.0
+    segments: list[TranscriptionDiarizedSegment] | None = None
+    task: str | None = None
+    usage: TranscriptionUsage | None = None
+
+
 class TranscriptionStreamEvent(BaseModel):
     """One event of a streamed transcription: ``transcript.text.delta`` (``delta``) or ``transcript.text.done``
     (``text`` and ``usage``)."""
@@ -86,6 +105,8 @@ def transcription_type(response_format: object) -> Any:
     """The return type of ``transcriptions.create`` for a ``response_format`` (openai's rule)."""
     if response_format in _TEXT_FORMATS:
         return str
+    if response_format == "diarized_json":
+        return TranscriptionDiarized
     return TranscriptionVerbose if response_format == "verbose_json" else Transcription
 
 

@@ -128,3 +128,12 @@ def test_local_server_edits_and_varies_uploaded_images(client: Client) -> None:
     assert variation.data and variation.data[0].url
     with pytest.raises(BadRequestError, match="image"):
         client.post("/images/edits", cast_to=object, body={"prompt": "x"}, files={"mask": b"PNG"})
+
+
+def test_raw_embeddings_response_parses_to_floats_like_the_plain_call(client: Client) -> None:
+    raw = client.embeddings.with_raw_response.create(model="text-embedding-3-small", input="a", dimensions=4)
+    plain = client.embeddings.create(model="text-embedding-3-small", input="a", dimensions=4)
+
+    assert raw.status_code == 200
+    assert raw.parse().data[0].embedding == plain.data[0].embedding
+    assert all(isinstance(x, float) for x in plain.data[0].embedding)

@@ -29,12 +29,16 @@ def prefer_base64(options: RequestOptions, encoding_format: Any) -> RequestOptio
 def decode_embeddings(response: T, encoding_format: Any) -> T:
     """Base64 vectors of ``response`` as floats, unless the caller asked for a format explicitly.
 
+    ``response`` may be a raw response (``with_raw_response``): its parsed object is decoded, so
+    ``.parse()`` gives floats too.
+
     Raises:
         ValueError: the response has no embeddings at all (openai raises the same).
     """
     if encoding_format is not NOT_GIVEN:
         return response
-    data = getattr(response, "data", None)
+    parsed = getattr(response, "_parsed", response)  # RawResponse / StreamedResponse keep the model there
+    data = getattr(parsed, "data", None)
     if not data:
         raise ValueError("No embedding data received")
     for item in data:

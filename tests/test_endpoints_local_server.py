@@ -137,3 +137,24 @@ def test_raw_embeddings_response_parses_to_floats_like_the_plain_call(client: Cl
     assert raw.status_code == 200
     assert raw.parse().data[0].embedding == plain.data[0].embedding
     assert all(isinstance(x, float) for x in plain.data[0].embedding)
+
+
+def test_escape_hatch_streams_typed_chunks_with_stream_cls(client: Client) -> None:
+    from holyclient import Stream
+    from holyclient.types import ChatCompletion, ChatCompletionChunk
+
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "raw"}], "stream": True}
+    chunks = client.post(
+        "/chat/completions",
+        cast_to=ChatCompletion,
+        body=body,
+        stream=True,
+        stream_cls=Stream[ChatCompletionChunk],
+    )
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    model = client.get("/models/gpt-4o-mini", cast_to=holyclient.types.Model)
+
+    assert text == "Echo: raw"
+    assert model.id == "gpt-4o-mini" and model._request_id
+    with pytest.raises(TypeError, match="unknown request option"):
+        client.get("/models", cast_to=object, options={"header": {}})

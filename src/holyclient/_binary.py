@@ -91,6 +91,8 @@ def parse_response(cast_to: Any, response: Any, *, request: Any = None) -> Any:
     ``object``/``dict``/``list`` give the decoded JSON, as ``cast_to=object`` does in openai's
     ``client.get/post``; an HTTP response class gives the response itself.
     """
+    if cast_to is None or cast_to is type(None):  # ``responses.delete``: nothing to return
+        return None
     if isinstance(cast_to, type):
         if cast_to is str:
             return response.text

@@ -51,6 +51,9 @@ OPERATIONS = (
     "/v1/models/{model}",
     # the other endpoints (test_prism_endpoints.py)
     "/v1/responses",
+    "/v1/responses/{response_id}",
+    "/v1/responses/{response_id}/cancel",
+    "/v1/responses/{response_id}/input_items",
     "/v1/completions",
     "/v1/moderations",
     "/v1/images/generations",

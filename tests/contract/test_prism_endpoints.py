@@ -63,6 +63,17 @@ def test_prism_accepts_responses_request(client: holyclient.Client, params: dict
     assert isinstance(response.output_text, str)
 
 
+def test_prism_accepts_stored_response_operations(client: holyclient.Client) -> None:
+    retrieved = client.responses.retrieve("resp_123")
+    items = client.responses.input_items.list("resp_123", limit=5, order="asc")
+    cancelled = client.responses.cancel("resp_123")
+    deleted = client.responses.delete("resp_123")
+
+    assert isinstance(retrieved, Response) and isinstance(cancelled, Response)
+    assert items.data is not None
+    assert deleted is None
+
+
 def test_prism_accepts_legacy_completion_moderation_and_image_requests(client: holyclient.Client) -> None:
     completion = client.completions.create(
         model="gpt-3.5-turbo-instruct", prompt=["a", "b"], max_tokens=5, stop="\n", echo=False, seed=1

@@ -266,3 +266,30 @@ async def test_async_speech_streamed_to_a_file_matches_openai(
         return target.read_bytes().hex()
 
     await differential.acheck(app, headers=("accept",))
+
+
+def test_stored_responses_retrieve_list_input_items_cancel_and_delete_like_openai(
+    differential: Differential,
+) -> None:
+    def app(c: Any) -> Any:
+        created = c.responses.create(model="gpt-4o-mini", input=[{"role": "user", "content": "remember me"}])
+        background = c.responses.create(model="gpt-4o-mini", input="later", background=True)
+        items = [(item.type, item.role) for item in c.responses.input_items.list(created.id, limit=1)]
+        retrieved = c.responses.retrieve(created.id)
+        cancelled = c.responses.cancel(background.id)
+        outcomes = []
+        for call in (lambda: c.responses.cancel(created.id), lambda: c.responses.retrieve("resp_missing")):
+            try:
+                call()
+            except Exception as exc:  # BadRequestError, NotFoundError in both SDKs
+                outcomes.append((type(exc).__name__, exc.status_code))
+        deleted = c.responses.delete(created.id)
+        return {
+            "items": items,
+            "same": retrieved.output_text == created.output_text,
+            "cancelled": cancelled.id == background.id,
+            "outcomes": outcomes,
+            "deleted": deleted,
+        }
+
+    differential.check(app)

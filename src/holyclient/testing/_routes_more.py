@@ -28,6 +28,9 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
     (re.compile(p), m)
     for p, m in (
         (r"/v1/responses", {"POST": "responses"}),
+        (r"/v1/responses/(?P<id>[^/]+)", {"GET": "responses.retrieve", "DELETE": "responses.delete"}),
+        (r"/v1/responses/(?P<id>[^/]+)/cancel", {"POST": "responses.cancel"}),
+        (r"/v1/responses/(?P<id>[^/]+)/input_items", {"GET": "responses.input_items"}),
         (r"/v1/completions", {"POST": "completions"}),
         (r"/v1/moderations", {"POST": "moderations"}),
         (r"/v1/images/generations", {"POST": "images"}),
@@ -148,9 +151,20 @@ def _answer(
     store = _store(app)
     payload: dict[str, Any]
     if endpoint == "responses":
-        payload = hm.response_object(body, "resp_" + suffix, now)
+        payload = hm.response_object(body, store.response_id(), now)
+        if body.get("background") is True:
+            payload["background"] = True
+        store.keep_response(body, payload)
         if body.get("stream") is True:
             return _send_stream(app, ex, hm.response_events(payload))
+    elif endpoint == "responses.retrieve":
+        payload = store.response(item_id)
+    elif endpoint == "responses.delete":
+        payload = store.delete_response(item_id)
+    elif endpoint == "responses.cancel":
+        payload = store.cancel_response(item_id)
+    elif endpoint == "responses.input_items":
+        payload = store.input_items(item_id, query)
     elif endpoint == "completions":
         payload = hm.completion_object(body, "cmpl-" + suffix, now)
         if body.get("stream") is True:

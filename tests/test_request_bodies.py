@@ -42,3 +42,11 @@ def test_a_class_in_a_body_points_to_parse():
 
     with pytest.raises(TypeError, match=r"chat\.completions\.parse"):
         to_jsonable({"response_format": Answer})
+
+
+def test_request_id_is_kept_off_serialization_and_equality():
+    message = ChatCompletionMessage(content="x")
+    assert message._request_id is None
+    message._request_id = "req_1"
+    assert message._request_id == "req_1" and message.model_copy()._request_id == "req_1"
+    assert message.to_dict() == {"content": "x"} and message == ChatCompletionMessage(content="x")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel as _PydanticModel
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict
 
 
 class BaseModel(_PydanticModel):
@@ -18,8 +18,18 @@ class BaseModel(_PydanticModel):
 
     model_config = ConfigDict(extra="allow", protected_namespaces=())
 
-    _request_id: str | None = PrivateAttr(default=None)
-    """The ``x-request-id`` header of the response this object came from (set on top-level responses)."""
+    # Not a pydantic PrivateAttr: those are initialised on every nested object of every response, which
+    # tripled the cost of parsing a chat completion. The id lives in the instance ``__dict__`` beside the
+    # fields, where serialization and equality ignore it.
+    @property
+    def _request_id(self) -> str | None:
+        """The ``x-request-id`` header of the response this object came from (set on top-level responses)."""
+        value = self.__dict__.get("_request_id")
+        return value if isinstance(value, str) else None
+
+    @_request_id.setter
+    def _request_id(self, request_id: str | None) -> None:
+        self.__dict__["_request_id"] = request_id
 
     def to_dict(
         self,

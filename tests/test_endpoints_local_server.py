@@ -158,3 +158,20 @@ def test_escape_hatch_streams_typed_chunks_with_stream_cls(client: Client) -> No
     assert model.id == "gpt-4o-mini" and model._request_id
     with pytest.raises(TypeError, match="unknown request option"):
         client.get("/models", cast_to=object, options={"header": {}})
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda c: c.responses.create(model="m", input="x", max_tokens=5), "max_output_tokens"),
+        (lambda c: c.audio.transcriptions.create(model="m", file=b"x", languag="en"), "language"),
+        (lambda c: c.files.list(limt=2), "limit"),
+        (lambda c: c.responses.input_items.list("resp_1", ordr="asc"), "order"),
+    ],
+    ids=["responses", "multipart", "list-query", "input-items"],
+)
+def test_a_misspelled_argument_to_a_new_endpoint_is_refused_naming_the_right_one(
+    client: Client, call: object, name: str
+) -> None:
+    with pytest.raises(TypeError, match=name):
+        call(client)  # type: ignore[operator]

@@ -158,6 +158,8 @@ def test_escape_hatch_streams_typed_chunks_with_stream_cls(client: Client) -> No
     assert model.id == "gpt-4o-mini" and model._request_id
     with pytest.raises(TypeError, match="unknown request option"):
         client.get("/models", cast_to=object, options={"header": {}})
+    with pytest.raises(ValueError, match="relative to base_url"):  # the key never goes to another host
+        client.get("https://elsewhere.example/v1/models", cast_to=object)
 
 
 @pytest.mark.parametrize(

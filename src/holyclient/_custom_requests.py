@@ -35,7 +35,13 @@ def custom_options(
 
     Raises:
         TypeError: an unknown key in ``options``, or ``body``/``files`` together with ``content``.
+        ValueError: ``path`` is a full URL (the key must only go to ``base_url``).
     """
+    if "://" in path:
+        raise ValueError(
+            f"client.get/post/... take a path relative to base_url, got a URL ({path.split('://')[0]}://...); "
+            "use a separate client with that base_url"
+        )
     opts = dict(options or {})
     unknown = sorted(set(opts) - _OPTION_KEYS)
     if unknown:

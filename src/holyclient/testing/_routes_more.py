@@ -178,7 +178,7 @@ def _answer(
     elif endpoint in ("images.edit", "images.variation"):
         payload = hm.image_edit(fields, files, now)
     elif endpoint == "speech":
-        return _send_bytes(app, ex, "audio/mpeg", hm.speech(body))
+        return _send_bytes(app, ex, "application/octet-stream", hm.speech(body))  # the spec's type
     elif endpoint in ("transcriptions", "translations"):
         content_type, data = hm.transcription(fields, files.get("file"))
         return _send_bytes(app, ex, content_type, data)
@@ -201,8 +201,16 @@ def _answer(
         payload = store.batch(item_id, now, advance=True)
     else:  # batches.cancel
         payload = store.cancel_batch(item_id, now)
+    if endpoint.startswith("batches"):  # the spec types unset fields as absent, not null
+        payload = _without_nulls(payload)
+        if isinstance(payload.get("data"), list):
+            payload["data"] = [_without_nulls(batch) for batch in payload["data"]]
     ex.payload = dict(payload)
     return app._dispatch(ex)
+
+
+def _without_nulls(obj: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in obj.items() if value is not None}
 
 
 def _send_bytes(app: App, ex: _Exchange, content_type: str, data: bytes) -> Coroutine[Any, Any, None] | None:

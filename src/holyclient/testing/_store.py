@@ -96,13 +96,10 @@ def page(items: list[JSON], query: dict[str, str], default_limit: int, *, newest
     except ValueError:
         raise InvalidRequest("'limit' must be an integer", "limit") from None
     data = ordered[:limit]
-    return {
-        "object": "list",
-        "data": data,
-        "first_id": data[0]["id"] if data else None,
-        "last_id": data[-1]["id"] if data else None,
-        "has_more": len(ordered) > limit,
-    }
+    result: JSON = {"object": "list", "data": data, "has_more": len(ordered) > limit}
+    if data:  # the spec types both ids as strings: an empty page has none
+        result.update(first_id=data[0]["id"], last_id=data[-1]["id"])
+    return result
 
 
 class Store:
@@ -134,8 +131,6 @@ class Store:
             "filename": filename,
             "purpose": purpose,
             "status": "processed",
-            "status_details": None,
-            "expires_at": None,
         }
         self.files[file_id] = obj
         self.contents[file_id] = data
@@ -184,7 +179,13 @@ class Store:
         raw = body.get("input")
         messages = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw or []
         items = [
-            {"id": f"msg_in{i:04d}_{response['id'][5:]}", "type": "message", "status": "completed", **m}
+            {
+                "id": f"msg_in{i:04d}_{response['id'][5:]}",
+                "type": "message",
+                "status": "completed",
+                **m,
+                "content": _input_parts(m.get("content")),
+            }
             if isinstance(m, dict) and "role" in m
             else m
             for i, m in enumerate(messages)
@@ -311,6 +312,11 @@ class Store:
             output_file_id=out["id"],
             request_counts={"total": completed + failed, "completed": completed, "failed": failed},
         )
+
+
+def _input_parts(content: Any) -> Any:
+    """Message content as the API lists input items: a list of parts (a string becomes one ``input_text``)."""
+    return [{"type": "input_text", "text": content}] if isinstance(content, str) else content
 
 
 def _answer(endpoint: str, body: JSON, request_id: str, now: int) -> JSON:

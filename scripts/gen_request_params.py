@@ -50,6 +50,8 @@ OPERATIONS = (
     "POST /responses",
     "DELETE /responses/{response_id}",
     "GET /responses/{response_id}",
+    "POST /responses/{response_id}/cancel",
+    "GET /responses/{response_id}/input_items",
 )
 
 

@@ -73,7 +73,12 @@ def test_unknown_response_fields_are_kept(make_client):
 def test_embeddings_and_models(make_client):
     def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.path.endswith("/embeddings"):
-            assert json.loads(request.content) == {"model": "e", "input": ["a", "b"], "dimensions": 3}
+            assert json.loads(request.content) == {
+                "model": "e",
+                "input": ["a", "b"],
+                "dimensions": 3,
+                "encoding_format": "base64",  # as openai asks when the caller sets none
+            }
             data = [{"object": "embedding", "index": i, "embedding": [0.1, 0.2, 0.3]} for i in range(2)]
             return httpx2.Response(200, json={"object": "list", "data": data, "model": "e"})
         if request.url.path.endswith("/models"):

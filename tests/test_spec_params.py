@@ -12,7 +12,7 @@ from holyclient import AsyncClient, Client
 from holyclient.resources import _spec_params
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_SPEC = ROOT.parent.parent / "shared" / "openapi" / "openapi.prism.json"
+SHARED_SPEC = ROOT.parent / "shared" / "openapi" / "openapi.prism.json"  # ../shared beside the clone
 
 
 def _generator():

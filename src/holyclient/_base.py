@@ -51,6 +51,8 @@ class RequestOptions:
     body: Mapping[str, Any] | None = None
     query: Mapping[str, Any] | None = None
     """Query-string parameters (``extra_query``, and the fields of a GET)."""
+    content: bytes | None = None
+    """A pre-encoded body (a multipart upload) sent instead of ``body``; its type is in ``extra_headers``."""
     extra_headers: Mapping[str, str] | None = None
     timeout: Any = NOT_GIVEN
     max_retries: int | None = None

@@ -20,9 +20,10 @@ from ._base import (
     RequestOptions,
     build_headers,
     make_status_error,
-    parse_model,
 )
+from ._binary import billed_usage, parse_response
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
+from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._exceptions import APIError, ConfigurationError
 from ._response import ResponseModes
 from ._retry import RetryPolicy, retry_after_seconds
@@ -34,7 +35,15 @@ if TYPE_CHECKING:
     from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from .resources.audio import AsyncAudio, Audio
+    from .resources.batches import AsyncBatches, Batches
     from .resources.beta import AsyncBeta, Beta
+    from .resources.completions import AsyncCompletions as AsyncTextCompletions
+    from .resources.completions import Completions as TextCompletions
+    from .resources.files import AsyncFiles, Files
+    from .resources.images import AsyncImages, Images
+    from .resources.moderations import AsyncModerations, Moderations
+    from .resources.responses import AsyncResponses, Responses
     from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
@@ -177,7 +186,8 @@ class _BaseClient(ResponseModes):
         return self._http.build_request(
             options.method,
             self.base_url + options.path,
-            json=options.body if options.method != "GET" else None,
+            json=options.body if options.method != "GET" and options.content is None else None,
+            content=options.content,
             params=query or None,
             headers=headers,
             timeout=request_timeout(timeout),
@@ -221,11 +231,12 @@ class _BaseClient(ResponseModes):
         """A read response as ``cast_to``, or the status error it carries."""
         if response.status_code >= 400:
             raise self._status_error(response, response.content, request)
-        result = parse_model(cast_to, response.content, response, request=request)
-        result._request_id = response.headers.get("x-request-id")
+        result = parse_response(cast_to, response, request=request)
+        if hasattr(result, "__pydantic_fields__"):  # text, bytes, raw JSON and binary bodies carry no id
+            result._request_id = response.headers.get("x-request-id")
         if self._response_cls is not None:  # with_raw_response / with_streaming_response
             return cast("ModelT", self._response_cls(response, result))
-        return result
+        return cast("ModelT", result)
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         return make_status_error(
@@ -233,7 +244,7 @@ class _BaseClient(ResponseModes):
         )
 
 
-class Client(_BaseClient):
+class Client(SyncRequestMethods, _BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
     Args:
@@ -261,6 +272,13 @@ class Client(_BaseClient):
     chat: Chat
     embeddings: Embeddings
     models: Models
+    audio: Audio
+    batches: Batches
+    completions: TextCompletions
+    files: Files
+    images: Images
+    moderations: Moderations
+    responses: Responses
 
     def __init__(
         self,
@@ -315,7 +333,7 @@ class Client(_BaseClient):
             attempts.failed(exc)
             raise
         parsed = self._unwrap(result)
-        self._settle(attempts.reservation, getattr(parsed, "model", None), getattr(parsed, "usage", None))
+        self._settle(attempts.reservation, *billed_usage(parsed))
         return result
 
     def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
@@ -388,7 +406,7 @@ class Client(_BaseClient):
         self.close()
 
 
-class AsyncClient(_BaseClient):
+class AsyncClient(AsyncRequestMethods, _BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 
@@ -398,6 +416,13 @@ class AsyncClient(_BaseClient):
     chat: AsyncChat
     embeddings: AsyncEmbeddings
     models: AsyncModels
+    audio: AsyncAudio
+    batches: AsyncBatches
+    completions: AsyncTextCompletions
+    files: AsyncFiles
+    images: AsyncImages
+    moderations: AsyncModerations
+    responses: AsyncResponses
 
     def __init__(
         self,
@@ -452,7 +477,7 @@ class AsyncClient(_BaseClient):
             attempts.failed(exc)
             raise
         parsed = self._unwrap(result)
-        self._settle(attempts.reservation, getattr(parsed, "model", None), getattr(parsed, "usage", None))
+        self._settle(attempts.reservation, *billed_usage(parsed))
         return result
 
     def _get_page(

@@ -49,6 +49,25 @@ OPERATIONS = (
     "/v1/embeddings",
     "/v1/models",
     "/v1/models/{model}",
+    # the other endpoints (test_prism_endpoints.py)
+    "/v1/responses",
+    "/v1/responses/{response_id}",
+    "/v1/responses/{response_id}/cancel",
+    "/v1/responses/{response_id}/input_items",
+    "/v1/completions",
+    "/v1/moderations",
+    "/v1/images/generations",
+    "/v1/images/edits",
+    "/v1/images/variations",
+    "/v1/audio/speech",
+    "/v1/audio/transcriptions",
+    "/v1/audio/translations",
+    "/v1/files",
+    "/v1/files/{file_id}",
+    "/v1/files/{file_id}/content",
+    "/v1/batches",
+    "/v1/batches/{batch_id}",
+    "/v1/batches/{batch_id}/cancel",
 )
 STARTUP_TIMEOUT = 120.0
 KEY = "sk-contract-0123456789abcdef"

@@ -54,6 +54,7 @@ def assert_same_requests(ours: list[dict[str, Any]], theirs: list[dict[str, Any]
             isinstance(body, dict)
             and isinstance(other_body, dict)
             and body.get("stream") is True
+            and "stream_options" in body
             and "stream_options" not in other_body
         ):
             assert body.get("stream_options") == ASKED_FOR_USAGE, mine

@@ -250,4 +250,13 @@ ACCEPTED: dict[str, frozenset[str]] = {
             "stream",
         }
     ),
+    "POST /responses/{response_id}/cancel": frozenset(),
+    "GET /responses/{response_id}/input_items": frozenset(
+        {
+            "after",
+            "include",
+            "limit",
+            "order",
+        }
+    ),
 }

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from .._base import NOT_GIVEN
+from .._embeddings import decode_embeddings, prefer_base64
 from ..types.embeddings import CreateEmbeddingResponse
 from ._operation import AsyncAPIResource, Operation, SyncAPIResource
 
@@ -18,6 +19,7 @@ class Embeddings(SyncAPIResource):
         *,
         model: str,
         input: str | list[str] | list[int] | list[list[int]],
+        encoding_format: Literal["float", "base64"] = NOT_GIVEN,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, object] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -25,8 +27,12 @@ class Embeddings(SyncAPIResource):
         max_retries: int | None = None,
         **params: Any,
     ) -> CreateEmbeddingResponse:
-        """Embed ``input`` (``dimensions``, ``encoding_format``, ``user`` pass through)."""
-        return self._client._request(CREATE.build(locals()), CREATE.cast_to)
+        """Embed ``input`` (``dimensions``, ``user`` pass through).
+
+        Vectors travel as base64 and come back as floats unless ``encoding_format`` is given (openai's rule).
+        """
+        options = prefer_base64(CREATE.build(locals()), encoding_format)
+        return decode_embeddings(self._client._request(options, CREATE.cast_to), encoding_format)
 
 
 class AsyncEmbeddings(AsyncAPIResource):
@@ -35,6 +41,7 @@ class AsyncEmbeddings(AsyncAPIResource):
         *,
         model: str,
         input: str | list[str] | list[int] | list[list[int]],
+        encoding_format: Literal["float", "base64"] = NOT_GIVEN,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, object] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -43,4 +50,5 @@ class AsyncEmbeddings(AsyncAPIResource):
         **params: Any,
     ) -> CreateEmbeddingResponse:
         """Async twin of :meth:`Embeddings.create`."""
-        return await self._client._request(CREATE.build(locals()), CREATE.cast_to)
+        options = prefer_base64(CREATE.build(locals()), encoding_format)
+        return decode_embeddings(await self._client._request(options, CREATE.cast_to), encoding_format)

@@ -7,6 +7,7 @@ here. ``from holyclient.types.chat import ChatCompletionMessageParam`` works as 
 from __future__ import annotations
 
 from ._base import BaseModel
+from .batches import Batch, BatchError, BatchRequestCounts
 from .chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
@@ -37,12 +38,19 @@ from .chat import (
     TokenLogprob,
     TopLogprob,
 )
+from .completions import Completion, CompletionChoice
 from .embeddings import CreateEmbeddingResponse, Embedding, EmbeddingUsage
+from .files import FileDeleted, FileObject
+from .images import Image, ImagesResponse
 from .models import Model, ModelList
+from .moderations import Moderation, ModerationCreateResponse
 from .shared import CompletionTokensDetails, CompletionUsage, PromptTokensDetails
 
 __all__ = [
     "BaseModel",
+    "Batch",
+    "BatchError",
+    "BatchRequestCounts",
     "ChatCompletion",
     "ChatCompletionAssistantMessageParam",
     "ChatCompletionChunk",
@@ -67,15 +75,23 @@ __all__ = [
     "ChoiceDeltaToolCallFunction",
     "ChoiceLogprobs",
     "ChunkChoice",
+    "Completion",
+    "CompletionChoice",
     "CompletionTokensDetails",
     "CompletionUsage",
     "CreateEmbeddingResponse",
     "Embedding",
     "EmbeddingUsage",
+    "FileDeleted",
+    "FileObject",
     "FunctionCall",
     "FunctionDefinitionParam",
+    "Image",
+    "ImagesResponse",
     "Model",
     "ModelList",
+    "Moderation",
+    "ModerationCreateResponse",
     "PromptTokensDetails",
     "TokenLogprob",
     "TopLogprob",

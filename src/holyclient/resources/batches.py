@@ -1,0 +1,131 @@
+"""``batches``: the OpenAI Batch API -- create, retrieve, list and cancel server-side batches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._base import NOT_GIVEN
+from .._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from ..types.batches import Batch
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
+from ._uploads import HeaderOperation
+
+CREATE = Operation("POST", "/batches", Batch)
+RETRIEVE = Operation("GET", "/batches/{batch_id}", Batch)
+LIST = PageOperation("GET", "/batches", SyncCursorPage[Batch], AsyncCursorPage[Batch])
+CANCEL = HeaderOperation("POST", "/batches/{batch_id}/cancel", Batch, empty_body=True)
+
+
+class Batches(SyncAPIResource):
+    def create(
+        self,
+        *,
+        completion_window: str,
+        endpoint: str,
+        input_file_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Batch:
+        """Start a batch over the JSONL file ``input_file_id`` (uploaded with ``purpose="batch"``)."""
+        return self._client._request(CREATE.build(locals()), CREATE.cast_to)
+
+    def retrieve(
+        self,
+        batch_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+    ) -> Batch:
+        """A batch's status, counts and output file ids."""
+        return self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
+
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> SyncCursorPage[Batch]:
+        """Batches (``limit``, ``after``); iterating the page walks every page."""
+        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
+
+    def cancel(
+        self,
+        batch_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+    ) -> Batch:
+        """Ask for a batch to stop; it goes ``cancelling`` then ``cancelled``."""
+        return self._client._request(CANCEL.build(locals()), CANCEL.cast_to)
+
+
+class AsyncBatches(AsyncAPIResource):
+    async def create(
+        self,
+        *,
+        completion_window: str,
+        endpoint: str,
+        input_file_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Batch:
+        """Async twin of :meth:`Batches.create`."""
+        return await self._client._request(CREATE.build(locals()), CREATE.cast_to)
+
+    async def retrieve(
+        self,
+        batch_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+    ) -> Batch:
+        """Async twin of :meth:`Batches.retrieve`."""
+        return await self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
+
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncPaginator[AsyncCursorPage[Batch], Batch]:
+        """Async twin of :meth:`Batches.list`: ``await`` it for the first page, ``async for`` for every batch."""
+        return self._client._get_page(LIST.build(locals()), LIST.async_page)
+
+    async def cancel(
+        self,
+        batch_id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+    ) -> Batch:
+        """Async twin of :meth:`Batches.cancel`."""
+        return await self._client._request(CANCEL.build(locals()), CANCEL.cast_to)

@@ -23,7 +23,7 @@ from .._version import __version__
 #: Subcommand modules, in the order ``--help`` lists them. Each module exposes
 #: ``register(subparsers) -> None``, which adds its parser and sets ``func`` to a
 #: ``run(args) -> int`` callable. Modules import their heavy dependencies inside ``run``.
-SUBCOMMANDS = ("tour", "serve", "estimate", "models", "batch", "migrate")
+SUBCOMMANDS = ("tour", "serve", "estimate", "models", "batch", "migrate", "doctor", "compare")
 
 EPILOG = "exit codes: 0 success, 1 findings/changes/failed requests, 2 usage or input error"
 

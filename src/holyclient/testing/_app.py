@@ -25,6 +25,7 @@ from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection, Request
 from ._limits import SlidingWindowLimiter
+from ._variation import unsupported_parameter
 
 _ROUTES: dict[str, tuple[str, str]] = {
     "/v1/chat/completions": ("chat", "POST"),
@@ -82,6 +83,7 @@ class App:
         self.config = config
         self.queue: deque[Fault] = deque()
         self._rng = random.Random(config.seed)
+        self._noise_rng = random.Random(config.seed)
         self._limiter = SlidingWindowLimiter(config.rate_limits) if config.rate_limits else None
         self._log: deque[RecordedRequest] = deque(maxlen=config.log_limit or None)
         self._prefix = os.urandom(4).hex()
@@ -192,6 +194,8 @@ class App:
         if route is None and path.startswith("/v1/models/") and len(path) > len("/v1/models/"):
             route = ("model", "GET")
             model_id = path[len("/v1/models/") :]
+        if route is not None and route[0] in self.config.disabled_features:
+            route = None  # a switched-off endpoint is one this server does not have
         if route is None:
             self._send_error(
                 ex,
@@ -288,13 +292,26 @@ class App:
 
     def _prepare(self, ex: _Exchange) -> None:
         body = ex.body
+        config = self.config
         if ex.endpoint == "chat":
             h.validate_chat(body)
-            ex.plan = h.ChatPlan(body, ex.rid)
+            unsupported = unsupported_parameter(body, config.disabled_features)
+            if unsupported is not None:
+                raise h.InvalidRequest(
+                    f"Unsupported parameter: '{unsupported}' is not supported with this model.",
+                    unsupported,
+                    "unsupported_parameter",
+                )
+            ex.plan = h.ChatPlan(
+                body, ex.rid, persona=config.persona, rng=self._noise_rng, noise=config.noise
+            )
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")
             ex.include_usage = (
-                ex.stream and isinstance(options, dict) and options.get("include_usage") is True
+                ex.stream
+                and isinstance(options, dict)
+                and options.get("include_usage") is True
+                and "include_usage" not in config.disabled_features
             )
             ex.cost = h.chat_cost(body) if self._limiter is not None else 0
         else:

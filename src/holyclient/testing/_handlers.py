@@ -19,10 +19,13 @@ import base64
 import hashlib
 import json
 import math
+import random
 import re
 import struct
 from functools import lru_cache
 from typing import Any
+
+from . import _variation
 
 JSON = dict[str, Any]
 
@@ -204,12 +207,19 @@ def tool_arguments(function: JSON, text: str) -> str:
     return json.dumps({k: _sample_value(v, text) for k, v in properties.items()})
 
 
-def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
+def _answer_text(
+    body: JSON, user_text: str, persona: str = "default", rng: random.Random | None = None, noise: float = 0.0
+) -> tuple[str, str]:
     fmt = body.get("response_format")
-    if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema"):
+    json_mode = isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")
+    if persona != "default":
+        content = _variation.other_answer(user_text, json_mode)
+    elif json_mode:
         content = json.dumps({"echo": user_text})
     else:
         content = f"Echo: {user_text}"
+    if rng is not None and not json_mode:
+        content = _variation.add_noise(content, rng, noise)
     finish = "stop"
     stop = body.get("stop")
     stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]
@@ -226,14 +236,36 @@ def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
 class ChatPlan:
     """Everything both the JSON and the streamed answer need, computed once per request."""
 
-    __slots__ = ("arguments", "call_id", "content", "finish", "function", "model", "n", "prompt_tokens")
+    __slots__ = (
+        "arguments",
+        "call_id",
+        "content",
+        "finish",
+        "function",
+        "logprobs",
+        "model",
+        "n",
+        "prompt_tokens",
+    )
 
-    def __init__(self, body: JSON, request_id: str) -> None:
+    def __init__(
+        self,
+        body: JSON,
+        request_id: str,
+        *,
+        persona: str = "default",
+        rng: random.Random | None = None,
+        noise: float = 0.0,
+    ) -> None:
         messages = body["messages"]
         user_text = _last_user_text(messages)
         self.model: str = body["model"]
         self.n: int = body.get("n") or 1
-        self.prompt_tokens = prompt_tokens(messages)
+        self.logprobs = bool(body.get("logprobs"))
+        if persona == "default":
+            self.prompt_tokens = prompt_tokens(messages)
+        else:
+            self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
         chosen = _chosen_tool(body, user_text)
         self.function: JSON | None = None
         self.arguments = ""
@@ -244,7 +276,7 @@ class ChatPlan:
             self.call_id = "call_" + hashlib.blake2b(request_id.encode(), digest_size=12).hexdigest()
             self.content = ""
         else:
-            self.content, self.finish = _answer_text(body, user_text)
+            self.content, self.finish = _answer_text(body, user_text, persona, rng, noise)
 
     @property
     def completion_tokens(self) -> int:
@@ -288,13 +320,18 @@ class ChatPlan:
             }
         else:
             message = {"role": "assistant", "content": self.content, "refusal": None}
+        logprobs = (
+            _variation.logprobs_content(_PIECES.findall(self.content))
+            if self.logprobs and self.function is None
+            else None
+        )
         return {
             "id": completion_id,
             "object": "chat.completion",
             "created": created,
             "model": self.model,
             "choices": [
-                {"index": i, "message": message, "logprobs": None, "finish_reason": self.finish}
+                {"index": i, "message": message, "logprobs": logprobs, "finish_reason": self.finish}
                 for i in range(self.n)
             ],
             "usage": self.usage(),

@@ -1,0 +1,339 @@
+"""``holyclient compare``: replay a sample on the old and the new endpoint, report the difference, gate on it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..compare._gates import METRICS
+
+DESCRIPTION = """\
+Replay SAMPLE.jsonl (the Batch API input format, as for `holyclient batch`; "stream": true is
+allowed and measures time to first token) against --old and --new, and report per request and in
+aggregate: status and errors, latency p50/p95 (with a bootstrap 95% interval for the new/old
+ratio), prompt tokens on each side against a local count, cost (USD and CNY) and how alike the
+answers are (exact, JSON structure, or a fuzzy ratio for prose).
+
+--repeat 2 asks the old endpoint twice: how much it disagrees with itself is the noise floor that
+old-vs-new similarity is judged against (gate similarity>=noise-0.05).
+
+Gates: METRIC OP VALUE with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
+""" + "\n".join(f"  {name:<15} {text}" for name, text in METRICS.items())
+
+EPILOG = (
+    "exit codes: 0 every gate passes; 1 a gate fails, or the estimated cost exceeds --budget (nothing "
+    "sent); 2 usage or input error (bad gate, bad sample line, bad URL), nothing sent or written. "
+    "Keys are read from HOLYSHEEP_API_KEY, or from the variables named by --old-key-env/--new-key-env; "
+    "they are never written to the report."
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="replay a sample on the old and new endpoint and gate on the difference",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("sample", type=Path, metavar="SAMPLE.jsonl", help="requests, Batch API input format")
+    parser.add_argument("--old", required=True, metavar="URL", help="base URL of the endpoint you use now")
+    parser.add_argument("--new", required=True, metavar="URL", help="base URL of the endpoint to move to")
+    parser.add_argument(
+        "--old-model", metavar="M", help="send every request to the old endpoint with model M"
+    )
+    parser.add_argument(
+        "--new-model", metavar="M", help="send every request to the new endpoint with model M"
+    )
+    parser.add_argument("--old-key-env", metavar="VAR", help="read the old endpoint's key from $VAR")
+    parser.add_argument("--new-key-env", metavar="VAR", help="read the new endpoint's key from $VAR")
+    parser.add_argument("--repeat", default="1", metavar="K", help="ask the old endpoint K times (default 1)")
+    parser.add_argument(
+        "--gate", action="append", default=[], metavar="EXPR", help="e.g. p95_ratio<=1.3 (repeatable)"
+    )
+    parser.add_argument("--budget", metavar="USD", help="refuse to start if the worst-case cost exceeds it")
+    parser.add_argument(
+        "--concurrency", default="8", metavar="N", help="requests in flight per side (default 8)"
+    )
+    parser.add_argument("--rpm", metavar="N", help="requests per minute per side")
+    parser.add_argument(
+        "--cny-rate", default="1.0", metavar="R", help="CNY per USD of list price (default 1.0)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    parser.add_argument(
+        "-o", "--output", type=Path, metavar="REPORT", help="write REPORT.html (a page) or REPORT.json"
+    )
+    parser.set_defaults(func=run)
+
+
+class _Usage(Exception):
+    """A usage or input error: one line on stderr, exit 2."""
+
+
+def _number(text: str | None, option: str, *, minimum: float, integer: bool = False) -> Any:
+    if text is None:
+        return None
+    try:
+        value: float = int(text) if integer else float(text)
+    except ValueError:
+        raise _Usage(f"{option}: expected {'an integer' if integer else 'a number'}, got {text!r}") from None
+    if not value >= minimum or value == float("inf"):
+        raise _Usage(f"{option}: must be >= {minimum:g}, got {text}")
+    return value
+
+
+def _key(variable: str | None, option: str) -> str | None:
+    from .._config import key_from_variable
+
+    if variable is None:
+        return None  # the client's default: HOLYSHEEP_API_KEY
+    key = key_from_variable(variable)
+    if key is None:
+        raise _Usage(f"{option}: the variable {variable} is not set")
+    return key
+
+
+def _read_sample(path: Path) -> tuple[list[Any], set[str]]:
+    """The sample's requests and the ``custom_id``\\s asked as streams."""
+    from ..batch import InputLineError, parse_line
+
+    if not path.is_file():
+        raise _Usage(f"{path}: no such file")
+    requests: list[Any] = []
+    streams: set[str] = set()
+    seen: dict[str, int] = {}
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        raise _Usage(f"{path}: cannot read ({exc.strerror})") from None
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        stream = False
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise _Usage(f"{path}:{number}: not valid JSON ({exc})") from None
+        if isinstance(data, dict):
+            body = data.get("body") if "body" in data else data
+            if isinstance(body, dict) and "stream" in body:
+                stream = body.get("stream") is True
+                body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+                data = {**data, "body": body} if "body" in data else body
+        try:
+            request = parse_line(json.dumps(data), number)
+        except InputLineError as exc:
+            raise _Usage(f"{path}:{number}: {exc}") from None
+        if request.custom_id in seen:
+            raise _Usage(
+                f"{path}:{number}: field 'custom_id' {request.custom_id!r} repeats line {seen[request.custom_id]}"
+            )
+        seen[request.custom_id] = number
+        requests.append(request)
+        if stream:
+            streams.add(request.custom_id)
+    if not requests:
+        raise _Usage(f"{path}: the sample has no requests")
+    return requests, streams
+
+
+def _with_model(requests: list[Any], model: str | None) -> list[Any]:
+    from ..batch import BatchRequest
+
+    if model is None:
+        return requests
+    return [BatchRequest(r.custom_id, {**r.body, "model": model}, r.url) for r in requests]
+
+
+def _price(model: str, usage: Any) -> float | None:
+    from ..pricing import UnknownModelError, cost_from_usage
+
+    try:
+        return cost_from_usage(model, usage).cost_usd
+    except (UnknownModelError, ValueError):
+        return None
+
+
+def _worst_case(requests: list[Any]) -> float | None:
+    """The most the requests can cost (their max_tokens, or 512 assumed), or None if a model is unpriced."""
+    from ..pricing import UnknownModelError, estimate_request
+
+    total = 0.0
+    for request in requests:
+        try:
+            total += estimate_request(request.body).cost_usd
+        except (UnknownModelError, ValueError, TypeError):
+            return None
+    return total
+
+
+def _local_tokens(requests: list[Any]) -> dict[str, int | None]:
+    from ..tokens import count_request
+
+    out: dict[str, int | None] = {}
+    for request in requests:
+        try:
+            out[request.custom_id] = count_request(request.body).tokens
+        except (ValueError, TypeError, KeyError):
+            out[request.custom_id] = None
+    return out
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _check_args(args: argparse.Namespace) -> dict[str, Any]:
+    from .._config import check_transport_security
+    from .._exceptions import ConfigurationError
+    from ..compare import GateError, parse_gate
+
+    checked: dict[str, Any] = {}
+    try:
+        checked["gates"] = [parse_gate(text) for text in args.gate]
+    except GateError as exc:
+        raise _Usage(f"--gate: {exc}") from None
+    checked["repeat"] = _number(args.repeat, "--repeat", minimum=1, integer=True)
+    checked["budget"] = _number(args.budget, "--budget", minimum=0)
+    checked["concurrency"] = _number(args.concurrency, "--concurrency", minimum=1, integer=True)
+    checked["rpm"] = _number(args.rpm, "--rpm", minimum=1)
+    checked["cny_rate"] = _number(args.cny_rate, "--cny-rate", minimum=0)
+    for option, url in (("--old", args.old), ("--new", args.new)):
+        try:
+            check_transport_security(url, allow_insecure_http=False)
+        except ConfigurationError as exc:
+            raise _Usage(f"{option}: {exc}") from None
+    if any(g.relative_to_noise or g.metric == "noise" for g in checked["gates"]) and checked["repeat"] < 2:
+        raise _Usage("--gate: a gate on the noise floor needs --repeat 2 or more")
+    if args.output is not None:
+        if args.output.suffix.lower() not in (".html", ".json"):
+            raise _Usage(f"-o {args.output}: the report must end in .html or .json")
+        if not args.output.parent.is_dir() and str(args.output.parent):
+            raise _Usage(f"-o {args.output}: directory {args.output.parent} does not exist")
+    checked["old_key"] = _key(args.old_key_env, "--old-key-env")
+    checked["new_key"] = _key(args.new_key_env, "--new-key-env")
+    return checked
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"holyclient compare: {message}", file=sys.stderr)
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._exceptions import ConfigurationError
+
+    try:
+        checked = _check_args(args)
+        requests, streams = _read_sample(args.sample)
+    except _Usage as exc:
+        return _fail(str(exc))
+    old_requests = _with_model(requests, args.old_model)
+    new_requests = _with_model(requests, args.new_model)
+    repeat = checked["repeat"]
+    old_cost, new_cost = _worst_case(old_requests), _worst_case(new_requests)
+    budget = checked["budget"]
+    if old_cost is not None and new_cost is not None:
+        worst = old_cost * repeat + new_cost
+        print(
+            f"holyclient compare: {len(requests)} requests x {repeat + 1} passes; worst-case cost "
+            f"${worst:.4f} (CNY {worst * checked['cny_rate']:.4f})",
+            file=sys.stderr,
+        )
+        if budget is not None and worst > budget:
+            return _fail(
+                f"the worst-case cost ${worst:.4f} exceeds --budget ${budget:.4f}: nothing sent "
+                "(raise --budget, shorten the sample or set max_tokens)",
+                1,
+            )
+    elif budget is not None:
+        return _fail("--budget: a model of the sample has no price, so the budget cannot be kept")
+    try:
+        report = _compare(args, checked, requests, streams, old_requests, new_requests)
+    except ConfigurationError as exc:
+        return _fail(str(exc))
+    return _emit(args, report)
+
+
+def _compare(
+    args: argparse.Namespace,
+    checked: dict[str, Any],
+    requests: list[Any],
+    streams: set[str],
+    old_requests: list[Any],
+    new_requests: list[Any],
+) -> Any:
+    import anyio
+
+    from .._models import ChatCompletion
+    from ..compare._report import build_pairs, make_report
+    from ..compare._run import SideRun, TimedClient, run_side
+
+    options = {"concurrency": checked["concurrency"], "rpm": checked["rpm"], "max_retries": 2}
+    local_tokens = _local_tokens(old_requests)
+    # Build the response models' validators now: done lazily, the first answer's latency would include it.
+    ChatCompletion.model_validate(
+        {"id": "", "object": "chat.completion", "created": 0, "model": "", "choices": []}
+    )
+
+    async def main() -> tuple[SideRun, SideRun, list[SideRun]]:
+        old_client = TimedClient(
+            api_key=checked["old_key"], base_url=args.old, budget_usd=checked["budget"], max_retries=0
+        )
+        new_client = old_client.with_options(api_key=checked["new_key"], base_url=args.new)
+        try:
+            old = await run_side(old_client, old_requests, streams, **options)
+            new = await run_side(new_client, new_requests, streams, **options)
+            again = [
+                await run_side(old_client, old_requests, streams, **options)
+                for _ in range(checked["repeat"] - 1)
+            ]
+        finally:
+            await old_client.close()
+        return old, new, again
+
+    old, new, again = anyio.run(main)
+    pairs = build_pairs(requests, streams, local_tokens, old, new, again, _price)
+    return make_report(
+        old_url=args.old,
+        new_url=args.new,
+        old_model=args.old_model,
+        new_model=args.new_model,
+        repeat=checked["repeat"],
+        cny_rate=checked["cny_rate"],
+        pairs=pairs,
+        gates=checked["gates"],
+    )
+
+
+def _emit(args: argparse.Namespace, report: Any) -> int:
+    from ..compare._text import render_text
+
+    data = report.as_dict()
+    if args.output is not None:
+        if args.output.suffix.lower() == ".json":
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        else:
+            from ..compare._html import render_html
+
+            text = render_html(report)
+        _write_atomically(args.output, text)
+        print(f"holyclient compare: wrote {args.output}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        sys.stdout.write(render_text(report))
+    return 0 if report.passed else 1

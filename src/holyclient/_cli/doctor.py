@@ -1,0 +1,7 @@
+"""placeholder"""
+
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    subparsers.add_parser("doctor")

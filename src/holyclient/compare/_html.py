@@ -12,7 +12,7 @@ from ._report import Pair, Report
 
 OLD_COLOUR, NEW_COLOUR, NOISE_COLOUR = "#4c72b0", "#dd8452", "#55a868"
 _BINS = 20
-_W, _H = 560, 180
+_W, _H = 380, 160
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f6f7f9;color:#1d232b}
@@ -104,7 +104,7 @@ def _bars(items: Sequence[tuple[str, str, float | None]], unit: str) -> str:
     top = max(known, default=0.0) or 1.0
     rows = []
     for i, (label, colour, value) in enumerate(items):
-        w = 0.0 if value is None else 380 * value / top
+        w = 0.0 if value is None else 220 * value / top
         y = 10 + i * 34
         rows.append(
             f'<text x="0" y="{y + 16}">{escape(label)}</text><rect x="60" y="{y}" width="{w:.1f}" height="22" '

@@ -1,0 +1,176 @@
+"""``holyclient compare``: its pieces (similarity, gates, bootstrap, streams) and the proof against two
+local servers -- same model (only sampling noise) passes the gates, a different model fails them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from holyclient._cli import main
+from holyclient.compare import GateError, Output, evaluate, parse_gate, similarity
+from holyclient.compare._stats import bootstrap_ratio_ci, percentile
+from holyclient.compare._streams import assemble
+from holyclient.testing import LocalServer
+
+KEY = "sk-compare-secret-456"
+GATES = ("similarity>=noise-0.05", "error_rate<=0.01", "token_ratio<=1.05")
+
+
+# -- the pieces ----------------------------------------------------------------------------------
+def test_similarity_is_exact_normalised_structural_or_fuzzy():
+    assert similarity(Output("text", "Hello  World"), Output("text", "Hello  World")).method == "exact"
+    assert similarity(Output("text", "Hello  World"), Output("text", "hello world")).score == 1.0
+    same_json = similarity(Output("json", {"a": 1, "b": [1, 2]}), Output("json", {"b": [1, 2], "a": 1}))
+    assert (same_json.score, same_json.method) == (1.0, "json")
+    assert similarity(Output("json", {"a": 1, "b": 2}), Output("json", {"a": 1, "b": 3})).score == 0.5
+    fuzzy = similarity(Output("text", "the cat sat on the mat"), Output("text", "the cat sat on a mat"))
+    assert fuzzy.method == "fuzzy" and 0.8 < fuzzy.score < 1.0
+    assert similarity(Output("error", "HTTP 500"), Output("text", "x")).score == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "metric", "threshold"),
+    [("p95_ratio<=1.3", "p95_ratio", 1.3), ("similarity >= noise - 0.05", "similarity", 0.85)],
+)
+def test_gates_parse_numbers_and_the_noise_floor(text, metric, threshold):
+    gate = parse_gate(text)
+    assert gate.metric == metric and gate.threshold(0.9) == pytest.approx(threshold)
+
+
+@pytest.mark.parametrize(
+    "text", ["p95_ratio", "p95<=1", "similarity>=noise-", "noise>=noise", "cost_ratio<=x"]
+)
+def test_a_malformed_gate_is_refused(text):
+    with pytest.raises(GateError):
+        parse_gate(text)
+
+
+def test_a_gate_on_an_unmeasured_metric_fails_saying_why():
+    result = evaluate(parse_gate("ttft_p95_ratio<=1.2"), {"ttft_p95_ratio": None})
+    assert not result.passed and result.reason == "ttft_p95_ratio was not measured"
+
+
+def test_the_bootstrap_interval_brackets_the_observed_ratio():
+    pairs = [(0.1 + i / 1000, 0.2 + i / 500) for i in range(50)]
+    observed = percentile([n for _, n in pairs], 95) / percentile([o for o, _ in pairs], 95)
+    low, high = bootstrap_ratio_ci(pairs, 95)
+    assert low <= observed <= high
+
+
+def test_a_stream_is_assembled_into_one_completion():
+    events = [
+        b'{"id":"c","model":"m","created":1,"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}',
+        b'{"id":"c","model":"m","created":1,"choices":[{"index":0,"delta":{"content":"Hel"}}]}',
+        b'{"id":"c","model":"m","created":1,"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}',
+        b'{"id":"c","model":"m","created":1,"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}',
+        b"[DONE]",
+    ]
+    completion, error = assemble(events)
+    assert error is None
+    assert completion["choices"][0]["message"]["content"] == "Hello"
+    assert completion["usage"]["total_tokens"] == 4
+
+
+# -- the proof against local servers -------------------------------------------------------------
+def _sample(path: Path, n: int = 16) -> Path:
+    lines = []
+    for i in range(n):
+        body: dict = {
+            "model": "gpt-4o-mini",
+            "messages": [
+                {"role": "user", "content": f"Tell me about topic number {i} in a few words please"}
+            ],
+            "max_tokens": 40,
+        }
+        if i % 4 == 1:
+            body["response_format"] = {"type": "json_object"}
+        if i % 4 == 2:
+            body["stream"] = True
+        lines.append(
+            json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions", "body": body})
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _compare(
+    tmp_path: Path, old: LocalServer, new: LocalServer, capsys, *extra: str
+) -> tuple[int, dict, str]:
+    sample = _sample(tmp_path / "sample.jsonl")
+    capsys.readouterr()
+    argv = ["compare", str(sample), "--old", old.base_url, "--new", new.base_url, "--repeat", "2", "--json"]
+    for gate in GATES:
+        argv += ["--gate", gate]
+    code = main([*argv, *extra])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out else {}, err
+
+
+@pytest.fixture
+def old_server():
+    with LocalServer(noise=0.1, seed=1) as server:
+        yield server
+
+
+def test_compare_passes_when_the_new_endpoint_is_the_same_model(tmp_path, capsys, monkeypatch, old_server):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    with LocalServer(noise=0.1, seed=2) as new:
+        code, report, _ = _compare(tmp_path, old_server, new, capsys)
+    metrics = report["metrics"]
+    assert code == 0 and report["passed"], report["gates"]
+    # Outputs differ (sampling noise) but no more than the old endpoint differs from itself.
+    assert metrics["similarity"] < 1.0 and metrics["noise"] < 1.0
+    assert metrics["similarity"] >= metrics["noise"] - 0.05
+    assert metrics["old_prompt_tokens"] == metrics["new_prompt_tokens"]
+    streamed = [r for r in report["requests"] if r["stream"]]
+    assert streamed and all(r["old"]["ttft_s"] is not None for r in streamed)
+    json_rows = [r for r in report["requests"] if r["similarity_method"] == "json"]
+    assert json_rows and all(r["similarity"] == 1.0 for r in json_rows)
+
+
+def test_compare_fails_when_the_new_endpoint_is_a_different_model(tmp_path, capsys, monkeypatch, old_server):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    with LocalServer(noise=0.1, seed=2, persona="other") as new:
+        code, report, _ = _compare(tmp_path, old_server, new, capsys)
+    gates = {g["gate"]: g for g in report["gates"]}
+    assert code == 1 and not report["passed"]
+    # The noise floor explains the verdict: the old endpoint agrees with itself far more than with new.
+    assert gates["similarity>=noise-0.05"]["passed"] is False
+    assert report["metrics"]["noise"] - report["metrics"]["similarity"] > 0.2
+    assert gates["token_ratio<=1.05"]["passed"] is False
+    assert gates["error_rate<=0.01"]["passed"] is True
+
+
+def test_compare_writes_json_and_html_reports_without_the_keys(tmp_path, capsys, monkeypatch, old_server):
+    monkeypatch.setenv("OLD_KEY", "sk-old-secret-789")
+    monkeypatch.setenv("NEW_KEY", "sk-new-secret-012")
+    with LocalServer(noise=0.1, seed=2, api_key="sk-new-secret-012") as new:
+        for name in ("report.json", "report.html"):
+            code, _, err = _compare(
+                tmp_path,
+                old_server,
+                new,
+                capsys,
+                "--old-key-env",
+                "OLD_KEY",
+                "--new-key-env",
+                "NEW_KEY",
+                "-o",
+                str(tmp_path / name),
+            )
+            assert code == 0, err
+    written = (tmp_path / "report.json").read_text() + (tmp_path / "report.html").read_text()
+    assert "sk-old-secret" not in written and "sk-new-secret" not in written
+    assert json.loads((tmp_path / "report.json").read_text())["passed"] is True
+    assert all("sk-old-secret" not in r.headers.get("authorization", "") for r in new.requests)
+
+
+def test_compare_refuses_to_start_above_the_budget(tmp_path, capsys, monkeypatch, old_server):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    with LocalServer() as new:
+        code, report, err = _compare(tmp_path, old_server, new, capsys, "--budget", "0.0000001")
+        sent = new.stats["requests"] + old_server.stats["requests"]
+    assert code == 1 and report == {} and sent == 0
+    assert "exceeds --budget" in err

@@ -88,10 +88,14 @@ def _number(text: str | None, option: str, *, minimum: float, integer: bool = Fa
 
 
 def _key(variable: str | None, option: str) -> str | None:
-    from .._config import key_from_variable
+    from .._config import key_from_variable, resolve_api_key
+    from .._exceptions import ConfigurationError
 
     if variable is None:
-        return None  # the client's default: HOLYSHEEP_API_KEY
+        try:
+            return resolve_api_key(None)  # checked now: a missing key is a usage error, before anything runs
+        except ConfigurationError as exc:
+            raise _Usage(f"{option}: not given, and {exc}") from None
     key = key_from_variable(variable)
     if key is None:
         raise _Usage(f"{option}: the variable {variable} is not set")

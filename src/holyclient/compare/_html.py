@@ -80,8 +80,10 @@ def _histogram(
             f'<line x1="{x:.1f}" y1="8" x2="{x:.1f}" y2="{bottom}" stroke="{NOISE_COLOUR}" '
             'stroke-width="2" stroke-dasharray="5,3"/>'
         )
+        label_x, anchor = (x - 4, "end") if x > left + plot_w * 0.6 else (x + 4, "start")
         parts.append(
-            f'<text x="{x + 4:.1f}" y="18" style="fill:{NOISE_COLOUR}">noise floor {marker:.2f}</text>'
+            f'<text x="{label_x:.1f}" y="18" text-anchor="{anchor}" style="fill:{NOISE_COLOUR}">'
+            f"noise floor {marker:.2f}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -111,3 +111,13 @@ def test_doctor_with_yes_probes_an_unpriced_model(capsys):
     with LocalServer(api_key=KEY, models=["my-unpriced-model"]) as server:
         code, report, _ = _doctor(server, capsys, "--model", "my-unpriced-model", "--yes")
     assert code == 0 and report["model"] == "my-unpriced-model"
+
+
+def test_doctor_against_an_endpoint_that_is_down_reports_no_response(capsys):
+    with LocalServer() as server:
+        url = server.base_url
+    capsys.readouterr()
+    code = main(["doctor", "--base-url", url, "--api-key", KEY, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert _rows(report)["chat"]["evidence"].startswith("no response: APIConnectionError")

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -298,12 +299,23 @@ def _compare(
             api_key=checked["old_key"], base_url=args.old, budget_usd=checked["budget"], max_retries=0
         )
         new_client = old_client.with_options(api_key=checked["new_key"], base_url=args.new)
+
+        async def side(label: str, client: TimedClient, requests: list[Any]) -> SideRun:
+            started = time.monotonic()
+            done = await run_side(client, requests, streams, **options)
+            ok = sum(1 for result in done.results.values() if result.ok)
+            print(
+                f"holyclient compare: {label}: {ok}/{len(requests)} ok in {time.monotonic() - started:.1f}s",
+                file=sys.stderr,
+            )
+            return done
+
         try:
-            old = await run_side(old_client, old_requests, streams, **options)
-            new = await run_side(new_client, new_requests, streams, **options)
+            old = await side("old", old_client, old_requests)
+            new = await side("new", new_client, new_requests)
             again = [
-                await run_side(old_client, old_requests, streams, **options)
-                for _ in range(checked["repeat"] - 1)
+                await side(f"old again ({i + 2}/{checked['repeat']})", old_client, old_requests)
+                for i in range(checked["repeat"] - 1)
             ]
         finally:
             await old_client.close()

@@ -172,3 +172,39 @@ def test_compare_refuses_to_start_above_the_budget(tmp_path, capsys, monkeypatch
         sent = new.stats["requests"] + old_server.stats["requests"]
     assert code == 1 and report == {} and sent == 0
     assert "exceeds --budget" in err
+
+
+def test_a_cheaper_new_model_passes_the_cost_gate_and_a_dearer_one_fails_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=4)
+    verdicts = {}
+    with LocalServer() as server:
+        for new_model in ("gpt-4.1-nano", "gpt-4.1"):
+            capsys.readouterr()
+            code = main(
+                ["compare", str(sample), "--old", server.base_url, "--new", server.base_url,
+                 "--old-model", "gpt-4.1-mini", "--new-model", new_model, "--gate", "cost_ratio<=0.5", "--json"]
+            )  # fmt: skip
+            report = json.loads(capsys.readouterr().out)
+            verdicts[new_model] = (code, report["metrics"]["cost_ratio"])
+        models = {r.body["model"] for r in server.requests if r.body}
+    assert verdicts["gpt-4.1-nano"][0] == 0 and verdicts["gpt-4.1-nano"][1] < 0.5
+    assert verdicts["gpt-4.1"][0] == 1 and verdicts["gpt-4.1"][1] > 1
+    assert models == {"gpt-4.1-mini", "gpt-4.1-nano", "gpt-4.1"}
+
+
+def test_a_much_slower_new_endpoint_fails_the_latency_gate(tmp_path, capsys, monkeypatch, old_server):
+    # Not a speed assertion: the new side waits 300 ms before every answer, the old side not at all, so
+    # the p95 ratio is far above 1.3 however loaded the machine is.
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=6)
+    with LocalServer(latency=0.3) as new:
+        capsys.readouterr()
+        code = main(
+            ["compare", str(sample), "--old", old_server.base_url, "--new", new.base_url,
+             "--gate", "p95_ratio<=1.3", "--gate", "ttft_p95_ratio<=1.3", "--json"]
+        )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert [g["passed"] for g in report["gates"]] == [False, False]
+    assert report["metrics"]["p95_ratio_ci_low"] > 1.3

@@ -18,7 +18,8 @@ Replay SAMPLE.jsonl (the Batch API input format, as for `holyclient batch`; "str
 allowed and measures time to first token) against --old and --new, and report per request and in
 aggregate: status and errors, latency p50/p95 (with a bootstrap 95% interval for the new/old
 ratio), prompt tokens on each side against a local count, cost (USD and CNY) and how alike the
-answers are (exact, JSON structure, or a fuzzy ratio for prose).
+answers are (exact, JSON structure, or a fuzzy ratio for prose). Old and new are replayed at the same
+time, so load on this machine or the network weighs on both alike.
 
 --repeat 2 asks the old endpoint twice: how much it disagrees with itself is the noise floor that
 old-vs-new similarity is judged against (gate similarity>=noise-0.05).
@@ -310,9 +311,18 @@ def _compare(
             )
             return done
 
+        runs: dict[str, SideRun] = {}
+
+        async def into(label: str, client: TimedClient, requests: list[Any]) -> None:
+            runs[label] = await side(label, client, requests)
+
         try:
-            old = await side("old", old_client, old_requests)
-            new = await side("new", new_client, new_requests)
+            # Old and new run at the same time, so that whatever slows this machine or the network
+            # (other processes, first-use costs, a busy minute) weighs on both sides alike.
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(into, "old", old_client, old_requests)
+                tg.start_soon(into, "new", new_client, new_requests)
+            old, new = runs["old"], runs["new"]
             again = [
                 await side(f"old again ({i + 2}/{checked['repeat']})", old_client, old_requests)
                 for i in range(checked["repeat"] - 1)

@@ -208,3 +208,20 @@ def test_a_much_slower_new_endpoint_fails_the_latency_gate(tmp_path, capsys, mon
     assert code == 1
     assert [g["passed"] for g in report["gates"]] == [False, False]
     assert report["metrics"]["p95_ratio_ci_low"] > 1.3
+
+
+def test_old_and_new_are_replayed_at_the_same_time(tmp_path, capsys, monkeypatch):
+    # Run one after the other, the first side paid for every first-use cost and a busy minute fell on one
+    # side only: the same server measured 3x slower as "old" than as "new".
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=8)
+    with LocalServer(latency=0.05) as server:
+        code = main(
+            ["compare", str(sample), "--old", server.base_url, "--new", server.base_url,
+             "--old-model", "gpt-4.1-mini", "--new-model", "gpt-4.1-nano", "--concurrency", "2", "--json"]
+        )  # fmt: skip
+        arrivals = [(r.time, r.body["model"]) for r in server.requests if r.body]
+    assert code == 0, capsys.readouterr().err
+    old = [t for t, model in arrivals if model == "gpt-4.1-mini"]
+    new = [t for t, model in arrivals if model == "gpt-4.1-nano"]
+    assert min(new) < max(old) and min(old) < max(new)

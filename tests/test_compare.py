@@ -225,3 +225,13 @@ def test_old_and_new_are_replayed_at_the_same_time(tmp_path, capsys, monkeypatch
     old = [t for t, model in arrivals if model == "gpt-4.1-mini"]
     new = [t for t, model in arrivals if model == "gpt-4.1-nano"]
     assert min(new) < max(old) and min(old) < max(new)
+
+
+def test_credentials_in_a_base_url_are_not_written_into_the_report():
+    from holyclient.compare._report import safe_url
+
+    assert (
+        safe_url("https://user:s3cret@api.example.com:8443/v1?api-key=s3cret")
+        == "https://api.example.com:8443/v1"
+    )
+    assert safe_url("http://[::1]:8080/v1") == "http://[::1]:8080/v1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from ..batch import BatchRequest, BatchResult
 from ._gates import Gate, GateResult, evaluate
@@ -228,6 +229,17 @@ class Report:
         }
 
 
+def safe_url(url: str) -> str:
+    """``url`` without user info or query string: either may carry a credential (``https://k@host``,
+    ``?api-key=...``), and a report is shared."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
 def make_report(
     *,
     old_url: str,
@@ -241,4 +253,6 @@ def make_report(
 ) -> Report:
     metrics = metrics_of(pairs)
     results = [evaluate(gate, metrics) for gate in gates]
-    return Report(old_url, new_url, old_model, new_model, repeat, cny_rate, pairs, metrics, results)
+    return Report(
+        safe_url(old_url), safe_url(new_url), old_model, new_model, repeat, cny_rate, pairs, metrics, results
+    )

@@ -152,11 +152,13 @@ def run(args: argparse.Namespace) -> int:
         client = Client(api_key=args.api_key, base_url=args.base_url, max_retries=0, timeout=30)
     except ConfigurationError as exc:
         return _fail(str(exc))
+    from ..compare._report import safe_url
+
     with client:
         cost = estimated_cost(plan)
         shown = "unknown (a model has no price)" if cost is None else f"${cost:.5f}"
         print(
-            f"holyclient doctor: {len(plan)} probes to {client.base_url}, estimated cost at most {shown}",
+            f"holyclient doctor: {len(plan)} probes to {safe_url(client.base_url)}, estimated cost at most {shown}",
             file=sys.stderr,
         )
         if (cost is None or cost > COST_THRESHOLD_USD) and not args.yes:
@@ -165,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             )
         seen = {probe.feature: observe(client, probe) for probe in plan}
         rows = [probe.row(seen[probe.feature]) for probe in plan] + derived_rows(seen)
-        base_url = client.base_url
+        base_url = safe_url(client.base_url)
     ok = all(row.verdict == SUPPORTED for row in rows if row.required)
     if args.json:
         print(

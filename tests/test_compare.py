@@ -235,3 +235,30 @@ def test_credentials_in_a_base_url_are_not_written_into_the_report():
         == "https://api.example.com:8443/v1"
     )
     assert safe_url("http://[::1]:8080/v1") == "http://[::1]:8080/v1"
+
+
+def test_a_stream_cut_part_way_is_retried_not_a_crash(tmp_path, capsys, monkeypatch):
+    from holyclient.testing import Fault
+
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    line = {"custom_id": "s", "body": {"model": "gpt-4o-mini", "stream": True, "max_tokens": 20,
+            "messages": [{"role": "user", "content": "a fairly long question to stream back in pieces"}]}}  # fmt: skip
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text(json.dumps(line) + "\n")
+    cuts: list[str] = []
+
+    def cut_the_first_stream(record):
+        if isinstance(record.body, dict) and record.body.get("stream") and not cuts:
+            cuts.append(record.id)
+            return Fault.stream_cut(after_chunks=2)
+        return None
+
+    with LocalServer() as old, LocalServer(hook=cut_the_first_stream) as new:
+        capsys.readouterr()
+        code = main(["compare", str(sample), "--old", old.base_url, "--new", new.base_url, "--json"])
+        out, err = capsys.readouterr()
+        faults = new.stats["by_fault"]
+    assert code == 0, err
+    assert faults == {"stream_cut": 1}
+    report = json.loads(out)["requests"][0]
+    assert report["new"]["error"] is None and report["similarity"] == 1.0

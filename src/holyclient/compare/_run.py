@@ -18,6 +18,7 @@ from typing import Any
 
 from .._base import RequestOptions, SSEDecoder
 from .._client import AsyncClient
+from .._transport import translate_error
 from ..batch import BatchRequest, BatchResult, BatchRunner
 from ._streams import assemble, chunk_has_output
 
@@ -72,6 +73,7 @@ class TimedClient(AsyncClient):
             self.timings[key] = Timing(time.perf_counter() - started)
             return request, response
         decoder, events, ttft = SSEDecoder(), [], None
+        failure: BaseException | None = None
         try:
             async for chunk in response.aiter_bytes():
                 new = decoder.feed(chunk)
@@ -79,8 +81,16 @@ class TimedClient(AsyncClient):
                     ttft = time.perf_counter() - started
                 events.extend(new)
             events.extend(decoder.flush())
+        except BaseException as exc:  # a stream cut part-way: a connection error the runner retries
+            failure = translate_error(exc, request)
+            if failure is exc:
+                raise
         finally:
             await response.aclose()
+        if (
+            failure is not None
+        ):  # raised outside ``except``: the HTTP library's error (and key) is not chained
+            raise failure
         self.timings[key] = Timing(time.perf_counter() - started, ttft)
         completion, error = assemble(events)
         if error is not None:

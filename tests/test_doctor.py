@@ -121,3 +121,20 @@ def test_doctor_against_an_endpoint_that_is_down_reports_no_response(capsys):
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert _rows(report)["chat"]["evidence"].startswith("no response: APIConnectionError")
+
+
+def test_doctor_reports_streams_cut_part_way_as_unsupported(capsys):
+    from holyclient.testing import Fault
+
+    def cut_streams(record):
+        return (
+            Fault.stream_cut(after_chunks=2)
+            if isinstance(record.body, dict) and record.body.get("stream")
+            else None
+        )
+
+    with LocalServer(api_key=KEY, hook=cut_streams) as server:
+        code, report, _ = _doctor(server, capsys)
+    row = _rows(report)["streaming"]
+    assert code == 1
+    assert row["verdict"] == "not supported" and row["evidence"].startswith("HTTP 200, then stream failed")

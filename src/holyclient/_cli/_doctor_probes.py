@@ -47,6 +47,8 @@ class Observation:
         """Evidence for a request that did not succeed."""
         if self.status is None:
             return f"no response: {self.error}"
+        if self.error is not None:
+            return f"HTTP {self.status}, then {self.error}"
         message = ""
         if isinstance(self.body, Mapping) and isinstance(self.body.get("error"), Mapping):
             message = str(self.body["error"].get("message") or "")[:120]

@@ -126,8 +126,13 @@ def observe(client: Any, probe: Probe) -> Observation:
             response.close()
         seen.latency = time.perf_counter() - started
         return seen
-    content = response.read()
-    response.close()
+    try:
+        content = response.read()  # already read unless this was a stream probe answered with an error
+    except Exception as exc:
+        seen.error = f"body cut off: {type(exc).__name__}"
+        content = b""
+    finally:
+        response.close()
     seen.latency = time.perf_counter() - started
     try:
         seen.body = json.loads(content)

@@ -8,7 +8,8 @@ import sys
 import time
 from typing import Any
 
-from ._doctor_probes import BAD_KEY, INFO, SUPPORTED, Observation, Probe, Row, derived_rows, probes
+from ._doctor_judges import INFO, SUPPORTED, Observation, Row, derived_rows
+from ._doctor_probes import BAD_KEY, Probe, probes
 
 DESCRIPTION = """\
 Send a handful of tiny, max_tokens-capped requests to one endpoint and print a compatibility table:

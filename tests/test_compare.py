@@ -262,3 +262,54 @@ def test_a_stream_cut_part_way_is_retried_not_a_crash(tmp_path, capsys, monkeypa
     assert faults == {"stream_cut": 1}
     report = json.loads(out)["requests"][0]
     assert report["new"]["error"] is None and report["similarity"] == 1.0
+
+
+def test_a_rerun_with_state_sends_only_what_the_interrupted_run_did_not_receive(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=6)
+    state = tmp_path / "state.jsonl"
+
+    def chats(server: LocalServer) -> int:
+        return sum(1 for r in server.requests if r.path.endswith("/chat/completions"))
+
+    with LocalServer(noise=0.1, seed=1) as old, LocalServer(noise=0.1, seed=2) as new:
+        argv = ["compare", str(sample), "--old", old.base_url, "--new", new.base_url, "--repeat", "2",
+                "--state", str(state), "--gate", "similarity>=noise-0.05", "--json"]  # fmt: skip
+        assert main(argv) == 0
+        first = json.loads(capsys.readouterr().out)
+        assert (chats(old), chats(new)) == (12, 6)
+        # As if killed part-way: only the first 7 answers (and half a line) reached the state file.
+        lines = state.read_text().splitlines(keepends=True)
+        assert len(lines) == 18
+        state.write_text("".join(lines[:7]) + lines[7][:20])
+        old.reset()
+        new.reset()
+        assert main(argv) == 0
+        second = json.loads(capsys.readouterr().out)
+        assert chats(old) + chats(new) == 18 - 7
+        old.reset()
+        new.reset()
+        assert main(argv) == 0  # everything is in the state now: nothing is sent at all
+        third = json.loads(capsys.readouterr().out)
+        assert old.stats["requests"] + new.stats["requests"] == 0
+    # The third report is built from the state alone: the same answers as the second one saw.
+    assert [r["new"]["output"] for r in third["requests"]] == [r["new"]["output"] for r in second["requests"]]
+    assert third["metrics"]["similarity"] == second["metrics"]["similarity"]
+    assert first["passed"] and second["passed"] and third["passed"]
+    assert KEY not in state.read_text()
+
+
+def test_a_changed_request_is_sent_again_despite_the_state(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=3)
+    state = tmp_path / "state.jsonl"
+    with LocalServer() as old, LocalServer() as new:
+        argv = ["compare", str(sample), "--old", old.base_url, "--new", new.base_url, "--state", str(state)]
+        assert main(argv) == 0
+        sample.write_text(sample.read_text().replace("topic number 0", "topic number zero"))
+        new.reset()
+        assert main(argv) == 0
+        sent = [r.body["messages"][0]["content"] for r in new.requests if r.body]
+    assert sent == ["Tell me about topic number zero in a few words please"]

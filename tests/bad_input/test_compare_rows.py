@@ -88,6 +88,30 @@ ROWS = [
     ),
     _row("no-key", (), C + "--old-key-env: not given, and No API key", env={"HOLYSHEEP_API_KEY": None}),
     _row(
+        "state-not-json",
+        ("--state", "st.jsonl"),
+        C + r"st.jsonl:1: not valid JSON",
+        files={**SAMPLE, "st.jsonl": "{oops\n"},
+    ),
+    _row(
+        "state-wrong-shape",
+        ("--state", "st.jsonl"),
+        C + r"st.jsonl:1: field 'pass' is missing or wrong",
+        files={**SAMPLE, "st.jsonl": "{}\n"},
+    ),
+    _row("state-no-directory", ("--state", "nodir/st.jsonl"), C + "--state nodir/st.jsonl: directory nodir"),
+    _row(
+        "state-a-directory",
+        ("--state", "adir"),
+        C + "--state adir: not a file",
+        files={**SAMPLE, "adir/x": ""},
+    ),
+    _row(
+        "state-is-the-report",
+        ("--state", "r.json", "-o", "r.json"),
+        C + "--state r.json: the same file as -o",
+    ),
+    _row(
         "over-budget",
         ("--budget", "0"),
         C + r"1 requests x 2 passes; worst-case cost",

@@ -66,6 +66,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--cny-rate", default="1.0", metavar="R", help="CNY per USD of list price (default 1.0)"
     )
+    parser.add_argument(
+        "--state",
+        type=Path,
+        metavar="FILE",
+        help="keep each answer in FILE as it arrives; a rerun after a crash sends only what is missing",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument(
         "-o", "--output", type=Path, metavar="REPORT", help="write REPORT.html (a page) or REPORT.json"
@@ -229,6 +235,13 @@ def _check_args(args: argparse.Namespace) -> dict[str, Any]:
             raise _Usage(f"-o {args.output}: the report must end in .html or .json")
         if not args.output.parent.is_dir() and str(args.output.parent):
             raise _Usage(f"-o {args.output}: directory {args.output.parent} does not exist")
+    if args.state is not None:
+        if not args.state.parent.is_dir() and str(args.state.parent):
+            raise _Usage(f"--state {args.state}: directory {args.state.parent} does not exist")
+        if args.state.exists() and not args.state.is_file():
+            raise _Usage(f"--state {args.state}: not a file")
+        if args.output is not None and args.output.resolve() == args.state.resolve():
+            raise _Usage(f"--state {args.state}: the same file as -o")
     checked["old_key"] = _key(args.old_key_env, "--old-key-env")
     checked["new_key"] = _key(args.new_key_env, "--new-key-env")
     return checked
@@ -250,13 +263,25 @@ def run(args: argparse.Namespace) -> int:
     old_requests = _with_model(requests, args.old_model)
     new_requests = _with_model(requests, args.new_model)
     repeat = checked["repeat"]
-    old_cost, new_cost = _worst_case(old_requests), _worst_case(new_requests)
+    passes = _passes(old_requests, new_requests, repeat)
+    try:
+        done = _load_state(args.state, passes)
+    except _Usage as exc:
+        return _fail(str(exc))
+    remaining = [
+        r
+        for name, reqs in passes.items()
+        for r in reqs
+        if name not in done or r.custom_id not in done[name].results
+    ]
+    worst = _worst_case(remaining)
     budget = checked["budget"]
-    if old_cost is not None and new_cost is not None:
-        worst = old_cost * repeat + new_cost
+    if worst is not None:
+        resumed = sum(len(run.results) for run in done.values())
         print(
-            f"holyclient compare: {len(requests)} requests x {repeat + 1} passes; worst-case cost "
-            f"${worst:.4f} (CNY {worst * checked['cny_rate']:.4f})",
+            f"holyclient compare: {len(requests)} requests x {repeat + 1} passes"
+            + (f" ({resumed} answers kept from {args.state})" if resumed else "")
+            + f"; worst-case cost ${worst:.4f} (CNY {worst * checked['cny_rate']:.4f})",
             file=sys.stderr,
         )
         if budget is not None and worst > budget:
@@ -268,10 +293,33 @@ def run(args: argparse.Namespace) -> int:
     elif budget is not None:
         return _fail("--budget: a model of the sample has no price, so the budget cannot be kept")
     try:
-        report = _compare(args, checked, requests, streams, old_requests, new_requests)
+        report = _compare(args, checked, requests, streams, passes, done)
     except ConfigurationError as exc:
         return _fail(str(exc))
     return _emit(args, report)
+
+
+def _passes(old_requests: list[Any], new_requests: list[Any], repeat: int) -> dict[str, list[Any]]:
+    """The passes over the sample, by name: ``old``, ``new``, then ``old#2`` ... for ``--repeat``."""
+    passes = {"old": old_requests, "new": new_requests}
+    passes.update({f"old#{i}": old_requests for i in range(2, repeat + 1)})
+    return passes
+
+
+def _load_state(path: Path | None, passes: dict[str, list[Any]]) -> dict[str, Any]:
+    from ..compare._run import fingerprint
+    from ..compare._state import StateError, load_state
+
+    if path is None:
+        return {}
+    prints = {name: {r.custom_id: fingerprint(r.body) for r in reqs} for name, reqs in passes.items()}
+    try:
+        runs = load_state(path, prints)
+    except StateError as exc:
+        raise _Usage(str(exc)) from None
+    except OSError as exc:
+        raise _Usage(f"--state {path}: cannot read ({exc.strerror})") from None
+    return {name: run for name, run in runs.items()}
 
 
 def _compare(
@@ -279,17 +327,19 @@ def _compare(
     checked: dict[str, Any],
     requests: list[Any],
     streams: set[str],
-    old_requests: list[Any],
-    new_requests: list[Any],
+    passes: dict[str, list[Any]],
+    done: dict[str, Any],
 ) -> Any:
     import anyio
 
     from .._models import ChatCompletion
     from ..compare._report import build_pairs, make_report
     from ..compare._run import SideRun, TimedClient, run_side
+    from ..compare._state import StateWriter
 
     options = {"concurrency": checked["concurrency"], "rpm": checked["rpm"], "max_retries": 2}
-    local_tokens = _local_tokens(old_requests)
+    local_tokens = _local_tokens(passes["old"])
+    writer = StateWriter(args.state) if args.state is not None else None
     # Build the response models' validators now: done lazily, the first answer's latency would include it.
     ChatCompletion.model_validate(
         {"id": "", "object": "chat.completion", "created": 0, "model": "", "choices": []}
@@ -301,34 +351,38 @@ def _compare(
         )
         new_client = old_client.with_options(api_key=checked["new_key"], base_url=args.new)
 
-        async def side(label: str, client: TimedClient, requests: list[Any]) -> SideRun:
+        async def side(label: str, client: TimedClient, name: str) -> SideRun:
             started = time.monotonic()
-            done = await run_side(client, requests, streams, **options)
-            ok = sum(1 for result in done.results.values() if result.ok)
+            requests = passes[name]
+            record = writer.recorder(name) if writer is not None else None
+            result = await run_side(client, requests, streams, done=done.get(name), record=record, **options)
+            ok = sum(1 for item in result.results.values() if item.ok)
             print(
                 f"holyclient compare: {label}: {ok}/{len(requests)} ok in {time.monotonic() - started:.1f}s",
                 file=sys.stderr,
             )
-            return done
+            return result
 
         runs: dict[str, SideRun] = {}
 
-        async def into(label: str, client: TimedClient, requests: list[Any]) -> None:
-            runs[label] = await side(label, client, requests)
+        async def into(label: str, client: TimedClient, name: str) -> None:
+            runs[label] = await side(label, client, name)
 
         try:
             # Old and new run at the same time, so that whatever slows this machine or the network
             # (other processes, first-use costs, a busy minute) weighs on both sides alike.
             async with anyio.create_task_group() as tg:
-                tg.start_soon(into, "old", old_client, old_requests)
-                tg.start_soon(into, "new", new_client, new_requests)
+                tg.start_soon(into, "old", old_client, "old")
+                tg.start_soon(into, "new", new_client, "new")
             old, new = runs["old"], runs["new"]
             again = [
-                await side(f"old again ({i + 2}/{checked['repeat']})", old_client, old_requests)
-                for i in range(checked["repeat"] - 1)
+                await side(f"old again ({i}/{checked['repeat']})", old_client, f"old#{i}")
+                for i in range(2, checked["repeat"] + 1)
             ]
         finally:
             await old_client.close()
+            if writer is not None:
+                writer.close()
         return old, new, again
 
     old, new, again = anyio.run(main)

@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +123,9 @@ class SideRun:
     timings: dict[str, Timing] = field(default_factory=dict)
 
 
+Recorder = Callable[[BatchResult, "Timing | None", str], None]
+
+
 async def run_side(
     client: TimedClient,
     requests: Sequence[BatchRequest],
@@ -131,20 +134,32 @@ async def run_side(
     concurrency: int,
     rpm: float | None,
     max_retries: int,
+    done: SideRun | None = None,
+    record: Recorder | None = None,
 ) -> SideRun:
-    """Send ``requests`` (``custom_id``\\s in ``streams`` as streams) and collect what came back."""
-    keys = {request.custom_id: fingerprint(request.body) for request in requests}
+    """Send ``requests`` (``custom_id``\\s in ``streams`` as streams) and collect what came back.
+
+    Args:
+        done: results of an earlier, interrupted run of this pass: those requests are not sent again.
+        record: called with each new result, its timing and its body's fingerprint, as it arrives
+            (the resume state is written from here).
+    """
+    run = SideRun(dict(done.results), dict(done.timings)) if done else SideRun()
+    todo = [request for request in requests if request.custom_id not in run.results]
+    keys = {request.custom_id: fingerprint(request.body) for request in todo}
     client.timings = {}
-    client.stream_keys = frozenset(keys[cid] for cid in streams)
-    run = SideRun()
+    client.stream_keys = frozenset(keys[cid] for cid in streams if cid in keys)
 
     def keep(result: BatchResult) -> None:
         run.results[result.custom_id] = result
+        timing = client.timings.get(keys[result.custom_id])
+        if timing is not None:
+            run.timings[result.custom_id] = timing
+        if record is not None:
+            record(result, timing, keys[result.custom_id])
 
-    await _warm_up(client)
-    runner = BatchRunner(client, concurrency=concurrency, rpm=rpm, max_retries=max_retries)
-    await runner.run(list(requests), keep)
-    for custom_id, key in keys.items():
-        if key in client.timings and run.results.get(custom_id) is not None:
-            run.timings[custom_id] = client.timings[key]
+    if todo:
+        await _warm_up(client)
+        runner = BatchRunner(client, concurrency=concurrency, rpm=rpm, max_retries=max_retries)
+        await runner.run(todo, keep)
     return run

@@ -313,3 +313,26 @@ def test_a_changed_request_is_sent_again_despite_the_state(tmp_path, capsys, mon
         assert main(argv) == 0
         sent = [r.body["messages"][0]["content"] for r in new.requests if r.body]
     assert sent == ["Tell me about topic number zero in a few words please"]
+
+
+def test_requests_that_fail_on_the_new_side_are_listed_and_counted(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=4)
+    with LocalServer() as old, LocalServer(disabled_features={"json_object"}) as new:
+        capsys.readouterr()
+        code = main(
+            [
+                "compare",
+                str(sample),
+                "--old",
+                old.base_url,
+                "--new",
+                new.base_url,
+                "--gate",
+                "error_rate<=0.01",
+            ]
+        )
+        out = capsys.readouterr().out
+    assert code == 1
+    assert "errors: 1\n  r1 (new): HTTP 400: Unsupported parameter: 'response_format'" in out
+    assert "FAIL error_rate<=0.01: error_rate = 0.25 fails <= 0.01" in out

@@ -223,6 +223,13 @@ class Report:
             "repeat": self.repeat,
             "cny_rate": self.cny_rate,
             "metrics": self.metrics,
+            "cost_cny": {
+                side: None if usd is None else usd * self.cny_rate
+                for side, usd in (
+                    ("old", self.metrics["old_cost_usd"]),
+                    ("new", self.metrics["new_cost_usd"]),
+                )
+            },
             "gates": [g.as_dict() for g in self.gates],
             "passed": self.passed,
             "requests": [p.as_dict(self.cny_rate) for p in self.pairs],

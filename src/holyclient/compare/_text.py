@@ -45,6 +45,16 @@ def render_text(report: Report) -> str:
         f"similarity      {_num(m['similarity'])} old vs new; noise floor "
         + (f"{_num(noise)} old vs old" if noise is not None else "not measured (use --repeat 2)")
     )
+    failed = [
+        (p.custom_id, side, r.error)
+        for p in report.pairs
+        for side, r in (("old", p.old), ("new", p.new))
+        if r.error
+    ]
+    if failed:
+        lines.append(f"errors: {len(failed)}")
+        for custom_id, side, error in failed[:SHOWN_DIFFERENCES]:
+            lines.append(f"  {custom_id} ({side}): {error}")
     differing = sorted(
         (p for p in report.pairs if p.similarity.score < 1.0), key=lambda p: p.similarity.score
     )

@@ -336,3 +336,16 @@ def test_requests_that_fail_on_the_new_side_are_listed_and_counted(tmp_path, cap
     assert code == 1
     assert "errors: 1\n  r1 (new): HTTP 400: Unsupported parameter: 'response_format'" in out
     assert "FAIL error_rate<=0.01: error_rate = 0.25 fails <= 0.01" in out
+
+
+def test_a_long_comparison_prints_plain_progress_lines(tmp_path, capsys, monkeypatch):
+    from holyclient._cli import compare as compare_cli
+
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    monkeypatch.setattr(compare_cli, "PROGRESS_SECONDS", 0.05)
+    sample = _sample(tmp_path / "sample.jsonl", n=4)
+    with LocalServer() as old, LocalServer(latency=0.3) as new:
+        capsys.readouterr()
+        assert main(["compare", str(sample), "--old", old.base_url, "--new", new.base_url, "--json"]) == 0
+        err = capsys.readouterr().err
+    assert "holyclient compare: answers so far: " in err and "\r" not in err

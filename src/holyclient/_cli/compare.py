@@ -27,6 +27,9 @@ old-vs-new similarity is judged against (gate similarity>=noise-0.05).
 Gates: METRIC OP VALUE with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
 """ + "\n".join(f"  {name:<15} {text}" for name, text in METRICS.items())
 
+#: Seconds between progress lines on stderr.
+PROGRESS_SECONDS = 5.0
+
 EPILOG = (
     "exit codes: 0 every gate passes; 1 a gate fails, or the estimated cost exceeds --budget (nothing "
     "sent); 2 usage or input error (bad gate, bad sample line, bad URL), nothing sent or written. "
@@ -351,11 +354,31 @@ def _compare(
         )
         new_client = old_client.with_options(api_key=checked["new_key"], base_url=args.new)
 
+        received: dict[str, int] = {}
+
+        def recorder(name: str) -> Any:
+            keep = writer.recorder(name) if writer is not None else None
+
+            def record(result: Any, timing: Any, key: str) -> None:
+                received[name] = received.get(name, 0) + 1
+                if keep is not None:
+                    keep(result, timing, key)
+
+            return record
+
+        async def progress() -> None:
+            """A plain line every few seconds (never a carriage return: stderr may be a CI log)."""
+            while True:
+                await anyio.sleep(PROGRESS_SECONDS)
+                counts = ", ".join(f"{name} {count}/{len(passes[name])}" for name, count in received.items())
+                print(f"holyclient compare: answers so far: {counts or 'none yet'}", file=sys.stderr)
+
         async def side(label: str, client: TimedClient, name: str) -> SideRun:
             started = time.monotonic()
             requests = passes[name]
-            record = writer.recorder(name) if writer is not None else None
-            result = await run_side(client, requests, streams, done=done.get(name), record=record, **options)
+            result = await run_side(
+                client, requests, streams, done=done.get(name), record=recorder(name), **options
+            )
             ok = sum(1 for item in result.results.values() if item.ok)
             print(
                 f"holyclient compare: {label}: {ok}/{len(requests)} ok in {time.monotonic() - started:.1f}s",
@@ -369,16 +392,19 @@ def _compare(
             runs[label] = await side(label, client, name)
 
         try:
-            # Old and new run at the same time, so that whatever slows this machine or the network
-            # (other processes, first-use costs, a busy minute) weighs on both sides alike.
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(into, "old", old_client, "old")
-                tg.start_soon(into, "new", new_client, "new")
+            async with anyio.create_task_group() as ticker:
+                ticker.start_soon(progress)
+                # Old and new run at the same time, so that whatever slows this machine or the network
+                # (other processes, first-use costs, a busy minute) weighs on both sides alike.
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(into, "old", old_client, "old")
+                    tg.start_soon(into, "new", new_client, "new")
+                again = [
+                    await side(f"old again ({i}/{checked['repeat']})", old_client, f"old#{i}")
+                    for i in range(2, checked["repeat"] + 1)
+                ]
+                ticker.cancel_scope.cancel()
             old, new = runs["old"], runs["new"]
-            again = [
-                await side(f"old again ({i}/{checked['repeat']})", old_client, f"old#{i}")
-                for i in range(2, checked["repeat"] + 1)
-            ]
         finally:
             await old_client.close()
             if writer is not None:

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -335,83 +334,29 @@ def _compare(
 ) -> Any:
     import anyio
 
-    from .._models import ChatCompletion
+    from ..compare._passes import Endpoint, run_passes
     from ..compare._report import build_pairs, make_report
-    from ..compare._run import SideRun, TimedClient, run_side
-    from ..compare._state import StateWriter
 
-    options = {"concurrency": checked["concurrency"], "rpm": checked["rpm"], "max_retries": 2}
     local_tokens = _local_tokens(passes["old"])
-    writer = StateWriter(args.state) if args.state is not None else None
-    # Build the response models' validators now: done lazily, the first answer's latency would include it.
-    ChatCompletion.model_validate(
-        {"id": "", "object": "chat.completion", "created": 0, "model": "", "choices": []}
-    )
 
-    async def main() -> tuple[SideRun, SideRun, list[SideRun]]:
-        old_client = TimedClient(
-            api_key=checked["old_key"], base_url=args.old, budget_usd=checked["budget"], max_retries=0
+    def log(line: str) -> None:
+        print(f"holyclient compare: {line}", file=sys.stderr)
+
+    old, new, again = anyio.run(
+        lambda: run_passes(
+            Endpoint(args.old, checked["old_key"]),
+            Endpoint(args.new, checked["new_key"]),
+            passes,
+            streams,
+            done,
+            budget=checked["budget"],
+            concurrency=checked["concurrency"],
+            rpm=checked["rpm"],
+            state=args.state,
+            log=log,
+            progress_seconds=PROGRESS_SECONDS,
         )
-        new_client = old_client.with_options(api_key=checked["new_key"], base_url=args.new)
-
-        received: dict[str, int] = {}
-
-        def recorder(name: str) -> Any:
-            keep = writer.recorder(name) if writer is not None else None
-
-            def record(result: Any, timing: Any, key: str) -> None:
-                received[name] = received.get(name, 0) + 1
-                if keep is not None:
-                    keep(result, timing, key)
-
-            return record
-
-        async def progress() -> None:
-            """A plain line every few seconds (never a carriage return: stderr may be a CI log)."""
-            while True:
-                await anyio.sleep(PROGRESS_SECONDS)
-                counts = ", ".join(f"{name} {count}/{len(passes[name])}" for name, count in received.items())
-                print(f"holyclient compare: answers so far: {counts or 'none yet'}", file=sys.stderr)
-
-        async def side(label: str, client: TimedClient, name: str) -> SideRun:
-            started = time.monotonic()
-            requests = passes[name]
-            result = await run_side(
-                client, requests, streams, done=done.get(name), record=recorder(name), **options
-            )
-            ok = sum(1 for item in result.results.values() if item.ok)
-            print(
-                f"holyclient compare: {label}: {ok}/{len(requests)} ok in {time.monotonic() - started:.1f}s",
-                file=sys.stderr,
-            )
-            return result
-
-        runs: dict[str, SideRun] = {}
-
-        async def into(label: str, client: TimedClient, name: str) -> None:
-            runs[label] = await side(label, client, name)
-
-        try:
-            async with anyio.create_task_group() as ticker:
-                ticker.start_soon(progress)
-                # Old and new run at the same time, so that whatever slows this machine or the network
-                # (other processes, first-use costs, a busy minute) weighs on both sides alike.
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(into, "old", old_client, "old")
-                    tg.start_soon(into, "new", new_client, "new")
-                again = [
-                    await side(f"old again ({i}/{checked['repeat']})", old_client, f"old#{i}")
-                    for i in range(2, checked["repeat"] + 1)
-                ]
-                ticker.cancel_scope.cancel()
-            old, new = runs["old"], runs["new"]
-        finally:
-            await old_client.close()
-            if writer is not None:
-                writer.close()
-        return old, new, again
-
-    old, new, again = anyio.run(main)
+    )
     pairs = build_pairs(requests, streams, local_tokens, old, new, again, _price)
     return make_report(
         old_url=args.old,

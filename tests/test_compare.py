@@ -349,3 +349,32 @@ def test_a_long_comparison_prints_plain_progress_lines(tmp_path, capsys, monkeyp
         assert main(["compare", str(sample), "--old", old.base_url, "--new", new.base_url, "--json"]) == 0
         err = capsys.readouterr().err
     assert "holyclient compare: answers so far: " in err and "\r" not in err
+
+
+def test_embedding_similarity_is_measured_with_its_own_noise_floor(tmp_path, capsys, monkeypatch, old_server):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    with LocalServer(noise=0.1, seed=2, persona="other") as new:
+        code, report, _ = _compare(
+            tmp_path, old_server, new, capsys, "--embedding-model", "text-embedding-3-small",
+            "--gate", "embedding_similarity>=noise-0.05",
+        )  # fmt: skip
+        embedded = [r for r in old_server.requests if r.path.endswith("/embeddings")]
+    metrics = report["metrics"]
+    assert embedded and not [r for r in new.requests if r.path.endswith("/embeddings")]
+    assert metrics["embedding_similarity"] is not None and metrics["embedding_noise"] is not None
+    prose = [r for r in report["requests"] if r["similarity_method"] == "fuzzy"]
+    assert prose and all(r["embedding_similarity"] is not None for r in prose)
+    gate = next(g for g in report["gates"] if g["gate"] == "embedding_similarity>=noise-0.05")
+    assert gate["threshold"] == pytest.approx(metrics["embedding_noise"] - 0.05)
+    assert code == 1
+
+
+def test_an_endpoint_without_embeddings_leaves_embedding_similarity_unmeasured(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    with LocalServer(disabled_features={"embeddings"}) as old, LocalServer() as new:
+        code, report, err = _compare(
+            tmp_path, old, new, capsys, "--embedding-model", "text-embedding-3-small"
+        )
+    assert code == 0
+    assert report["metrics"]["embedding_similarity"] is None
+    assert "--embedding-model: no embeddings (NotFoundError" in err

@@ -65,6 +65,21 @@ ROWS = [
         ("--gate", "similarity>=noise-0.05"),
         C + "--gate: a gate on the noise floor needs --repeat 2",
     ),
+    _row(
+        "gate-embedding-without-model",
+        ("--gate", "embedding_similarity>=0.9"),
+        C + "--gate: a gate on embedding similarity needs --embedding-model",
+    ),
+    _row(
+        "gate-embedding-noise-without-repeat",
+        ("--embedding-model", "text-embedding-3-small", "--gate", "embedding_similarity>=noise-0.05"),
+        C + "--gate: a gate on the noise floor needs --repeat 2",
+    ),
+    _row(
+        "embedding-model-unpriced-with-budget",
+        ("--embedding-model", "my-embedder", "--budget", "1"),
+        C + "--budget: a model of the sample has no price",
+    ),
     _row("repeat-zero", ("--repeat", "0"), C + "--repeat: must be >= 1, got 0"),
     _row("repeat-not-a-number", ("--repeat", "two"), C + "--repeat: expected an integer, got 'two'"),
     _row("budget-negative", ("--budget", "-1"), C + "--budget: must be >= 0, got -1"),

@@ -66,6 +66,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--rpm", metavar="N", help="requests per minute per side")
     parser.add_argument(
+        "--embedding-model",
+        metavar="M",
+        help="also compare prose answers by embedding cosine, embedded by the old endpoint with model M",
+    )
+    parser.add_argument(
         "--cny-rate", default="1.0", metavar="R", help="CNY per USD of list price (default 1.0)"
     )
     parser.add_argument(
@@ -186,6 +191,17 @@ def _worst_case(requests: list[Any]) -> float | None:
     return total
 
 
+def _add_embedding_cost(worst: float, requests: list[Any], model: str) -> float | None:
+    """``worst`` plus embedding every answer (at most its max_tokens), or None if ``model`` has no price."""
+    from ..pricing import UnknownModelError, estimate_cost, estimate_request
+
+    try:
+        tokens = sum(estimate_request(request.body).output_tokens for request in requests)
+        return worst + estimate_cost(model, tokens, 0).cost_usd
+    except (UnknownModelError, ValueError, TypeError):
+        return None
+
+
 def _local_tokens(requests: list[Any]) -> dict[str, int | None]:
     from ..tokens import count_request
 
@@ -230,7 +246,12 @@ def _check_args(args: argparse.Namespace) -> dict[str, Any]:
             check_transport_security(url, allow_insecure_http=False)
         except ConfigurationError as exc:
             raise _Usage(f"{option}: {exc}") from None
-    if any(g.relative_to_noise or g.metric == "noise" for g in checked["gates"]) and checked["repeat"] < 2:
+    if any(g.metric.startswith("embedding_") for g in checked["gates"]) and not args.embedding_model:
+        raise _Usage("--gate: a gate on embedding similarity needs --embedding-model")
+    if (
+        any(g.relative_to_noise or g.metric in ("noise", "embedding_noise") for g in checked["gates"])
+        and checked["repeat"] < 2
+    ):
         raise _Usage("--gate: a gate on the noise floor needs --repeat 2 or more")
     if args.output is not None:
         if args.output.suffix.lower() not in (".html", ".json"):
@@ -277,6 +298,8 @@ def run(args: argparse.Namespace) -> int:
         if name not in done or r.custom_id not in done[name].results
     ]
     worst = _worst_case(remaining)
+    if worst is not None and args.embedding_model:
+        worst = _add_embedding_cost(worst, remaining, args.embedding_model)
     budget = checked["budget"]
     if worst is not None:
         resumed = sum(len(run.results) for run in done.values())
@@ -334,7 +357,8 @@ def _compare(
 ) -> Any:
     import anyio
 
-    from ..compare._passes import Endpoint, run_passes
+    from ..compare._embeddings import prose_texts
+    from ..compare._passes import Endpoint, embed_texts, run_passes
     from ..compare._report import build_pairs, make_report
 
     local_tokens = _local_tokens(passes["old"])
@@ -358,7 +382,13 @@ def _compare(
         )
     )
     pairs = build_pairs(requests, streams, local_tokens, old, new, again, _price)
+    vectors = None
+    if args.embedding_model:
+        texts = prose_texts(pairs)
+        old_endpoint = Endpoint(args.old, checked["old_key"])
+        vectors = anyio.run(embed_texts, old_endpoint, args.embedding_model, texts, log) if texts else {}
     return make_report(
+        embeddings=vectors,
         old_url=args.old,
         new_url=args.new,
         old_model=args.old_model,

@@ -21,7 +21,11 @@ METRICS = {
     "error_rate": "share of requests that failed on the new endpoint",
     "similarity": "mean similarity of old and new answers",
     "noise": "mean similarity of the old endpoint with itself (--repeat 2)",
+    "embedding_similarity": "mean embedding cosine of old and new prose answers (--embedding-model)",
+    "embedding_noise": "mean embedding cosine of the old endpoint with itself",
 }
+#: The noise floor a ``noise``-relative gate on each metric is judged against.
+NOISE_OF = {"embedding_similarity": "embedding_noise"}
 _OPS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
     ">=": operator.ge,
@@ -90,7 +94,7 @@ def parse_gate(text: str) -> Gate:
     if match["noise"]:
         offset = float(match["offset"] or 0.0)
         number = -offset if match["sign"] == "-" else offset
-        if metric == "noise":
+        if metric in ("noise", "embedding_noise"):
             raise GateError(f"gate {text!r}: noise cannot be compared with itself")
         return Gate(text.strip(), metric, match["op"], number, True)
     return Gate(text.strip(), metric, match["op"], float(match["number"]), False)
@@ -99,7 +103,7 @@ def parse_gate(text: str) -> Gate:
 def evaluate(gate: Gate, metrics: Mapping[str, float | None]) -> GateResult:
     """Check one gate; a metric that could not be measured fails the gate, saying why."""
     value = metrics.get(gate.metric)
-    noise = metrics.get("noise")
+    noise = metrics.get(NOISE_OF.get(gate.metric, "noise"))
     threshold = gate.threshold(noise)
     if threshold is None:
         return GateResult(gate.text, gate.metric, value, None, False, "no noise floor: run with --repeat 2")

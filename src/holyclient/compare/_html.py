@@ -177,6 +177,15 @@ def render_html(report: Report) -> str:
         ),
         ("errors", _int(m["old_errors"]), _int(m["new_errors"]), ""),
     ]
+    if m["embedding_similarity"] is not None:
+        rows.append(
+            (
+                "embedding cosine old vs new (noise floor)",
+                "",
+                "",
+                f"{_fmt(m['embedding_similarity'])} ({_fmt(m['embedding_noise'])})",
+            )
+        )
     summary = "".join(
         f"<tr><td>{a}</td><td class=num>{b}</td><td class=num>{c}</td><td class=num>{d}</td></tr>"
         for a, b, c, d in rows

@@ -98,3 +98,21 @@ async def run_passes(
         if writer is not None:
             writer.close()
     return runs["old"], runs["new"], [runs[name] for name in repeats]
+
+
+async def embed_texts(
+    endpoint: Endpoint, model: str, texts: Sequence[str], log: Callable[[str], None]
+) -> dict[str, list[float]] | None:
+    """The texts' embeddings from ``endpoint``, or ``None`` (said through ``log``) when it refuses."""
+    from .._client import AsyncClient
+    from .._exceptions import APIError
+    from ._embeddings import embed
+
+    async with AsyncClient(api_key=endpoint.api_key, base_url=endpoint.base_url) as client:
+        try:
+            return await embed(client, model, texts)
+        except APIError as exc:
+            log(
+                f"--embedding-model: no embeddings ({type(exc).__name__}: {exc}); embedding similarity not measured"
+            )
+            return None

@@ -62,6 +62,8 @@ class Pair:
     similarity: Similarity
     repeats: list[SideResult] = field(default_factory=list)
     noise: float | None = None
+    embedding_similarity: float | None = None
+    embedding_noise: float | None = None
 
     def as_dict(self, cny_rate: float) -> dict[str, Any]:
         return {
@@ -71,6 +73,8 @@ class Pair:
             "similarity": self.similarity.score,
             "similarity_method": self.similarity.method,
             "noise_similarity": self.noise,
+            "embedding_similarity": self.embedding_similarity,
+            "embedding_noise": self.embedding_noise,
             "old": self.old.as_dict(cny_rate),
             "new": self.new.as_dict(cny_rate),
         }
@@ -185,9 +189,11 @@ def metrics_of(pairs: Sequence[Pair]) -> dict[str, float | None]:
         "new_prompt_tokens": _sum([p.new.prompt_tokens for p in both]),
         "local_prompt_tokens": _sum([p.local_tokens for p in both]),
         "similarity": _mean([p.similarity.score for p in pairs]),
-        "noise": _mean([p.noise for p in pairs if p.noise is not None])
-        if any(p.noise is not None for p in pairs)
-        else None,
+        "noise": _mean([p.noise for p in pairs if p.noise is not None]),
+        "embedding_similarity": _mean(
+            [p.embedding_similarity for p in pairs if p.embedding_similarity is not None]
+        ),
+        "embedding_noise": _mean([p.embedding_noise for p in pairs if p.embedding_noise is not None]),
     }
     metrics["p50_ratio"] = ratio(metrics["new_p50"], metrics["old_p50"])
     metrics["p95_ratio"] = ratio(metrics["new_p95"], metrics["old_p95"])
@@ -249,6 +255,7 @@ def safe_url(url: str) -> str:
 
 def make_report(
     *,
+    embeddings: Mapping[str, Sequence[float]] | None = None,
     old_url: str,
     new_url: str,
     old_model: str | None,
@@ -258,6 +265,10 @@ def make_report(
     pairs: list[Pair],
     gates: Sequence[Gate],
 ) -> Report:
+    if embeddings is not None:
+        from ._embeddings import apply
+
+        apply(pairs, embeddings)
     metrics = metrics_of(pairs)
     results = [evaluate(gate, metrics) for gate in gates]
     return Report(

@@ -55,6 +55,12 @@ def render_text(report: Report) -> str:
         lines.append(f"errors: {len(failed)}")
         for custom_id, side, error in failed[:SHOWN_DIFFERENCES]:
             lines.append(f"  {custom_id} ({side}): {error}")
+    if m["embedding_similarity"] is not None:
+        floor = m["embedding_noise"]
+        lines.append(
+            f"embedding       {_num(m['embedding_similarity'])} old vs new; noise floor "
+            + (f"{_num(floor)} old vs old" if floor is not None else "not measured (use --repeat 2)")
+        )
     differing = sorted(
         (p for p in report.pairs if p.similarity.score < 1.0), key=lambda p: p.similarity.score
     )

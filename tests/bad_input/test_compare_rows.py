@@ -31,6 +31,13 @@ ROWS = [
     _row("sample-empty", (), C + "s.jsonl: the sample has no requests", files={"s.jsonl": "\n"}),
     _row("sample-bad-json", (), C + r"s.jsonl:2: not valid JSON", files={"s.jsonl": LINE + "\n{oops\n"}),
     _row(
+        "sample-nested-too-deeply",
+        (),
+        C + r"s.jsonl:1: not valid JSON",
+        files={"s.jsonl": "[" * 100_000 + "]" * 100_000 + "\n"},
+    ),
+    _row("sample-not-utf8", (), C + r"s.jsonl:1: not valid JSON", files={"s.jsonl": b"\xff\xfe{}\n"}),
+    _row(
         "sample-no-messages",
         (),
         C + "s.jsonl:1: field 'body.messages' must be a non-empty list",

@@ -118,47 +118,12 @@ def _key(variable: str | None, option: str) -> str | None:
 
 
 def _read_sample(path: Path) -> tuple[list[Any], set[str]]:
-    """The sample's requests and the ``custom_id``\\s asked as streams."""
-    from ..batch import InputLineError, parse_line
+    from ..compare._sample import SampleError, read_sample
 
-    if not path.is_file():
-        raise _Usage(f"{path}: no such file")
-    requests: list[Any] = []
-    streams: set[str] = set()
-    seen: dict[str, int] = {}
     try:
-        lines = path.read_bytes().splitlines()
-    except OSError as exc:
-        raise _Usage(f"{path}: cannot read ({exc.strerror})") from None
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        stream = False
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise _Usage(f"{path}:{number}: not valid JSON ({exc})") from None
-        if isinstance(data, dict):
-            body = data.get("body") if "body" in data else data
-            if isinstance(body, dict) and "stream" in body:
-                stream = body.get("stream") is True
-                body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-                data = {**data, "body": body} if "body" in data else body
-        try:
-            request = parse_line(json.dumps(data), number)
-        except InputLineError as exc:
-            raise _Usage(f"{path}:{number}: {exc}") from None
-        if request.custom_id in seen:
-            raise _Usage(
-                f"{path}:{number}: field 'custom_id' {request.custom_id!r} repeats line {seen[request.custom_id]}"
-            )
-        seen[request.custom_id] = number
-        requests.append(request)
-        if stream:
-            streams.add(request.custom_id)
-    if not requests:
-        raise _Usage(f"{path}: the sample has no requests")
-    return requests, streams
+        return read_sample(path)
+    except SampleError as exc:
+        raise _Usage(str(exc)) from None
 
 
 def _with_model(requests: list[Any], model: str | None) -> list[Any]:

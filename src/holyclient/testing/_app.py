@@ -190,12 +190,12 @@ class App:
         self.requests += 1
         ex = _Exchange(req, conn, self.new_request_id(), "unknown")
         route = _ROUTES.get(path)
+        if route is not None and route[0] in self.config.disabled_features:
+            route = None  # a switched-off endpoint is one this server does not have
         model_id = ""
         if route is None and path.startswith("/v1/models/") and len(path) > len("/v1/models/"):
             route = ("model", "GET")
             model_id = path[len("/v1/models/") :]
-        if route is not None and route[0] in self.config.disabled_features:
-            route = None  # a switched-off endpoint is one this server does not have
         if route is None:
             self._send_error(
                 ex,

@@ -211,15 +211,11 @@ def _answer_text(
     body: JSON, user_text: str, persona: str = "default", rng: random.Random | None = None, noise: float = 0.0
 ) -> tuple[str, str]:
     fmt = body.get("response_format")
-    json_mode = isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema")
-    if persona != "default":
-        content = _variation.other_answer(user_text, json_mode)
-    elif json_mode:
+    if isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema"):
         content = json.dumps({"echo": user_text})
     else:
         content = f"Echo: {user_text}"
-    if rng is not None and not json_mode:
-        content = _variation.add_noise(content, rng, noise)
+    content = _variation.vary(content, body, user_text, persona, rng, noise)
     finish = "stop"
     stop = body.get("stop")
     stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]

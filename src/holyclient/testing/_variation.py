@@ -72,6 +72,24 @@ def add_noise(text: str, rng: random.Random, noise: float) -> str:
     )
 
 
+def vary(
+    content: str,
+    body: Mapping[str, Any],
+    user_text: str,
+    persona: str,
+    rng: random.Random | None,
+    noise: float,
+) -> str:
+    """The default model's answer ``content`` as ``persona`` says it, with sampling ``noise`` on prose."""
+    fmt = body.get("response_format")
+    json_mode = isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema")
+    if persona != "default":
+        content = other_answer(user_text, json_mode)
+    if rng is not None and not json_mode:
+        content = add_noise(content, rng, noise)
+    return content
+
+
 def other_answer(user_text: str, json_mode: bool) -> str:
     """What a different model says: other wording, other JSON keys, more words."""
     if json_mode:

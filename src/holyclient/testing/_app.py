@@ -25,7 +25,6 @@ from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection, Request
 from ._limits import SlidingWindowLimiter
-from ._variation import unsupported_parameter
 
 _ROUTES: dict[str, tuple[str, str]] = {
     "/v1/chat/completions": ("chat", "POST"),
@@ -294,14 +293,7 @@ class App:
         body = ex.body
         config = self.config
         if ex.endpoint == "chat":
-            h.validate_chat(body)
-            unsupported = unsupported_parameter(body, config.disabled_features)
-            if unsupported is not None:
-                raise h.InvalidRequest(
-                    f"Unsupported parameter: '{unsupported}' is not supported with this model.",
-                    unsupported,
-                    "unsupported_parameter",
-                )
+            h.validate_chat(body, config.disabled_features)
             ex.plan = h.ChatPlan(
                 body, ex.rid, persona=config.persona, rng=self._noise_rng, noise=config.noise
             )

@@ -110,7 +110,15 @@ def embeddings_cost(body: JSON) -> int:
 
 
 # -- validation --------------------------------------------------------------------------------
-def validate_chat(body: JSON) -> None:
+def validate_chat(body: JSON, disabled_features: frozenset[str] = frozenset()) -> None:
+    """Raise :class:`InvalidRequest` for what the API would answer 400 (a switched-off feature included)."""
+    unsupported = _variation.unsupported_parameter(body, disabled_features)
+    if unsupported is not None:
+        raise InvalidRequest(
+            f"Unsupported parameter: '{unsupported}' is not supported with this model.",
+            unsupported,
+            "unsupported_parameter",
+        )
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise InvalidRequest("you must provide a model parameter", "model")

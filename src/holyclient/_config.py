@@ -64,3 +64,12 @@ def check_transport_security(base_url: str, *, allow_insecure_http: bool) -> Non
 def prices_file_from_env() -> str | None:
     """Path of a user price table from ``HOLYSHEEP_PRICES``, if set."""
     return os.environ.get(PRICES_ENV) or None
+
+
+def key_from_variable(name: str) -> str | None:
+    """The value of a key variable the user named explicitly (``--old-key-env VAR``), if set and non-empty.
+
+    Naming the variable is the opt-in that makes reading, say, ``OPENAI_API_KEY`` safe: the user chose
+    which host it goes to.
+    """
+    return os.environ.get(name) or None

@@ -83,6 +83,7 @@ class App:
         self.config = config
         self.queue: deque[Fault] = deque()
         self._rng = random.Random(config.seed)
+        self._noise_rng = random.Random(config.seed)
         self._limiter = SlidingWindowLimiter(config.rate_limits) if config.rate_limits else None
         self._log: deque[RecordedRequest] = deque(maxlen=config.log_limit or None)
         self._prefix = os.urandom(4).hex()
@@ -190,6 +191,8 @@ class App:
         self.requests += 1
         ex = _Exchange(req, conn, self.new_request_id(), "unknown")
         route = _ROUTES.get(path)
+        if route is not None and route[0] in self.config.disabled_features:
+            route = None  # a switched-off endpoint is one this server does not have
         model_id = ""
         if route is None and path.startswith("/v1/models/") and len(path) > len("/v1/models/"):
             route = ("model", "GET")
@@ -294,13 +297,19 @@ class App:
 
     def _prepare(self, ex: _Exchange) -> None:
         body = ex.body
+        config = self.config
         if ex.endpoint == "chat":
-            h.validate_chat(body)
-            ex.plan = h.ChatPlan(body, ex.rid)
+            h.validate_chat(body, config.disabled_features)
+            ex.plan = h.ChatPlan(
+                body, ex.rid, persona=config.persona, rng=self._noise_rng, noise=config.noise
+            )
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")
             ex.include_usage = (
-                ex.stream and isinstance(options, dict) and options.get("include_usage") is True
+                ex.stream
+                and isinstance(options, dict)
+                and options.get("include_usage") is True
+                and "include_usage" not in config.disabled_features
             )
             ex.cost = h.chat_cost(body) if self._limiter is not None else 0
         else:

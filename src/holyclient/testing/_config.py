@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _handlers as h
+from . import _variation
 from ._faults import Fault, FaultMix
 from ._limits import RateLimits
 
@@ -60,8 +61,16 @@ class ServerConfig:
     log_requests: bool = True
     log_limit: int = 10_000
     max_hang: float = 60.0
+    disabled_features: frozenset[str] = frozenset()
+    persona: str = "default"
+    noise: float = 0.0
 
     def __post_init__(self) -> None:
+        _variation.check_features(self.disabled_features)
+        if self.persona not in _variation.PERSONAS:
+            raise ValueError(f"persona must be one of {_variation.PERSONAS}, got {self.persona!r}")
+        if not 0.0 <= self.noise <= 1.0:
+            raise ValueError("noise must be between 0 and 1")
         if self.latency < 0 or self.jitter < 0 or self.chunk_delay < 0:
             raise ValueError("latency, jitter and chunk_delay must not be negative")
         if self.log_limit < 0:

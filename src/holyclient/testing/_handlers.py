@@ -20,10 +20,13 @@ import base64
 import hashlib
 import json
 import math
+import random
 import re
 import struct
 from functools import lru_cache
 from typing import Any
+
+from . import _variation
 
 JSON = dict[str, Any]
 
@@ -108,7 +111,15 @@ def embeddings_cost(body: JSON) -> int:
 
 
 # -- validation --------------------------------------------------------------------------------
-def validate_chat(body: JSON) -> None:
+def validate_chat(body: JSON, disabled_features: frozenset[str] = frozenset()) -> None:
+    """Raise :class:`InvalidRequest` for what the API would answer 400 (a switched-off feature included)."""
+    unsupported = _variation.unsupported_parameter(body, disabled_features)
+    if unsupported is not None:
+        raise InvalidRequest(
+            f"Unsupported parameter: '{unsupported}' is not supported with this model.",
+            unsupported,
+            "unsupported_parameter",
+        )
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise InvalidRequest("you must provide a model parameter", "model")
@@ -217,7 +228,9 @@ def tool_arguments(function: JSON, text: str) -> str:
     return json.dumps({k: _sample_value(v, text, parameters) for k, v in properties.items()})
 
 
-def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
+def _answer_text(
+    body: JSON, user_text: str, persona: str = "default", rng: random.Random | None = None, noise: float = 0.0
+) -> tuple[str, str]:
     fmt = body.get("response_format")
     schema = (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(schema, dict):
@@ -226,6 +239,7 @@ def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
         content = json.dumps({"echo": user_text})
     else:
         content = f"Echo: {user_text}"
+    content = _variation.vary(content, body, user_text, persona, rng, noise)
     finish = "stop"
     stop = body.get("stop")
     stops = [stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str) and s]
@@ -242,14 +256,36 @@ def _answer_text(body: JSON, user_text: str) -> tuple[str, str]:
 class ChatPlan:
     """Everything both the JSON and the streamed answer need, computed once per request."""
 
-    __slots__ = ("arguments", "call_id", "content", "finish", "function", "model", "n", "prompt_tokens")
+    __slots__ = (
+        "arguments",
+        "call_id",
+        "content",
+        "finish",
+        "function",
+        "logprobs",
+        "model",
+        "n",
+        "prompt_tokens",
+    )
 
-    def __init__(self, body: JSON, request_id: str) -> None:
+    def __init__(
+        self,
+        body: JSON,
+        request_id: str,
+        *,
+        persona: str = "default",
+        rng: random.Random | None = None,
+        noise: float = 0.0,
+    ) -> None:
         messages = body["messages"]
         user_text = _last_user_text(messages)
         self.model: str = body["model"]
         self.n: int = body.get("n") or 1
-        self.prompt_tokens = prompt_tokens(messages)
+        self.logprobs = bool(body.get("logprobs"))
+        if persona == "default":
+            self.prompt_tokens = prompt_tokens(messages)
+        else:
+            self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
         chosen = _chosen_tool(body, user_text)
         self.function: JSON | None = None
         self.arguments = ""
@@ -260,7 +296,7 @@ class ChatPlan:
             self.call_id = "call_" + hashlib.blake2b(request_id.encode(), digest_size=12).hexdigest()
             self.content = ""
         else:
-            self.content, self.finish = _answer_text(body, user_text)
+            self.content, self.finish = _answer_text(body, user_text, persona, rng, noise)
 
     @property
     def completion_tokens(self) -> int:
@@ -304,13 +340,18 @@ class ChatPlan:
             }
         else:
             message = {"role": "assistant", "content": self.content, "refusal": None}
+        logprobs = (
+            _variation.logprobs_content(_PIECES.findall(self.content))
+            if self.logprobs and self.function is None
+            else None
+        )
         return {
             "id": completion_id,
             "object": "chat.completion",
             "created": created,
             "model": self.model,
             "choices": [
-                {"index": i, "message": message, "logprobs": None, "finish_reason": self.finish}
+                {"index": i, "message": message, "logprobs": logprobs, "finish_reason": self.finish}
                 for i in range(self.n)
             ],
             "usage": self.usage(),

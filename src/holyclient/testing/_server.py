@@ -80,6 +80,12 @@ class LocalServer:
         log_requests: keep a log of requests (``server.requests``); switch off for benchmarks.
         log_limit: the log keeps the most recent ``log_limit`` requests.
         max_hang: upper bound in seconds for ``hang`` faults.
+        disabled_features: features to switch off, to play a relay that lacks them (see
+            ``FEATURES`` in ``_variation``: ``"tools"``, ``"stream"``, ``"embeddings"`` ...).
+        persona: ``"default"`` (the echo model) or ``"other"``, a different model behind the same API:
+            other wording, other JSON keys, another tokenizer's prompt token counts.
+        noise: probability that each word of a prose answer is swapped for a filler word, drawn from
+            a generator seeded by ``seed``: the call-to-call variation of sampled text.
     """
 
     def __init__(
@@ -100,6 +106,9 @@ class LocalServer:
         log_requests: bool = True,
         log_limit: int = 10_000,
         max_hang: float = 60.0,
+        disabled_features: Iterable[str] = (),
+        persona: str = "default",
+        noise: float = 0.0,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -119,6 +128,9 @@ class LocalServer:
                 log_requests=log_requests,
                 log_limit=log_limit,
                 max_hang=max_hang,
+                disabled_features=frozenset(disabled_features),
+                persona=persona,
+                noise=noise,
             )
         )
         if faults is not None and mix is None:

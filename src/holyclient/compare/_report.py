@@ -1,0 +1,276 @@
+"""The comparison report: per-request pairs, aggregate metrics and gate results. No I/O.
+
+Built from what each side's run returned; :meth:`Report.as_dict` is ``-o report.json`` and what
+the HTML page is drawn from. Keys never enter it: it holds base URLs, models and answers only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ..batch import BatchRequest, BatchResult
+from ._gates import Gate, GateResult, evaluate
+from ._run import SideRun, Timing
+from ._similarity import Output, Similarity, output_of, similarity
+from ._stats import bootstrap_ratio_ci, percentile, ratio
+
+#: How much of each answer the report keeps (the HTML shows differing requests side by side).
+MAX_TEXT = 2000
+
+
+@dataclass
+class SideResult:
+    """One request's outcome on one side."""
+
+    status: int | None
+    error: str | None
+    latency: float | None
+    ttft: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost_usd: float | None
+    output: Output
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def as_dict(self, cny_rate: float) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "error": self.error,
+            "latency_s": self.latency,
+            "ttft_s": self.ttft,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            "cost_cny": None if self.cost_usd is None else self.cost_usd * cny_rate,
+            "output": self.output.display()[:MAX_TEXT],
+        }
+
+
+@dataclass
+class Pair:
+    custom_id: str
+    stream: bool
+    local_tokens: int | None
+    old: SideResult
+    new: SideResult
+    similarity: Similarity
+    repeats: list[SideResult] = field(default_factory=list)
+    noise: float | None = None
+    embedding_similarity: float | None = None
+    embedding_noise: float | None = None
+
+    def as_dict(self, cny_rate: float) -> dict[str, Any]:
+        return {
+            "custom_id": self.custom_id,
+            "stream": self.stream,
+            "local_prompt_tokens": self.local_tokens,
+            "similarity": self.similarity.score,
+            "similarity_method": self.similarity.method,
+            "noise_similarity": self.noise,
+            "embedding_similarity": self.embedding_similarity,
+            "embedding_noise": self.embedding_noise,
+            "old": self.old.as_dict(cny_rate),
+            "new": self.new.as_dict(cny_rate),
+        }
+
+
+def side_result(result: BatchResult | None, timing: Timing | None, json_mode: bool, price: Any) -> SideResult:
+    """A :class:`SideResult` from the runner's result; ``price(model, usage)`` returns USD or ``None``."""
+    latency = timing.latency if timing else None
+    ttft = timing.ttft if timing else None
+    if result is None:
+        return SideResult(None, "not sent", None, None, None, None, None, Output("error", "not sent"))
+    if not result.ok:
+        if result.error is not None:
+            error = f"{result.error.get('code')}: {result.error.get('message')}"
+        else:
+            body = result.body if isinstance(result.body, Mapping) else {}
+            detail = body.get("error")
+            message = detail.get("message") if isinstance(detail, Mapping) else None
+            error = f"HTTP {result.status_code}: {message or 'error'}"
+        return SideResult(result.status_code, error, latency, ttft, None, None, None, Output("error", error))
+    usage = result.usage or {}
+    prompt = usage.get("prompt_tokens")
+    completion = usage.get("completion_tokens")
+    cost = price(result.model or "", usage) if usage else None
+    return SideResult(
+        result.status_code,
+        None,
+        latency,
+        ttft,
+        prompt if isinstance(prompt, int) else None,
+        completion if isinstance(completion, int) else None,
+        cost,
+        output_of(result.body, json_mode),
+    )
+
+
+def is_json_mode(body: Mapping[str, Any]) -> bool:
+    fmt = body.get("response_format")
+    return isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema")
+
+
+def build_pairs(
+    requests: Sequence[BatchRequest],
+    streams: set[str],
+    local_tokens: Mapping[str, int | None],
+    old: SideRun,
+    new: SideRun,
+    repeats: Sequence[SideRun],
+    price: Any,
+) -> list[Pair]:
+    pairs = []
+    for request in requests:
+        cid = request.custom_id
+        json_mode = is_json_mode(request.body)
+
+        def side(run: SideRun, cid: str = cid, json_mode: bool = json_mode) -> SideResult:
+            return side_result(run.results.get(cid), run.timings.get(cid), json_mode, price)
+
+        old_side, new_side = side(old), side(new)
+        again = [side(run) for run in repeats]
+        noise = None
+        if again:
+            noise = sum(similarity(old_side.output, other.output).score for other in again) / len(again)
+        pairs.append(
+            Pair(
+                cid,
+                cid in streams,
+                local_tokens.get(cid),
+                old_side,
+                new_side,
+                similarity(old_side.output, new_side.output),
+                again,
+                noise,
+            )
+        )
+    return pairs
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _sum(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def metrics_of(pairs: Sequence[Pair]) -> dict[str, float | None]:
+    """The aggregate metrics that gates name (see ``_gates.METRICS``), plus their parts."""
+    both = [p for p in pairs if p.old.ok and p.new.ok]
+    lat = [
+        (p.old.latency, p.new.latency)
+        for p in both
+        if p.old.latency is not None and p.new.latency is not None
+    ]
+    ttft = [(p.old.ttft, p.new.ttft) for p in both if p.old.ttft is not None and p.new.ttft is not None]
+    old_lat, new_lat = [o for o, _ in lat], [n for _, n in lat]
+    metrics: dict[str, float | None] = {
+        "requests": float(len(pairs)),
+        "old_errors": float(sum(1 for p in pairs if not p.old.ok)),
+        "new_errors": float(sum(1 for p in pairs if not p.new.ok)),
+        "error_rate": (sum(1 for p in pairs if not p.new.ok) / len(pairs)) if pairs else None,
+        "old_p50": percentile(old_lat, 50),
+        "new_p50": percentile(new_lat, 50),
+        "old_p95": percentile(old_lat, 95),
+        "new_p95": percentile(new_lat, 95),
+        "old_ttft_p95": percentile([o for o, _ in ttft], 95),
+        "new_ttft_p95": percentile([n for _, n in ttft], 95),
+        "old_cost_usd": _sum([p.old.cost_usd for p in both]),
+        "new_cost_usd": _sum([p.new.cost_usd for p in both]),
+        "old_prompt_tokens": _sum([p.old.prompt_tokens for p in both]),
+        "new_prompt_tokens": _sum([p.new.prompt_tokens for p in both]),
+        "local_prompt_tokens": _sum([p.local_tokens for p in both]),
+        "similarity": _mean([p.similarity.score for p in pairs]),
+        "noise": _mean([p.noise for p in pairs if p.noise is not None]),
+        "embedding_similarity": _mean(
+            [p.embedding_similarity for p in pairs if p.embedding_similarity is not None]
+        ),
+        "embedding_noise": _mean([p.embedding_noise for p in pairs if p.embedding_noise is not None]),
+    }
+    metrics["p50_ratio"] = ratio(metrics["new_p50"], metrics["old_p50"])
+    metrics["p95_ratio"] = ratio(metrics["new_p95"], metrics["old_p95"])
+    metrics["ttft_p95_ratio"] = ratio(metrics["new_ttft_p95"], metrics["old_ttft_p95"])
+    metrics["cost_ratio"] = ratio(metrics["new_cost_usd"], metrics["old_cost_usd"])
+    metrics["token_ratio"] = ratio(metrics["new_prompt_tokens"], metrics["old_prompt_tokens"])
+    for q in (50, 95):
+        ci = bootstrap_ratio_ci(lat, q)
+        metrics[f"p{q}_ratio_ci_low"], metrics[f"p{q}_ratio_ci_high"] = ci if ci else (None, None)
+    return metrics
+
+
+@dataclass
+class Report:
+    old_url: str
+    new_url: str
+    old_model: str | None
+    new_model: str | None
+    repeat: int
+    cny_rate: float
+    pairs: list[Pair]
+    metrics: dict[str, float | None]
+    gates: list[GateResult]
+
+    @property
+    def passed(self) -> bool:
+        return all(g.passed for g in self.gates)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "old": {"base_url": self.old_url, "model": self.old_model},
+            "new": {"base_url": self.new_url, "model": self.new_model},
+            "repeat": self.repeat,
+            "cny_rate": self.cny_rate,
+            "metrics": self.metrics,
+            "cost_cny": {
+                side: None if usd is None else usd * self.cny_rate
+                for side, usd in (
+                    ("old", self.metrics["old_cost_usd"]),
+                    ("new", self.metrics["new_cost_usd"]),
+                )
+            },
+            "gates": [g.as_dict() for g in self.gates],
+            "passed": self.passed,
+            "requests": [p.as_dict(self.cny_rate) for p in self.pairs],
+        }
+
+
+def safe_url(url: str) -> str:
+    """``url`` without user info or query string: either may carry a credential (``https://k@host``,
+    ``?api-key=...``), and a report is shared."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def make_report(
+    *,
+    embeddings: Mapping[str, Sequence[float]] | None = None,
+    old_url: str,
+    new_url: str,
+    old_model: str | None,
+    new_model: str | None,
+    repeat: int,
+    cny_rate: float,
+    pairs: list[Pair],
+    gates: Sequence[Gate],
+) -> Report:
+    if embeddings is not None:
+        from ._embeddings import apply
+
+        apply(pairs, embeddings)
+    metrics = metrics_of(pairs)
+    results = [evaluate(gate, metrics) for gate in gates]
+    return Report(
+        safe_url(old_url), safe_url(new_url), old_model, new_model, repeat, cny_rate, pairs, metrics, results
+    )

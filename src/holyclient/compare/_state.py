@@ -1,0 +1,93 @@
+"""``--state FILE``: what a comparison has already received, so a rerun after a crash sends only the rest.
+
+One JSON line per successful answer, appended and flushed as it arrives (a killed run loses only the
+requests in flight): the pass (``old``, ``new``, ``old#2`` ...), the request's ``custom_id`` and body
+fingerprint, the runner's result and the timing. A line whose fingerprint no longer matches the sample
+(the request changed) is ignored, so that request is sent again. Failed answers are not kept: a rerun
+retries them. Keys are never written: the lines hold answers, never requests' headers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from ..batch import BatchResult
+from ._run import SideRun, Timing
+
+
+class StateError(ValueError):
+    """A state file line that cannot be read (``path:line: field ...``)."""
+
+
+def load_state(path: Path, fingerprints: Mapping[str, Mapping[str, str]]) -> dict[str, SideRun]:
+    """The passes' finished results, keyed by pass name; ``fingerprints[pass][custom_id]`` of the sample.
+
+    Raises:
+        StateError: a line is not a state record.
+    """
+    runs: dict[str, SideRun] = {}
+    if not path.exists():
+        return runs
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, 1):
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+                name, custom_id, key = line["pass"], line["custom_id"], line["fingerprint"]
+                result = BatchResult(**line["result"])
+                timing = Timing(**line["timing"]) if line.get("timing") else None
+            except ValueError as exc:
+                if not raw.endswith(b"\n"):
+                    continue  # the last line of a run killed while writing it: that request is sent again
+                raise StateError(f"{path}:{number}: not valid JSON ({exc})") from None
+            except (KeyError, TypeError) as exc:
+                raise StateError(f"{path}:{number}: field {exc} is missing or wrong") from None
+            if fingerprints.get(name, {}).get(custom_id) != key:
+                continue  # the request changed (or left the sample) since: send it again
+            run = runs.setdefault(name, SideRun())
+            run.results[custom_id] = result
+            if timing is not None:
+                run.timings[custom_id] = timing
+    return runs
+
+
+def _drop_partial_line(path: Path) -> None:
+    """Cut a last line left without its newline by a killed run (its request is sent again)."""
+    if not path.exists():
+        return
+    with path.open("rb+") as file:
+        data = file.read()
+        if data and not data.endswith(b"\n"):
+            file.truncate(data.rfind(b"\n") + 1)
+
+
+class StateWriter:
+    """Appends one line per successful result and flushes it at once."""
+
+    def __init__(self, path: Path) -> None:
+        _drop_partial_line(path)
+        self._file: IO[str] = path.open("a", encoding="utf-8")
+
+    def recorder(self, name: str) -> Any:
+        def record(result: BatchResult, timing: Timing | None, fingerprint: str) -> None:
+            if not result.ok:
+                return
+            line = {
+                "pass": name,
+                "custom_id": result.custom_id,
+                "fingerprint": fingerprint,
+                "result": dataclasses.asdict(result),
+                "timing": dataclasses.asdict(timing) if timing is not None else None,
+            }
+            self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self._file.flush()
+
+        return record
+
+    def close(self) -> None:
+        self._file.close()

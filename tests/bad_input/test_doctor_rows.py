@@ -1,0 +1,58 @@
+"""Bad input for ``holyclient doctor``: one row per case (see ``table.py``). Nothing is sent in any row."""
+
+from __future__ import annotations
+
+import pytest
+
+from bad_input.table import Row, check_row
+
+D = "holyclient doctor: "
+U = "usage: holyclient doctor "
+LOCAL = "http://127.0.0.1:9/v1"
+KEY = {"HOLYSHEEP_API_KEY": "sk-rows"}
+
+ROWS = [
+    Row("unknown-option", ("doctor", "--nosuch"), "usage: holyclient ", env=KEY),
+    Row(
+        "url-ftp",
+        ("doctor", "--base-url", "ftp://x/v1"),
+        D + "base_url must start with https:// or http://",
+        env=KEY,
+    ),
+    Row(
+        "url-not-a-url",
+        ("doctor", "--base-url", "example.com"),
+        D + "base_url must start with https://",
+        env=KEY,
+    ),
+    Row(
+        "url-plain-http-remote",
+        ("doctor", "--base-url", "http://api.example.com/v1"),
+        D + "Refusing to send the API key over plain http://",
+        env=KEY,
+    ),
+    Row("no-key", ("doctor", "--base-url", LOCAL), D + "No API key", env={"HOLYSHEEP_API_KEY": None}),
+    Row(
+        "model-empty",
+        ("doctor", "--base-url", LOCAL, "--model", ""),
+        D + "--model: a model name must not be empty",
+        env=KEY,
+    ),
+    Row(
+        "embedding-model-empty",
+        ("doctor", "--base-url", LOCAL, "--embedding-model", " "),
+        D + "--embedding-model: a model name must not be empty",
+        env=KEY,
+    ),
+    Row(
+        "unpriced-model-without-yes",
+        ("doctor", "--base-url", LOCAL, "--model", "my-own-model"),
+        D + r"15 probes to http://127.0.0.1:9/v1, estimated cost at most unknown",
+        env=KEY,
+    ),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=str)
+def test_doctor_bad_input(row, tmp_path, capsys, monkeypatch):
+    check_row(row, tmp_path, capsys, monkeypatch)

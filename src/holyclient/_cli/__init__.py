@@ -44,9 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (never raises ``SystemExit`` for usage errors)."""
+    from ._batch_merge import rewrite_argv
+
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(rewrite_argv(sys.argv[1:] if argv is None else argv))
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
         return int(exc.code) if isinstance(exc.code, int) else 2
     func = getattr(args, "func", None)

@@ -60,8 +60,8 @@ class RedisServer:
         self.process = None
 
 
-@pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
+@pytest.fixture(name="redis_server")
+def redis_server_fixture() -> Iterator[RedisServer]:
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server not installed (.ci/run installs it)")
     server = RedisServer()

@@ -368,8 +368,9 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
                             await runner.run(pending(), on_result)
                 finally:
                     tg.cancel_scope.cancel()
-                    if hasattr(limiter, "aclose"):
-                        await limiter.aclose()
+                    if hasattr(limiter, "aclose"):  # shielded: the scope is cancelled by now
+                        with anyio.CancelScope(shield=True):
+                            await limiter.aclose()
 
     interrupted = False
     stopped: str | None = None

@@ -169,16 +169,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("scenarios", nargs="*", default=list(SCENARIOS), choices=[*SCENARIOS, []])
+    parser.add_argument(
+        "scenarios", nargs="*", metavar="SCENARIO", help=f"any of {', '.join(SCENARIOS)} (default: all)"
+    )
     parser.add_argument("--requests", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument(
-        "--rpm", type=int, default=3000, help="server limit per window (default: 3000 per 10 s)"
+        "--rpm", type=int, default=1500, help="server limit per window (default: 1500 per 10 s)"
     )
     parser.add_argument("--window", type=float, default=10.0)
     parser.add_argument("--latency", type=float, default=0.05)
     args = parser.parse_args()
+    unknown = set(args.scenarios) - set(SCENARIOS)
+    if unknown:
+        parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
     for name in args.scenarios or SCENARIOS:
         run(name, args)
 

@@ -7,6 +7,8 @@ cluster (``ray.init(num_cpus=2)``, a few hundred rows: bounded to well under a m
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,10 +46,24 @@ def test_every_row_comes_back_once_in_order_and_bad_rows_and_failed_requests_are
     assert KEY not in json.dumps(out)
 
 
+class DiesOnce(HolyChat):
+    """An actor that dies (``os._exit``, as if killed) the first time any actor meets the marked batch."""
+
+    def __init__(self, *, flag: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.flag = Path(flag)
+
+    def __call__(self, batch: Any) -> dict[str, list[Any]]:
+        if "r100" in list(batch["custom_id"]) and not self.flag.exists():
+            self.flag.write_text("killed")
+            os._exit(1)
+        return super().__call__(batch)
+
+
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning", "ignore::ResourceWarning")
-def test_map_batches_on_a_local_ray_cluster_returns_every_row_once_under_a_shared_limit(
-    monkeypatch: pytest.MonkeyPatch,
+def test_map_batches_on_a_local_ray_cluster_returns_every_row_once_under_a_shared_limit_with_an_actor_killed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     ray = pytest.importorskip("ray")
     pytest.importorskip("redis")
@@ -65,11 +81,19 @@ def test_map_batches_on_a_local_ray_cluster_returns_every_row_once_under_a_share
             rate_limits=RateLimits(rpm=200, window=1.0),
             log_requests=False,
         ) as server:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            tests = str(Path(__file__).parent)  # the actors unpickle DiesOnce from this module
+            ray.init(
+                num_cpus=2,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+                runtime_env={"env_vars": {"PYTHONPATH": tests}},
+            )
             try:
                 ds = ray.data.from_items(rows).map_batches(
-                    HolyChat,
+                    DiesOnce,
                     fn_constructor_kwargs={
+                        "flag": str(tmp_path / "killed"),
                         "api_key": KEY,
                         "base_url": server.base_url,
                         "limiter_url": redis.url,
@@ -87,6 +111,7 @@ def test_map_batches_on_a_local_ray_cluster_returns_every_row_once_under_a_share
             stats = server.stats
     finally:
         redis.stop()
+    assert (tmp_path / "killed").exists()  # an actor did die part way; Ray restarted it and retried
     ids = [row["custom_id"] for row in out]
     assert sorted(ids) == sorted(r["custom_id"] for r in rows)  # every row once
     errors = {row["custom_id"]: json.loads(row["error"]) for row in out if row["error"]}

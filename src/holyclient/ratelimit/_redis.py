@@ -211,9 +211,14 @@ class RedisLimiter:
         client = self._async_clients.get(key)
         if client is None:  # a connection pool belongs to one event loop
             import redis.asyncio
+            from redis.asyncio.retry import Retry
+            from redis.backoff import NoBackoff
 
             client = redis.asyncio.Redis.from_url(
-                self.url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+                self.url,
+                socket_timeout=REDIS_TIMEOUT,
+                socket_connect_timeout=REDIS_TIMEOUT,
+                retry=Retry(NoBackoff(), 0),  # no retry: unreachable means fall back now
             )
             self._async_clients[key] = client
         return client
@@ -255,9 +260,14 @@ class RedisLimiter:
     def _sync_client(self) -> Any:
         if self._client is None:
             import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
 
             self._client = redis.Redis.from_url(
-                self.url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+                self.url,
+                socket_timeout=REDIS_TIMEOUT,
+                socket_connect_timeout=REDIS_TIMEOUT,
+                retry=Retry(NoBackoff(), 0),  # no retry: unreachable means fall back now
             )
         return self._client
 

@@ -32,8 +32,9 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: Seconds between attempts to reach Redis again while admitting through the local fallback.
 PROBE_INTERVAL = 1.0
-#: Socket timeouts: a Redis that does not answer in this time counts as unreachable.
-REDIS_TIMEOUT = 0.5
+#: Socket timeouts: a Redis that does not answer in this time counts as unreachable (not shorter: on a
+#: loaded host a healthy Redis sometimes takes half a second to answer, and each miss is a fallback).
+REDIS_TIMEOUT = 2.0
 #: Longest single sleep while waiting for the shared budget (a pause set meanwhile is seen at the next poll).
 MAX_POLL = 1.0
 URL_SCHEMES = ("redis", "rediss", "unix")
@@ -228,19 +229,20 @@ class RedisLimiter:
 
     async def acquire(self, model: str, tokens: int) -> Admission:
         """Wait until the shared budget admits one request of ``tokens`` tokens, and charge it there."""
-        async with self._lock:  # one waiter per process polls Redis; the others queue here in order
-            while not self._use_fallback():
-                admission_id = self._next_id()
-                try:
-                    reply = await self._eval(model, self._args("acquire", tokens, admission_id))
-                except _redis_errors() as exc:
-                    self._went_down(exc)
-                    break
-                self._came_back()
-                admitted, value = int(reply[0]), float(reply[1])
-                if admitted:
-                    return Admission(model, tokens, value, None, True, admission_id)
-                await self._sleep(min(value, MAX_POLL))
+        if not (self._down and self._lock.locked()):  # while Redis is down, nobody waits behind a probe
+            async with self._lock:  # one waiter per process polls Redis; the others queue here in order
+                while not self._use_fallback():
+                    admission_id = self._next_id()
+                    try:
+                        reply = await self._eval(model, self._args("acquire", tokens, admission_id))
+                    except _redis_errors() as exc:
+                        self._went_down(exc)
+                        break
+                    self._came_back()
+                    admitted, value = int(reply[0]), float(reply[1])
+                    if admitted:
+                        return Admission(model, tokens, value, None, True, admission_id)
+                    await self._sleep(min(value, MAX_POLL))
         return await self.fallback.acquire(model, tokens)
 
     async def observe(self, admission: Admission, feedback: Feedback) -> None:
@@ -276,6 +278,8 @@ class RedisLimiter:
 
     def acquire_sync(self, model: str, tokens: int) -> Admission:
         """:meth:`acquire` for threads."""
+        if self._down and self._thread_lock.locked():  # while Redis is down, nobody waits behind a probe
+            return self.fallback.acquire_sync(model, tokens)
         with self._thread_lock:
             while not self._use_fallback():
                 admission_id = self._next_id()

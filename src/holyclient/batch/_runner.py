@@ -96,8 +96,9 @@ class BatchRunner:
             ``max_tokens``, corrected with the real usage once it has been answered.
         window: the limits' window in seconds (60 for "per minute"; tests use shorter ones).
         limiter: a :class:`~holyclient.ratelimit.Limiter` instead of ``rpm``/``tpm`` -- e.g. a
-            :class:`~holyclient.ratelimit.RedisLimiter` shared with other workers; default: the
-            client's ``limiter``, else a local one from ``rpm``/``tpm``.
+            :class:`~holyclient.ratelimit.RedisLimiter` shared with other workers; default: a local
+            one from ``rpm``/``tpm``, else the client's ``limiter`` (the runner admits each attempt
+            itself, so the client's limiter is not also applied).
         max_retries: retries per request after its first attempt.
         stop_after: stop the run (:class:`BatchStoppedError`) after this many attempts in a row failed
             the same hopeless way -- 401, 403, 404, or no connection to the server (``None``: never).

@@ -44,7 +44,8 @@ EPILOG = """\
 exit codes:
   0    every request succeeded
   1    some requests failed (they are in OUTPUT with their error)
-  2    usage or input error (nothing sent), or the run was stopped early (rerun to resume)
+  2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
+       another worker holds this --shard's lease in Redis
   130  interrupted (rerun to resume)"""
 
 

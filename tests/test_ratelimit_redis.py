@@ -142,7 +142,9 @@ async def test_redis_restarted_mid_run_falls_back_says_so_and_returns_to_the_sha
             await limiter.aclose()
     assert sorted(r.custom_id for r in results) == sorted(f"r{i}" for i in range(600))
     assert all(r.ok for r in results)
-    assert any("unreachable" in e and "200 rpm" in e and "/ 2 workers" in e for e in events), events
+    assert any("unreachable" in e and "200 requests per 1 s" in e and "/ 2 workers" in e for e in events), (
+        events
+    )
     assert "back to the shared limit" in events[-1]
     assert limiter.shared
 
@@ -169,7 +171,7 @@ def test_batch_with_redis_unreachable_runs_on_the_local_fallback_and_says_so_on_
         )
     assert code == 0
     err = capsys.readouterr().err
-    assert "shared limiter at redis://127.0.0.1:1/0 unreachable" in err and "2000 rpm" in err
+    assert "shared limiter at redis://127.0.0.1:1/0 unreachable" in err and "2000 requests per 60 s" in err
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 20
 
 

@@ -126,7 +126,7 @@ def test_redis_unreachable_falls_back_to_limit_over_workers_says_so_and_comes_ba
     assert (
         len(events) == 1
         and "unreachable" in events[0]
-        and "100 rpm" in events[0]
+        and "100 requests per 60 s" in events[0]
         and "/ 4 workers" in events[0]
     )
     limiter.acquire_sync("m", 0)

@@ -171,14 +171,14 @@ class RedisLimiter:
         if not self._down:
             self._down = True
             self.shared = False
-            limits = " / ".join(
+            limits = " and ".join(
                 f"{limit / self.workers:g} {name}"
-                for name, limit in (("rpm", self.rpm), ("tpm", self.tpm))
+                for name, limit in (("requests", self.rpm), ("tokens", self.tpm))
                 if limit
             )
             self._on_event(
                 f"shared limiter at {safe_url(self.url)} unreachable ({type(exc).__name__}); "
-                f"falling back to a local limit of {limits or 'no rate limit'} "
+                f"falling back to a local limit of {f'{limits} per {self.window:g} s' if limits else 'no rate limit'} "
                 f"(the shared limit / {self.workers} workers) until it is back"
             )
 

@@ -29,6 +29,11 @@ Measured on the 2-core development machine, shared with other jobs (load average
                                                                       re-sent: the requests in flight)
     independent     0    0    20416   416 (2.04%)   141.6/s = 0.94x
 
+And ``python benchmarks/bench_scaleout.py shared independent --requests 5000 --rpm 500`` (50/s)::
+
+    shared          0    0     5002     2 (0.04%)    48.2/s = 0.96x
+    independent     0    0     5112   112 (2.19%)    51.7/s = 1.03x
+
 The aggregate rate is bounded here by the machine (the server and 4 workers share 2 busy cores), not by
 the limiter.
 

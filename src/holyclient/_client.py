@@ -34,6 +34,7 @@ from ._transport import default_timeout, new_async_client, new_sync_client, requ
 if TYPE_CHECKING:
     from ._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ._usage import UsageTracker
+    from .ratelimit import Limiter
     from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from .resources.audio import AsyncAudio, Audio
     from .resources.batches import AsyncBatches, Batches
@@ -71,7 +72,9 @@ class _BaseClient(ResponseModes):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
+        self.limiter = limiter
         self._set_api_key(api_key)
         self.organization = organization
         self.project = project
@@ -262,6 +265,8 @@ class Client(SyncRequestMethods, _BaseClient):
         allow_insecure_http: allow ``http://`` to a non-loopback host (the key travels in clear).
         max_retry_after: longest ``Retry-After`` honoured; a longer one raises at once.
         budget_usd: refuse, before sending, requests whose worst-case cost exceeds what is left.
+        limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
+            ``RedisLimiter`` shared with batch workers), fed back each response.
         sleep: how to wait between retries (tests pass a recorder).
 
     Raises:
@@ -296,6 +301,7 @@ class Client(SyncRequestMethods, _BaseClient):
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
         sleep: Callable[[float], None] | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -309,6 +315,7 @@ class Client(SyncRequestMethods, _BaseClient):
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
+            limiter=limiter,
         )
         self._owns_http = http_client is None
         self._http = new_sync_client(self.timeout) if http_client is None else http_client
@@ -361,15 +368,26 @@ class Client(SyncRequestMethods, _BaseClient):
             raise error
         return request, response
 
-    def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+    def _send_limited(self, options: RequestOptions) -> tuple[Any, Any]:
+        """:meth:`_send_raw` through the limiter, if any (the batch runner admits by itself)."""
+        if self.limiter is None:
+            return self._send_raw(options)
+        from .ratelimit._protocol import admission_cost, response_feedback
+
+        admission = self.limiter.acquire_sync(*admission_cost(self.limiter, options.body))
         request, response = self._send_raw(options)
+        self.limiter.observe_sync(admission, response_feedback(response, stream=options.stream))
+        return request, response
+
+    def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        request, response = self._send_limited(options)
         return self._parse(response, request, cast_to)
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
         attempts, meter = self._metered(options)
 
         def attempt(options: RequestOptions) -> Stream[ModelT]:
-            request, response = self._send_raw(options)
+            request, response = self._send_limited(options)
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, response.read(), request)
@@ -440,6 +458,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -453,6 +472,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
+            limiter=limiter,
         )
         self._owns_http = http_client is None
         self._http = new_async_client(self.timeout) if http_client is None else http_client
@@ -512,15 +532,26 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             raise error
         return request, response
 
-    async def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+    async def _send_limited(self, options: RequestOptions) -> tuple[Any, Any]:
+        """:meth:`_send_raw` through the limiter, if any (the batch runner admits by itself)."""
+        if self.limiter is None:
+            return await self._send_raw(options)
+        from .ratelimit._protocol import admission_cost, response_feedback
+
+        admission = await self.limiter.acquire(*admission_cost(self.limiter, options.body))
         request, response = await self._send_raw(options)
+        await self.limiter.observe(admission, response_feedback(response, stream=options.stream))
+        return request, response
+
+    async def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        request, response = await self._send_limited(options)
         return self._parse(response, request, cast_to)
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
         attempts, meter = self._metered(options)
 
         async def attempt(options: RequestOptions) -> AsyncStream[ModelT]:
-            request, response = await self._send_raw(options)
+            request, response = await self._send_limited(options)
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, await response.aread(), request)

@@ -63,9 +63,11 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (never raises ``SystemExit`` for usage errors)."""
+    from ._batch_merge import rewrite_argv
+
     parser = build_parser()
     try:
-        args, unknown = parser.parse_known_args(argv)
+        args, unknown = parser.parse_known_args(rewrite_argv(sys.argv[1:] if argv is None else argv))
         if unknown:
             # The top-level parser would report these with its own usage; the subcommand's usage is
             # the one that lists the options the user was looking for.

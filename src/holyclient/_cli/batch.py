@@ -16,6 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._batch_merge import register as register_merge
+from ._batch_scaleout import add_arguments as add_scaleout_arguments
+from ._batch_scaleout import in_shard, make_limiter, resolve, shard_lease
+
 DESCRIPTION = """\
 Send every request of INPUT (OpenAI Batch API input: one {"custom_id", "method": "POST",
 "url": "/v1/chat/completions", "body": {...}} per line; a bare chat request body is accepted too,
@@ -40,7 +44,8 @@ EPILOG = """\
 exit codes:
   0    every request succeeded
   1    some requests failed (they are in OUTPUT with their error)
-  2    usage or input error (nothing sent), or the run was stopped early (rerun to resume)
+  2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
+       another worker holds this --shard's lease in Redis
   130  interrupted (rerun to resume)"""
 
 
@@ -139,7 +144,9 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="print the final summary (or the dry-run estimate) as JSON on stdout",
     )
+    add_scaleout_arguments(parser, _positive_int, _positive_float)
     parser.set_defaults(func=run)
+    register_merge(subparsers)  # `holyclient batch merge ...` (see _batch_merge.rewrite_argv)
 
 
 def _fail(message: str) -> int:
@@ -182,8 +189,10 @@ def _check_paths(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from ..batch import OutputError, validate_input
     from ..batch._checks import ModelCheck
+    from ..batch._input import IdSet, digest, version_key
     from ..batch._output import scan_output
     from ..batch._report import DryRunEstimate
+    from ..batch._types import request_fingerprint
 
     if args.max_retries is not None and args.max_retries < 0:
         return _fail("--max-retries must not be negative")
@@ -191,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail("-o/--output OUTPUT.jsonl is required (or use --dry-run)")
     if args.model is not None and not args.model.strip():
         return _fail("--model must not be empty")
+    if (problem := resolve(args)) is not None:  # --shard, --limiter
+        return _fail(problem)
     if (problem := _check_paths(args)) is not None:
         return _fail(problem)
     done = None
@@ -202,8 +213,16 @@ def run(args: argparse.Namespace) -> int:
     estimate = DryRunEstimate() if args.dry_run else None
     already = 0
 
+    shard_ids: list[int] = []
+    shard_versions: list[int] = []
+
     def on_request(request: Any) -> None:
         nonlocal already
+        if not in_shard(args, request.custom_id):
+            return
+        if args.shard_spec is not None:
+            shard_ids.append(digest(request.custom_id))
+            shard_versions.append(digest(version_key(request.custom_id, request_fingerprint(request.body))))
         if done is not None and request.custom_id in done:
             already += 1
         elif estimate is not None:
@@ -222,6 +241,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{report.problem_count} invalid lines in {args.input}; nothing was sent")
     if not report.requests:
         return _fail(f"{args.input}: no requests (the file is empty or has only blank lines)")
+    if args.shard_spec is not None:
+        report.ids, report.versions, report.requests = IdSet(shard_ids), IdSet(shard_versions), len(shard_ids)
+        if not report.requests:
+            print(
+                f"holyclient batch: shard {args.shard}: no requests of {args.input} fall in it",
+                file=sys.stderr,
+            )
+            return 0
     for model, count in sorted(check.unknown.items()):
         _warn(
             f"model {model!r} is not in the price table ({count} requests): sent anyway, its cost not counted"
@@ -268,6 +295,7 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
     from ..batch._guard import DEFAULT_STOP_AFTER, unwrapped
     from ..batch._report import CostTally, progress_line, summary, summary_json
     from ..batch._runner import DEFAULT_BATCH_MAX_RETRIES
+    from ..ratelimit._lease import LeaseHeldError
     from ._batch_progress import show
 
     if state.torn_bytes:
@@ -286,11 +314,11 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
             file=sys.stderr,
         )
     already = min(total_input, len(state.done))
+    limiter = make_limiter(args, client)
     runner = BatchRunner(
         client,
         concurrency=args.concurrency,
-        rpm=args.rpm,
-        tpm=args.tpm,
+        limiter=limiter,
         max_retries=DEFAULT_BATCH_MAX_RETRIES if args.max_retries is None else args.max_retries,
         stop_after=DEFAULT_STOP_AFTER,
     )
@@ -314,6 +342,8 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
     def pending() -> Any:
         nonlocal skipped
         for request in iter_requests(args.input, args.model):
+            if not in_shard(args, request.custom_id):
+                continue
             if request.custom_id in state.done:
                 skipped += 1
             else:
@@ -335,9 +365,13 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
                 try:
                     with anyio.CancelScope() as scope:
                         stop.append(scope)
-                        await runner.run(pending(), on_result)
+                        async with shard_lease(args, limiter, client.api_key):
+                            await runner.run(pending(), on_result)
                 finally:
                     tg.cancel_scope.cancel()
+                    if hasattr(limiter, "aclose"):  # shielded: the scope is cancelled by now
+                        with anyio.CancelScope(shield=True):
+                            await limiter.aclose()
 
     interrupted = False
     stopped: str | None = None
@@ -347,6 +381,11 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         interrupted = True
     except BatchStoppedError as exc:
         stopped = str(exc)
+    except LeaseHeldError as exc:
+        writer.close()
+        if created and not writer.written:
+            args.output.unlink(missing_ok=True)
+        return _fail(f"shard {args.shard}: {exc}")
     finally:
         writer.close()
         if created and not writer.written:  # stopped before any result: leave no empty OUTPUT behind

@@ -32,11 +32,12 @@ from .._exceptions import (
     BudgetExceededError,
 )
 from ._guard import BatchStoppedError, SlotHold, StopBreaker, unwrapped
-from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
+from ._ratelimit import AdaptiveConcurrency, Clock, Sleep, Slots, TokenEstimator
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats, request_fingerprint
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
+    from ..ratelimit import Feedback, Limiter
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -94,6 +95,10 @@ class BatchRunner:
         tpm: tokens per minute not to exceed; a request counts its estimated prompt tokens plus its
             ``max_tokens``, corrected with the real usage once it has been answered.
         window: the limits' window in seconds (60 for "per minute"; tests use shorter ones).
+        limiter: a :class:`~holyclient.ratelimit.Limiter` instead of ``rpm``/``tpm`` -- e.g. a
+            :class:`~holyclient.ratelimit.RedisLimiter` shared with other workers; default: a local
+            one from ``rpm``/``tpm``, else the client's ``limiter`` (the runner admits each attempt
+            itself, so the client's limiter is not also applied).
         max_retries: retries per request after its first attempt.
         stop_after: stop the run (:class:`BatchStoppedError`) after this many attempts in a row failed
             the same hopeless way -- 401, 403, 404, or no connection to the server (``None``: never).
@@ -120,6 +125,7 @@ class BatchRunner:
         clock: Clock = time.monotonic,
         sleep: Sleep = anyio.sleep,
         token_estimator: TokenEstimator | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -130,8 +136,9 @@ class BatchRunner:
         self.timeout = timeout
         self.max_pending = max(max_pending or 4 * concurrency, concurrency)
         self.adaptive = AdaptiveConcurrency(concurrency, clock=clock) if adaptive else None
-        self.requests_limit = RateLimiter(rpm, window, clock=clock) if rpm else None
-        self.tokens_limit = RateLimiter(tpm, window, clock=clock) if tpm else None
+        self.limiter = self._limiter(client, limiter, rpm, tpm, window, clock, sleep)
+        self.requests_limit = getattr(self.limiter, "requests", None)  # the local limiter's own parts
+        self.tokens_limit = getattr(self.limiter, "tokens", None)
         self.estimator = token_estimator or TokenEstimator()
         self.stats = BatchStats(concurrency=concurrency)
         self._slots = Slots(concurrency)
@@ -141,6 +148,21 @@ class BatchRunner:
         self.stop_after = stop_after
         self._breaker = StopBreaker(stop_after, clock)
         self._stop_scope: anyio.CancelScope | None = None
+
+    @staticmethod
+    def _limiter(
+        client: Any, limiter: Limiter | None, rpm: float | None, tpm: float | None, *rest: Any
+    ) -> Limiter | None:
+        from ..ratelimit import LocalLimiter
+
+        if limiter is not None and (rpm or tpm):
+            raise ValueError("give the limits to the limiter, not rpm/tpm too")
+        if limiter is None and not (rpm or tpm):
+            limiter = getattr(client, "limiter", None)
+        window, clock, sleep = rest
+        return limiter or (
+            LocalLimiter(rpm, tpm, window=window, clock=clock, sleep=sleep) if rpm or tpm else None
+        )
 
     # --- running -----------------------------------------------------------------------------------
 
@@ -323,13 +345,12 @@ class BatchRunner:
         body = options.body or {}
         await slot.acquire()
         try:
-            token_handle = None
-            raw_prompt = 0
-            if self.requests_limit is not None:
-                await self.requests_limit.acquire(1, self._sleep)
-            if self.tokens_limit is not None:
-                estimate, raw_prompt = self.estimator.estimate(body)
-                token_handle = await self.tokens_limit.acquire(estimate, self._sleep)
+            admission = None
+            estimate, raw_prompt = 0, 0
+            if self.limiter is not None:
+                if self.limiter.tpm:
+                    estimate, raw_prompt = self.estimator.estimate(body)
+                admission = await self.limiter.acquire(model or "unknown", estimate)
             sent = self._clock()
             self.stats.attempts += 1
             result, failure = await self._attempt(request, options, model)
@@ -353,11 +374,21 @@ class BatchRunner:
             )
             self._slots.resize(self.adaptive.slots)
             self.stats.concurrency = self._slots.size
-        if result.ok and result.usage is not None and self.tokens_limit is not None and token_handle:
-            prompt = int(result.usage.get("prompt_tokens") or 0)
-            self.estimator.observe(raw_prompt, prompt)
-            self.tokens_limit.correct(token_handle, int(result.usage.get("total_tokens") or 0))
+        if admission is not None and self.limiter is not None:
+            await self.limiter.observe(admission, self._feedback(result, failure, raw_prompt))
         return result, failure
+
+    def _feedback(self, result: BatchResult, failure: BaseException | None, raw_prompt: int) -> Feedback:
+        """What the limiter learns from one attempt: real usage, or a refusal's pause and headers."""
+        from ..ratelimit import Feedback, read_feedback
+
+        if result.ok and result.usage is not None and raw_prompt:
+            self.estimator.observe(raw_prompt, int(result.usage.get("prompt_tokens") or 0))
+            return Feedback(total_tokens=int(result.usage.get("total_tokens") or 0))
+        response = getattr(failure, "response", None)
+        if isinstance(failure, APIStatusError) and response is not None:
+            return read_feedback(int(response.status_code), response.headers)
+        return Feedback()
 
     async def _attempt(
         self, request: BatchRequest, options: RequestOptions, model: str | None

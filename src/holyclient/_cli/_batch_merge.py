@@ -1,0 +1,133 @@
+"""``holyclient batch merge``: the shards of a sharded batch back into one OUTPUT, exactly once each.
+
+Spelled ``holyclient batch merge INPUT SHARD... -o OUTPUT``; ``main`` turns that into this
+``batch-merge`` subcommand (see :func:`rewrite_argv`), which may also be called by that name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+Merge the results of a sharded batch (`holyclient batch INPUT -o OUTPUT --shard K/N` on each worker)
+into OUTPUT, in INPUT's order. Every custom_id of INPUT must appear exactly once across the shard
+files: missing ids (a shard not finished, or not given), duplicates and ids not in INPUT are
+reported and nothing is written (exit 1). Failed results count as present: rerun their shard with
+--retry-failed first if you want them sent again."""
+
+EPILOG = """\
+example:
+  holyclient batch merge requests.jsonl results.jsonl.shard-* -o results.jsonl
+
+exit codes:
+  0    merged: every custom_id exactly once
+  1    missing, duplicate or foreign custom_ids (reported; nothing written)
+  2    usage or input error"""
+
+#: ids listed per kind of problem before "... and N more".
+SHOWN = 10
+
+
+def rewrite_argv(argv: Sequence[str]) -> list[str]:
+    """``batch merge ...`` -> ``batch-merge ...``, unless ``merge`` is the INPUT file of a plain batch.
+
+    ``merge`` means the subcommand unless a file named ``merge`` exists and no more than one
+    positional argument follows it (``batch merge -o out.jsonl`` then runs the file ``merge``;
+    write ``./merge`` to be explicit either way).
+    """
+    argv = list(argv)
+    if len(argv) < 2 or argv[0] != "batch" or argv[1] != "merge":
+        return argv
+    positional = [arg for arg in argv[2:] if not arg.startswith("-")]
+    if Path("merge").is_file() and len(positional) <= 1:
+        return argv
+    return ["batch-merge", *argv[2:]]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "batch-merge",
+        help="merge the shards of a sharded batch (also spelled `batch merge`)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="holyclient batch merge",
+    )
+    parser.add_argument("input", type=Path, metavar="INPUT.jsonl", help="the batch's requests")
+    parser.add_argument("shards", type=Path, nargs="+", metavar="SHARD", help="OUTPUT.shard-K-of-N files")
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="OUTPUT.jsonl", help="merged file"
+    )
+    parser.add_argument("--model", metavar="M", help="as given to `holyclient batch` (bare request bodies)")
+    parser.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"holyclient batch merge: {message}", file=sys.stderr)
+    return 2
+
+
+def _listed(ids: list[str]) -> str:
+    more = f" ... and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
+    return ", ".join(repr(i) for i in ids[:SHOWN]) + more
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..batch import validate_input
+    from ..batch._input import iter_requests
+    from ..batch._shard import MergeInputError, merge_shards
+
+    for path in (args.input, *args.shards):
+        if not path.is_file():
+            return _fail(f"{path}: no such file")
+    resolved = [path.resolve() for path in args.shards]
+    if len(set(resolved)) < len(resolved):
+        twice = next(
+            path for path, real in zip(args.shards, resolved, strict=True) if resolved.count(real) > 1
+        )
+        return _fail(f"{twice}: shard given twice")
+    if args.output.resolve() in {args.input.resolve(), *resolved}:
+        return _fail("OUTPUT must not be INPUT or one of the shards")
+    try:
+        report = validate_input(args.input, args.model)
+    except OSError as exc:
+        return _fail(f"{args.input}: {exc.strerror or exc}")
+    if report.problem_count:
+        line, message = report.problems[0]
+        return _fail(f"{args.input}:{line}: {message} ({report.problem_count} invalid lines)")
+    try:
+        ids = (request.custom_id for request in iter_requests(args.input, args.model))
+        merged = merge_shards(ids, args.shards, args.output)
+    except MergeInputError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{exc.filename or args.output}: {exc.strerror or exc}")
+    if merged.ok:
+        failed = f" ({merged.failed} of them failed results)" if merged.failed else ""
+        print(
+            f"merged {merged.lines} results from {len(args.shards)} shards into {args.output}{failed}",
+            file=sys.stderr,
+        )
+        return 0
+    if merged.missing:
+        print(
+            f"{len(merged.missing)} custom_ids of {args.input} in no shard: {_listed(merged.missing)}",
+            file=sys.stderr,
+        )
+    for custom_id, places in list(merged.duplicates.items())[:SHOWN]:
+        print(f"duplicate custom_id {custom_id!r}: {', '.join(places)}", file=sys.stderr)
+    if len(merged.duplicates) > SHOWN:
+        print(f"... and {len(merged.duplicates) - SHOWN} more duplicated custom_ids", file=sys.stderr)
+    for place, custom_id in merged.foreign[:SHOWN]:
+        print(f"{place}: custom_id {custom_id!r} is not in {args.input}", file=sys.stderr)
+    if len(merged.foreign) > SHOWN:
+        print(
+            f"... and {len(merged.foreign) - SHOWN} more results for custom_ids not in the input",
+            file=sys.stderr,
+        )
+    print(f"holyclient batch merge: {args.output} not written", file=sys.stderr)
+    return 1

@@ -1,0 +1,147 @@
+"""``holyclient batch`` past one machine: ``--shard``, ``--limiter redis://``, ``--workers``, ``--window``.
+
+Kept apart from ``batch.py`` so that module stays about one run in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+
+def add_arguments(parser: argparse.ArgumentParser, positive_int: Any, positive_float: Any) -> None:
+    group = parser.add_argument_group("more than one worker")
+    group.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="send only shard K of N (0 <= K < N; by custom_id hash) and write OUTPUT.shard-K-of-N; "
+        "auto/N takes K from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID. Merge with `holyclient batch merge`",
+    )
+    group.add_argument(
+        "--limiter",
+        metavar="URL",
+        help="share --rpm/--tpm with every worker using the same key: redis://HOST:PORT/DB "
+        "(needs `pip install 'holyclient[redis]'`); with --shard, also leases the shard so a second "
+        "worker on it exits 2",
+    )
+    group.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="workers sharing the limit: while Redis is unreachable each keeps to limit / N (default: 1)",
+    )
+    group.add_argument(
+        "--window",
+        type=positive_float,
+        default=60.0,
+        metavar="S",
+        help="the window of --rpm/--tpm in seconds (default: 60, i.e. per minute)",
+    )
+
+
+def resolve(args: argparse.Namespace) -> str | None:
+    """Check the scale-out flags and point ``args.output`` at the shard's file; the problem, or ``None``."""
+    args.shard_spec = None
+    if args.shard is not None:
+        from ..batch._shard import ShardError, parse_shard, shard_path
+
+        try:
+            args.shard_spec = parse_shard(args.shard)
+        except ShardError as exc:
+            return str(exc)
+        if args.output is not None:
+            args.output = shard_path(args.output, *args.shard_spec)
+    if args.limiter is not None:
+        from ..ratelimit._redis import check_url, safe_url
+
+        if (problem := check_url(args.limiter)) is not None:
+            return f"--limiter {safe_url(args.limiter)!r}: {problem}"
+        try:
+            import redis  # noqa: F401
+        except ImportError:
+            return "--limiter redis:// needs the redis package: pip install 'holyclient[redis]'"
+    return None
+
+
+def in_shard(args: argparse.Namespace, custom_id: str) -> bool:
+    if args.shard_spec is None:
+        return True
+    from ..batch._shard import shard_of
+
+    shard, count = args.shard_spec
+    return bool(shard_of(custom_id, count) == shard)
+
+
+def make_limiter(args: argparse.Namespace, client: Any) -> Any:
+    """The runner's limiter: shared through Redis with ``--limiter``, else local (``None``: no limits)."""
+    from ..ratelimit import LocalLimiter, RedisLimiter
+
+    if args.limiter is not None:
+        return RedisLimiter(
+            args.limiter,
+            rpm=args.rpm,
+            tpm=args.tpm,
+            window=args.window,
+            api_key=client.api_key,
+            workers=args.workers,
+            on_event=lambda message: print(f"holyclient batch: {message}", file=sys.stderr),
+        )
+    if args.rpm or args.tpm:
+        return LocalLimiter(args.rpm, args.tpm, window=args.window)
+    return None
+
+
+@asynccontextmanager
+async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> AsyncIterator[None]:
+    """Hold the shard's lease in Redis while the run goes (only with ``--shard`` and ``--limiter``).
+
+    Raises:
+        LeaseHeldError: another worker holds it.
+    """
+    import anyio
+
+    from ..ratelimit._lease import RENEW_EVERY, ShardLease
+    from ..ratelimit._redis import _redis_errors
+
+    output: Path = args.output
+    if args.shard_spec is None or args.limiter is None:
+        yield
+        return
+    lease = ShardLease(limiter._async_client(), api_key, output.name)
+    try:
+        await lease.take()
+    except _redis_errors() as exc:
+        print(
+            f"holyclient batch: warning: shard lease not taken, Redis unreachable ({type(exc).__name__}); "
+            "nothing stops a second worker on this shard",
+            file=sys.stderr,
+        )
+        yield
+        return
+
+    async def renew() -> None:
+        while True:
+            await anyio.sleep(RENEW_EVERY)
+            try:
+                if not await lease.renew():
+                    print("holyclient batch: warning: the shard lease was lost", file=sys.stderr)
+                    return
+            except _redis_errors():
+                pass  # Redis away for a while: try again at the next renewal
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(renew)
+        try:
+            yield
+        finally:
+            tg.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                try:
+                    await lease.release()
+                except _redis_errors():
+                    pass

@@ -1,0 +1,104 @@
+"""Sharded batches: a stable split by custom_id, shard files that resume, and a merge that proves exactly-once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from holyclient._cli import main
+from holyclient._cli._batch_merge import rewrite_argv
+from holyclient.batch._shard import ShardError, merge_shards, parse_shard, shard_of, shard_path
+from holyclient.testing import LocalServer
+
+KEY = "sk-holy-shard-test-key"
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+
+
+def _input(path: Path, n: int) -> Path:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
+    lines = (
+        json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions", "body": body})
+        for i in range(n)
+    )
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def test_the_split_depends_only_on_the_custom_id_and_covers_every_shard() -> None:
+    ids = [f"id-{i}" for i in range(1000)]
+    shards = [shard_of(i, 4) for i in ids]
+    assert shards == [shard_of(i, 4) for i in ids]  # stable
+    assert all(150 < shards.count(k) < 350 for k in range(4))
+    assert shard_of("id-1", 4) == 2  # the same on every host and Python (SHA-256, not hash())
+
+
+def test_shard_auto_takes_k_from_the_indexed_job_or_the_slurm_array() -> None:
+    assert parse_shard("auto/8", {"JOB_COMPLETION_INDEX": "3"}) == (3, 8)
+    assert parse_shard("auto/8", {"SLURM_ARRAY_TASK_ID": "5"}) == (5, 8)
+    assert parse_shard("2/3", {}) == (2, 3)
+    with pytest.raises(ShardError):
+        parse_shard("3/3", {})
+
+
+def test_sharded_runs_write_their_own_files_resume_and_merge_to_exactly_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _input(tmp_path / "in.jsonl", 60)
+    output = tmp_path / "out.jsonl"
+    with LocalServer() as server:
+        for k in range(3):
+            argv = [
+                "batch",
+                str(source),
+                "-o",
+                str(output),
+                "--shard",
+                f"{k}/3",
+                "--base-url",
+                server.base_url,
+            ]
+            assert main([*argv, "--progress-every", "0"]) == 0
+        sent = server.stats["requests"]
+        assert main([*argv, "--progress-every", "0"]) == 0  # the shard again: all done, nothing sent
+        assert server.stats["requests"] == sent == 60
+    shards = [shard_path(output, k, 3) for k in range(3)]
+    assert all(path.exists() for path in shards) and not output.exists()
+    for k, path in enumerate(shards):
+        assert {shard_of(json.loads(line)["custom_id"], 3) for line in path.read_text().splitlines()} == {k}
+    capsys.readouterr()
+    assert main(["batch", "merge", str(source), *map(str, shards), "-o", str(output)]) == 0
+    assert [json.loads(line)["custom_id"] for line in output.read_text().splitlines()] == [
+        f"r{i}" for i in range(60)
+    ]
+    assert "merged 60 results from 3 shards" in capsys.readouterr().err
+
+
+def test_a_merge_with_a_shard_missing_writes_nothing(tmp_path: Path) -> None:
+    source = _input(tmp_path / "in.jsonl", 20)
+    shard = tmp_path / "s0"
+    shard.write_text(
+        "".join(
+            json.dumps({"custom_id": f"r{i}", "response": {"status_code": 200}}) + "\n" for i in range(10)
+        )
+    )
+    report = merge_shards((f"r{i}" for i in range(20)), [shard], tmp_path / "out.jsonl")
+    assert not report.ok and report.missing == [f"r{i}" for i in range(10, 20)]
+    assert not (tmp_path / "out.jsonl").exists() and source.exists()
+
+
+def test_batch_merge_is_the_subcommand_unless_merge_is_a_file_given_as_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert rewrite_argv(["batch", "merge", "in.jsonl", "s0", "-o", "out"])[0] == "batch-merge"
+    assert rewrite_argv(["batch", "merge", "--help"])[0] == "batch-merge"
+    assert rewrite_argv(["batch", "in.jsonl", "-o", "merge"]) == ["batch", "in.jsonl", "-o", "merge"]
+    Path("merge").write_text("")
+    assert rewrite_argv(["batch", "merge", "-o", "out.jsonl"]) == ["batch", "merge", "-o", "out.jsonl"]
+    assert rewrite_argv(["batch", "merge", "in.jsonl", "s0", "-o", "out"])[0] == "batch-merge"

@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help='requests (JSON or JSONL); "-" for stdin')
+    parser.add_argument("files", nargs="*", metavar="FILE", help='requests (JSON or JSONL); "-" for stdin')
     parser.add_argument(
         "--model", metavar="M", help="price every request on this model (default: each request's)"
     )
@@ -85,7 +85,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--max-cost", type=non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
     )
-    parser.set_defaults(func=run)
+    from . import _estimate_money
+
+    _estimate_money.add_arguments(parser)
+    parser.set_defaults(func=run, format_usage=parser.format_usage)
 
 
 def _image_size(text: str) -> tuple[int, int]:
@@ -125,6 +128,13 @@ def run(args: argparse.Namespace) -> int:
             return _fail("--compare needs at least one model name (comma-separated), or all")
         compare = list(dict.fromkeys(_model_name(table, n) for n in names))
 
+    from . import _estimate_money
+
+    if _estimate_money.wants_money(args):
+        return _estimate_money.run(args, table, rate, compare)
+    if not args.files:  # argparse's own shape: the usage line, then the error
+        sys.stderr.write(args.format_usage())
+        return _fail("give request FILEs, --usage FILEs or --self-host GPU (see --help)")
     state = State(rate, compare)
     # Rows are spooled (RAM up to 1 MB, then a temporary file) and printed only once every
     # request has been read: bad input at line 90,000 must not leave half a document on stdout.

@@ -137,7 +137,7 @@ USAGE_ROWS = [
     Row(
         "usage-with-request-files",
         ("estimate", "req.jsonl", "--usage", "u.json"),
-        E + "give request FILEs or --usage FILEs, not both",
+        E + "request FILEs cannot be combined with --usage or --self-host",
         files={"u.json": GOOD, "req.jsonl": "{}\n"},
     ),
     Row(
@@ -148,7 +148,82 @@ USAGE_ROWS = [
     ),
 ]
 
-ROWS = USAGE_ROWS
+SH = ("estimate", "--self-host")
+
+SELF_HOST_ROWS = [
+    Row(
+        "self-host-unknown-gpu-lists-the-known-ones",
+        (*SH, "a10 x2"),
+        E + r"unknown GPU 'a10' .*known: a100-40gb, a100-80gb, h100, h200, l40, l40s, rtx-4090",
+    ),
+    Row("self-host-zero-gpus", (*SH, "h100 x0"), E + "--self-host: GPU count must be within 1..4096, got 0"),
+    Row("self-host-bad-currency", (*SH, "h100", "--currency", "EUR"), U),
+    Row("self-host-negative-capex", (*SH, "h100", "--capex", "-5"), U),
+    Row("self-host-utilisation-over-one", (*SH, "h100", "--utilisation", "50"), U),
+    Row("self-host-zero-months", (*SH, "h100", "--months", "0"), U),
+    Row(
+        "self-host-unknown-model-shape",
+        (*SH, "h100 x2", "--serve-model", "gpt-5"),
+        E + "unknown model shape 'gpt-5'; known: llama-3-70b",
+    ),
+    Row(
+        "self-host-no-measured-throughput",
+        (*SH, "h200 x4"),
+        E
+        + r"--self-host: no measured batched throughput for h200 x4 serving llama-3-70b; measured: .*--throughput",
+    ),
+    Row(
+        "self-host-power-twice",
+        (*SH, "h100 x2", "--power-yearly", "1000", "--kwh-price", "0.1"),
+        E + "--power-yearly: give power either as --power-yearly or as --watts/--kwh-price, not both",
+    ),
+    Row(
+        "self-host-api-yearly-without-volume",
+        (*SH, "h100 x2", "--api-yearly", "250000"),
+        E + "--api-yearly: needs the workload's volume",
+    ),
+    Row(
+        "self-host-vllm-result-without-throughput",
+        (*SH, "h100 x2", "--vllm-result", "bench.json"),
+        E + "bench.json: field output_throughput: expected tokens/s > 0",
+        files={"bench.json": json.dumps({"request_throughput": 2.0})},
+    ),
+    Row(
+        "self-host-gpu-file-without-source",
+        (*SH, "h100 x2", "--gpus", "g.json"),
+        E + "g.json: gpus.b200: fields source and as_of",
+        files={
+            "g.json": json.dumps(
+                {
+                    "gpus": {
+                        "b200": {
+                            "memory_gb": 192,
+                            "watts": 1000,
+                            "purchase_usd": [1, 2],
+                            "purchase_cny": [1, 2],
+                            "hourly_usd": [1, 2],
+                            "hourly_cny": [1, 2],
+                        }
+                    }
+                }
+            )
+        },
+    ),
+    Row(
+        "self-host-gpu-file-bad-price-range",
+        (*SH, "h100 x2", "--gpus", "g.json"),
+        E + r"g.json: gpus.h100: field purchase_usd: expected \[low, high\] numbers > 0, got \[3, 1\]",
+        files={"g.json": json.dumps({"gpus": {"h100": {"purchase_usd": [3, 1]}}})},
+    ),
+    Row(
+        "self-host-with-request-files",
+        ("estimate", "req.jsonl", "--self-host", "h100"),
+        E + "request FILEs cannot be combined with --usage or --self-host",
+        files={"req.jsonl": "{}\n"},
+    ),
+]
+
+ROWS = USAGE_ROWS + SELF_HOST_ROWS
 
 
 @pytest.mark.parametrize("row", ROWS, ids=str)

@@ -10,7 +10,21 @@ import json
 import sys
 from typing import Any
 
-from ._argtypes import positive_float
+from ._argtypes import non_negative_float, positive_float, positive_int
+
+
+def _currency(text: str) -> str:
+    value = text.strip().upper()
+    if value not in ("USD", "CNY"):
+        raise argparse.ArgumentTypeError(f"expected USD or CNY, got {text!r}")
+    return value
+
+
+def _share(text: str) -> float:
+    value = positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be within 0..1 (0.5 is 50%), got {text}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +49,124 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="R",
         help="CNY paid per USD billed by OpenAI (default: 7.2, an assumption)",
+    )
+
+    own = parser.add_argument_group("self-hosted GPUs against the API (--self-host)")
+    own.add_argument(
+        "--self-host", metavar="'GPU xN'", help="price owning or renting N GPUs, e.g. 'a100-80gb x2'"
+    )
+    own.add_argument(
+        "--tokens-per-month", type=positive_float, metavar="N", help="output tokens per month to serve"
+    )
+    own.add_argument(
+        "--currency", type=_currency, default="USD", metavar="USD|CNY", help="currency of every amount"
+    )
+    own.add_argument(
+        "--capex",
+        type=non_negative_float,
+        metavar="AMOUNT",
+        help="paid up front (default: the GPU table's mid price x N)",
+    )
+    own.add_argument(
+        "--months",
+        type=positive_int,
+        default=36,
+        metavar="N",
+        help="amortisation for the per-token figure (default: 36)",
+    )
+    own.add_argument("--power-yearly", type=non_negative_float, metavar="AMOUNT", help="electricity per year")
+    own.add_argument(
+        "--watts",
+        type=positive_float,
+        metavar="W",
+        help="draw per GPU (default: the table's) for --kwh-price",
+    )
+    own.add_argument(
+        "--kwh-price",
+        type=non_negative_float,
+        metavar="P",
+        help="price per kWh: power = W x N x 8760 h x utilisation x P",
+    )
+    own.add_argument(
+        "--ops-monthly",
+        type=non_negative_float,
+        default=0.0,
+        metavar="AMOUNT",
+        help="staff and operations per month",
+    )
+    own.add_argument(
+        "--api-backup-yearly",
+        type=non_negative_float,
+        default=0.0,
+        metavar="AMOUNT",
+        help="standby API budget per year",
+    )
+    own.add_argument(
+        "--gpu-hourly", type=positive_float, metavar="PRICE", help="rent instead: price per GPU-hour"
+    )
+    own.add_argument(
+        "--utilisation",
+        type=_share,
+        default=0.5,
+        metavar="U",
+        help="share of the time the GPUs serve (default: 0.5)",
+    )
+    own.add_argument(
+        "--throughput", type=positive_float, metavar="TOK_S", help="output tokens/s of all N GPUs at full use"
+    )
+    own.add_argument(
+        "--vllm-result", metavar="FILE", help="throughput from a vllm bench serve --save-result JSON"
+    )
+    own.add_argument(
+        "--serve-model", default="llama-3-70b", metavar="NAME", help="model served (default: llama-3-70b)"
+    )
+    own.add_argument(
+        "--serving",
+        choices=("batched", "single"),
+        default="batched",
+        help="throughput row to use (default: batched)",
+    )
+    own.add_argument(
+        "--precision",
+        choices=("bf16", "fp16", "fp8", "int8", "int4"),
+        default="bf16",
+        help="weights precision",
+    )
+    own.add_argument(
+        "--context",
+        type=positive_int,
+        default=8192,
+        metavar="N",
+        help="context per sequence for the memory check",
+    )
+    own.add_argument(
+        "--sequences",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="concurrent sequences for the memory check",
+    )
+    own.add_argument(
+        "--api-yearly",
+        type=non_negative_float,
+        metavar="AMOUNT",
+        help="what the API costs for the workload per year",
+    )
+    own.add_argument(
+        "--api-per-million",
+        type=positive_float,
+        metavar="PRICE",
+        help="API price per 1M output tokens, prompts included",
+    )
+    own.add_argument(
+        "--input-ratio",
+        type=non_negative_float,
+        default=3.0,
+        metavar="R",
+        help="input tokens per output token when the API side is priced from --model (default: 3)",
+    )
+    own.add_argument(
+        "--gpus", metavar="FILE", help="extra/override GPU table (JSON, the shape of the built-in one)"
     )
 
 
@@ -66,7 +198,7 @@ def run(args: argparse.Namespace, table: Any, rate: float, compare: list[str] | 
     from ..costplan._spend import DEFAULT_FX_RATE, spend_report
 
     if args.files:
-        return _fail("give request FILEs or --usage FILEs, not both")
+        return _fail("request FILEs cannot be combined with --usage or --self-host")
     try:
         mapping = _parse_map(args.map)
     except ValueError as exc:
@@ -90,6 +222,16 @@ def run(args: argparse.Namespace, table: Any, rate: float, compare: list[str] | 
             )
         document["usage"] = report
         text.append(render_spend(report))
+    if args.self_host is not None:
+        from ._estimate_selfhost import self_host
+
+        result = self_host(args, table, rate, document.get("usage"))
+        if isinstance(result, str):
+            return _fail(result)
+        document["self_host"] = result
+        from ..costplan._render import render_self_host
+
+        text.append(render_self_host(result))
     if args.json:
         json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -82,12 +82,13 @@ def _money(
 
 
 def _counts(s: ModelSpend, k: float) -> dict[str, Any]:
+    """Counts for the period (whole numbers) or projected (``k`` != 1, rounded to whole units)."""
     return {
-        "requests": round(s.requests * k, 2),
-        "input_tokens": round(s.input_tokens * k, 2),
-        "cached_input_tokens": round(s.cached_input_tokens * k, 2),
-        "output_tokens": round(s.output_tokens * k, 2),
-        "total_tokens": round((s.input_tokens + s.output_tokens) * k, 2),
+        "requests": round(s.requests * k),
+        "input_tokens": round(s.input_tokens * k),
+        "cached_input_tokens": round(s.cached_input_tokens * k),
+        "output_tokens": round(s.output_tokens * k),
+        "total_tokens": round((s.input_tokens + s.output_tokens) * k),
     }
 
 

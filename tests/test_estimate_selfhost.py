@@ -162,3 +162,35 @@ def test_the_text_report_shows_inputs_and_formulas(capsys):
     out = capsys.readouterr().out
     assert "¥930,000.00" in out and "¥1,790,000.00" in out and "¥750,000.00" in out
     assert "formulas:" in out and "inputs:" in out and "utilisation sweep:" in out
+
+
+def test_request_files_are_the_workload_scaled_to_requests_per_month(tmp_path, capsys):
+    # 2 requests with max_tokens 500 -> 1,000 output tokens; x (1,000,000 / 2) = 500,000,000 a month
+    # utilisation needed on 2 x A100: 5e8 / 1,734,480,000 = 28.83 %
+    requests = tmp_path / "req.jsonl"
+    line = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 500}
+    requests.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
+    plan = _plan(
+        capsys, str(requests), "--self-host", "a100-80gb x2", "--requests-per-month", "1000000", "--json"
+    )
+    assert plan["workload"]["tokens_per_month"] == 500_000_000
+    assert plan["workload"]["utilisation_needed"] == pytest.approx(0.2883, abs=1e-4)
+    # gpt-4.1: output $8 per 1M plus the prompts' input at $2 per 1M -> a little above $8 per 1M output
+    assert 8.0 < plan["api"]["per_million_tokens"] < 8.1
+
+
+def test_a_usage_export_is_the_workload_and_prices_the_api_side(capsys):
+    from pathlib import Path
+
+    pages = str(Path(__file__).parent / "data" / "usage" / "completions_pages.json")
+    code = main(["estimate", "--usage", pages, "--self-host", "h100 x2", "--currency", "CNY", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    document = json.loads(out)
+    month = document["usage"]["total"]["month"]
+    plan = document["self_host"]
+    # the export's output tokens over 3 days, x 365/12 / 3: 3,100,000 priced + 20,000 unpriced -> 3,120,000
+    assert plan["workload"]["tokens_per_month"] == month["output_tokens"] == round(3_120_000 * 365 / 12 / 3)
+    assert plan["api"]["per_million_tokens"] == pytest.approx(
+        month["holysheep_cny"] / (month["output_tokens"] / 1e6), abs=1e-4
+    )

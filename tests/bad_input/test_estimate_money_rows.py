@@ -137,7 +137,7 @@ USAGE_ROWS = [
     Row(
         "usage-with-request-files",
         ("estimate", "req.jsonl", "--usage", "u.json"),
-        E + "request FILEs cannot be combined with --usage or --self-host",
+        E + "request FILEs cannot be combined with --usage",
         files={"u.json": GOOD, "req.jsonl": "{}\n"},
     ),
     Row(
@@ -216,9 +216,9 @@ SELF_HOST_ROWS = [
         files={"g.json": json.dumps({"gpus": {"h100": {"purchase_usd": [3, 1]}}})},
     ),
     Row(
-        "self-host-with-request-files",
-        ("estimate", "req.jsonl", "--self-host", "h100"),
-        E + "request FILEs cannot be combined with --usage or --self-host",
+        "self-host-bad-request-file-names-the-line",
+        ("estimate", "req.jsonl", "--self-host", "h100 x2"),
+        E + "req.jsonl:1: expected a chat request",
         files={"req.jsonl": "{}\n"},
     ),
 ]
@@ -229,3 +229,16 @@ ROWS = USAGE_ROWS + SELF_HOST_ROWS
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_estimate_money_row(row, tmp_path, capsys, monkeypatch):
     check_row(Row(**{**row.__dict__, "env": {**ENV, **row.env}}), tmp_path, capsys, monkeypatch)
+
+
+def test_a_usage_snapshot_is_refused_with_the_export_named(tmp_path, capsys, monkeypatch):
+    snapshot = json.dumps({"models": {}, "total_cost_usd": 0.0, "reserved_usd": 0.0})
+    row = Row(
+        "usage-snapshot-instead-of-export",
+        ("estimate", "--usage", "s.json"),
+        E
+        + r"s.json: page 1: a usage snapshot \(client.usage.totals\(\)\) has no period; save client.usage.export",
+        files={"s.json": snapshot},
+        env=ENV,
+    )
+    check_row(row, tmp_path, capsys, monkeypatch)

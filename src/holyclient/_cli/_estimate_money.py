@@ -166,6 +166,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="input tokens per output token when the API side is priced from --model (default: 3)",
     )
     own.add_argument(
+        "--requests-per-month",
+        type=positive_float,
+        metavar="N",
+        help="with request FILEs: scale them to N requests a month (default: the files are one month)",
+    )
+    own.add_argument(
         "--gpus", metavar="FILE", help="extra/override GPU table (JSON, the shape of the built-in one)"
     )
 
@@ -191,14 +197,17 @@ def _parse_map(text: str | None) -> dict[str, str]:
     return mapping
 
 
-def run(args: argparse.Namespace, table: Any, rate: float, compare: list[str] | None) -> int:
-    """Run the usage and/or self-hosting reports; ``table`` and ``compare`` are resolved by estimate."""
+def run(
+    args: argparse.Namespace, table: Any, rate: float, compare: list[str] | None, *, requests: Any = None
+) -> int:
+    """Run the usage and/or self-hosting reports; ``table`` and ``compare`` are resolved by estimate,
+    and ``requests`` is the estimate of request FILEs given with ``--self-host`` (their workload)."""
     from ..costplan import UsageFileError, read_usage_files
     from ..costplan._render import render_spend
     from ..costplan._spend import DEFAULT_FX_RATE, spend_report
 
-    if args.files:
-        return _fail("request FILEs cannot be combined with --usage or --self-host")
+    if args.files and requests is None:
+        return _fail("request FILEs cannot be combined with --usage")
     try:
         mapping = _parse_map(args.map)
     except ValueError as exc:
@@ -225,7 +234,10 @@ def run(args: argparse.Namespace, table: Any, rate: float, compare: list[str] | 
     if args.self_host is not None:
         from ._estimate_selfhost import self_host
 
-        result = self_host(args, table, rate, document.get("usage"))
+        usage = document.get("usage")
+        if requests is not None:
+            usage = _requests_as_usage(requests, args.requests_per_month, rate)
+        result = self_host(args, table, rate, usage)
         if isinstance(result, str):
             return _fail(result)
         document["self_host"] = result
@@ -238,3 +250,21 @@ def run(args: argparse.Namespace, table: Any, rate: float, compare: list[str] | 
     else:
         sys.stdout.write("\n".join(text))
     return 0
+
+
+def _requests_as_usage(state: Any, per_month: float | None, rate: float) -> dict[str, Any]:
+    """Request FILEs as the month's workload, in the shape the self-host report reads from --usage."""
+    factor = 1.0 if per_month is None or not state.count else per_month / state.count
+    output = sum(t.output_tokens for t in state.totals.values()) * factor
+    usd = state.priced_cost() * factor if not state.unpriced() else None
+    return {
+        "total": {
+            "month": {
+                "output_tokens": output,
+                "holysheep_usd": usd,
+                "holysheep_cny": None if usd is None else usd * rate,
+            }
+        },
+        "source": "request FILEs"
+        + ("" if per_month is None else f" x {factor:,.4g} ({per_month:,.0f} requests a month)"),
+    }

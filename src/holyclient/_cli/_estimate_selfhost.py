@@ -75,7 +75,9 @@ def self_host(
     tokens = args.tokens_per_month
     if tokens is None and usage is not None:
         tokens = usage["total"]["month"]["output_tokens"]
-        notes.append("tokens per month: the usage export's output tokens, projected to a month")
+        notes.append(
+            f"tokens per month: output tokens of {usage.get('source', 'the usage export, projected to a month')}"
+        )
     api_price, basis = _api_price(args, table, rate, usage, tokens, currency)
     if isinstance(basis, str) and api_price is None and basis.startswith("--"):
         return basis
@@ -116,7 +118,7 @@ def _api_price(
         if month["output_tokens"] and cost is not None:
             return cost / (
                 month["output_tokens"] / 1e6
-            ), "the usage export on HolySheep: month cost / month output tokens"
+            ), "the workload on HolySheep: month cost / month output tokens"
     if args.model:
         info = table.get(args.model)
         if info is None:

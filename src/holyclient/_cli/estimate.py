@@ -130,12 +130,22 @@ def run(args: argparse.Namespace) -> int:
 
     from . import _estimate_money
 
+    state = State(rate, compare)
     if _estimate_money.wants_money(args):
+        if args.files and args.self_host is not None and not args.usage:  # the requests are the workload
+            with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as spool:
+                try:
+                    for path in args.files:
+                        _estimate_file(path, args, table, state, spool)
+                except InputError as exc:
+                    _clear_progress()
+                    return _fail(str(exc))
+                _clear_progress()
+            return _estimate_money.run(args, table, rate, compare, requests=state)
         return _estimate_money.run(args, table, rate, compare)
     if not args.files:  # argparse's own shape: the usage line, then the error
         sys.stderr.write(args.format_usage())
         return _fail("give request FILEs, --usage FILEs or --self-host GPU (see --help)")
-    state = State(rate, compare)
     # Rows are spooled (RAM up to 1 MB, then a temporary file) and printed only once every
     # request has been read: bad input at line 90,000 must not leave half a document on stdout.
     with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as spool:

@@ -136,6 +136,11 @@ def _jsonl(path: str, lines: list[tuple[int, str]]) -> tuple[list[Any], list[str
 
 
 def _read_page(path: str, place: str, page: Any, workload: Workload) -> None:
+    if isinstance(page, Mapping) and "models" in page and "total_cost_usd" in page:
+        raise UsageFileError(
+            f"{path}: {place}: a usage snapshot (client.usage.totals()) has no period; "
+            "save client.usage.export() instead"
+        )
     if not isinstance(page, Mapping) or not isinstance(page.get("data"), list):
         raise UsageFileError(
             f'{path}: {place}: expected a usage page {{"object": "page", "data": [buckets]}}'

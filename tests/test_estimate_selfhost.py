@@ -194,3 +194,9 @@ def test_a_usage_export_is_the_workload_and_prices_the_api_side(capsys):
     assert plan["api"]["per_million_tokens"] == pytest.approx(
         month["holysheep_cny"] / (month["output_tokens"] / 1e6), abs=1e-4
     )
+
+
+def test_a_free_api_has_no_break_even_instead_of_a_division_by_zero(capsys):
+    plan = _plan(capsys, *EXAMPLE, "--api-yearly", "0")
+    assert plan["api"]["three_years"] == 0
+    assert plan["break_even"] is None

@@ -123,14 +123,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     own.add_argument(
         "--serving",
         choices=("batched", "single"),
+        metavar="MODE",
         default="batched",
-        help="throughput row to use (default: batched)",
+        help="throughput row to use: batched or single (default: batched)",
     )
     own.add_argument(
         "--precision",
         choices=("bf16", "fp16", "fp8", "int8", "int4"),
+        metavar="P",
         default="bf16",
-        help="weights precision",
+        help="weights precision: bf16, fp16, fp8, int8 or int4 (default: bf16)",
     )
     own.add_argument(
         "--context",

@@ -124,6 +124,7 @@ def self_host_report(
             monthly = tokens_per_month / 1e6 * api_per_million
             api |= {"per_month": _r(monthly), "first_year": _r(12 * monthly), "three_years": _r(36 * monthly)}
         report["api"] = api
+    if api_per_million:  # a free API never breaks even
         volume = sh.break_even_tokens(plan, api_per_million)
         report["break_even"] = {
             "tokens_per_month": round(volume),

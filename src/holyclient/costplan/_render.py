@@ -133,10 +133,13 @@ def render_self_host(report: dict[str, Any]) -> str:
             lines.append(
                 f"  per month {m(api['per_month'])}, first year {m(api['first_year'])}, three years {m(api['three_years'])}"
             )
-        lines.append(
-            f"break-even: {be['tokens_per_month']:,} tokens/month ({be['utilisation_needed']:.1%} utilisation)"
-            + ("" if be["reachable"] else " -- beyond what these GPUs can serve: the API stays cheaper")
-        )
+        if be is None:
+            lines.append("break-even: none (the API costs nothing)")
+        else:
+            lines.append(
+                f"break-even: {be['tokens_per_month']:,} tokens/month ({be['utilisation_needed']:.1%} utilisation)"
+                + ("" if be["reachable"] else " -- beyond what these GPUs can serve: the API stays cheaper")
+            )
     else:
         lines.append(
             "API: no price (give --api-yearly, --api-per-million, --usage or --model) -- no break-even"

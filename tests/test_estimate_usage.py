@@ -149,3 +149,33 @@ def test_the_trackers_export_feeds_back_into_estimate(tmp_path, capsys):
     # (1600 x 0.15 + 400 x 0.075 + 1000 x 0.60) / 1e6 = (240 + 30 + 600) / 1e6 = $0.00087
     assert report["total"]["period"]["openai_usd"] == pytest.approx(0.00087)
     assert report["period"]["days"] == pytest.approx(7, abs=0.001)
+
+
+def test_batch_api_results_are_flagged_not_silently_priced_as_interactive(tmp_path, capsys):
+    page = {
+        "object": "page",
+        "data": [
+            {
+                "object": "bucket",
+                "start_time": 1730419200,
+                "end_time": 1730505600,
+                "results": [
+                    {
+                        "object": "organization.usage.completions.result",
+                        "input_tokens": 100,
+                        "output_tokens": 10,
+                        "input_cached_tokens": 0,
+                        "num_model_requests": 1,
+                        "model": "gpt-4o-mini",
+                        "batch": True,
+                    }
+                ],
+            }
+        ],
+        "has_more": False,
+        "next_page": None,
+    }
+    path = tmp_path / "batch.json"
+    path.write_text(json.dumps(page), encoding="utf-8")
+    report = _report(capsys, "--usage", str(path))
+    assert "Batch API" in report["notes"][0]

@@ -77,6 +77,7 @@ def render_spend(report: dict[str, Any]) -> str:
     if report.get("skipped_results"):
         skipped = ", ".join(f"{k} x{v}" for k, v in report["skipped_results"].items())
         lines.append(f"skipped (no token usage): {skipped}")
+    lines += [f"note: {n}" for n in report.get("notes", [])]
     if report.get("compare"):
         lines += ["", "the whole workload on one model (HolySheep, CNY):"]
         for e in report["compare"]:

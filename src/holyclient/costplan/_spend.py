@@ -142,6 +142,11 @@ def spend_report(
     }
     if workload.skipped:
         report["skipped_results"] = dict(workload.skipped)
+    if workload.batch_results:
+        report["notes"] = [
+            f'{workload.batch_results} results are Batch API usage ("batch": true), which OpenAI bills at half '
+            "the list price; they are priced here at the full list price on both sides"
+        ]
     if compare:
         report["compare"] = compare_targets(spends, table, compare, cny_rate, factor)
     return report

@@ -56,6 +56,7 @@ class Workload:
 
     rows: list[UsageRow] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # result object -> count (not token usage)
+    batch_results: int = 0  # results with "batch": true (OpenAI bills the Batch API at half price)
 
     @property
     def start(self) -> int:
@@ -190,6 +191,8 @@ def _result(label: str, result: Any, start: int, end: int, workload: Workload) -
             f"{label}: field input_cached_tokens: {numbers['input_cached_tokens']} exceeds "
             f"input_tokens {numbers['input_tokens']}"
         )
+    if result.get("batch") is True:
+        workload.batch_results += 1
     model = result.get("model")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise UsageFileError(f"{label}: field model: expected a model name or null, got {model!r}")

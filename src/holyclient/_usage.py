@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -161,6 +162,7 @@ class UsageTracker:
         self._next_id = 0
         self._uncertain = 0.0
         self._later: deque[Callable[[], None]] = deque()
+        self.started_at = time.time()  # the start of the period an export() covers
 
     @property
     def prices(self) -> PriceTable:
@@ -345,6 +347,15 @@ class UsageTracker:
                 unpriced_models=tuple(name for name, t in self._totals.items() if not t.priced),
                 uncertain_usd=self._uncertain,
             )
+
+    def export(self) -> dict[str, Any]:
+        """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's
+        creation to now: save it as JSON and give it to ``holyclient estimate --usage FILE``."""
+        from .costplan import usage_export
+
+        return usage_export(
+            self.snapshot().models, start_time=int(self.started_at), end_time=int(time.time())
+        )
 
     def totals(self) -> dict[str, Any]:
         """The snapshot as plain JSON-ready data."""

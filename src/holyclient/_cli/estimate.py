@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help='requests (JSON or JSONL); "-" for stdin')
+    parser.add_argument("files", nargs="*", metavar="FILE", help='requests (JSON or JSONL); "-" for stdin')
     parser.add_argument(
         "--model", metavar="M", help="price every request on this model (default: each request's)"
     )
@@ -85,7 +85,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--max-cost", type=non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
     )
-    parser.set_defaults(func=run)
+    from . import _estimate_money
+
+    _estimate_money.add_arguments(parser)
+    parser.set_defaults(func=run, format_usage=parser.format_usage)
 
 
 def _image_size(text: str) -> tuple[int, int]:
@@ -106,7 +109,6 @@ def _warn(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..pricing import DEFAULT_CNY_RATE, PriceFileError, PriceTable
-    from ._request_files import InputError
 
     rate = DEFAULT_CNY_RATE if args.cny_rate is None else args.cny_rate
     if args.model is not None and not args.model.strip():
@@ -125,17 +127,26 @@ def run(args: argparse.Namespace) -> int:
             return _fail("--compare needs at least one model name (comma-separated), or all")
         compare = list(dict.fromkeys(_model_name(table, n) for n in names))
 
+    from . import _estimate_money
+
     state = State(rate, compare)
+    if _estimate_money.wants_money(args):
+        if args.files and args.self_host is not None and not args.usage:  # the requests are the workload
+            with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as spool:
+                error = _read_all(args, table, state, spool)
+            if error is not None:
+                return _fail(error)
+            return _estimate_money.run(args, table, rate, compare, requests=state)
+        return _estimate_money.run(args, table, rate, compare)
+    if not args.files:  # argparse's own shape: the usage line, then the error
+        sys.stderr.write(args.format_usage())
+        return _fail("give request FILEs, --usage FILEs or --self-host GPU (see --help)")
     # Rows are spooled (RAM up to 1 MB, then a temporary file) and printed only once every
     # request has been read: bad input at line 90,000 must not leave half a document on stdout.
     with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as spool:
-        try:
-            for path in args.files:
-                _estimate_file(path, args, table, state, spool)
-        except InputError as exc:
-            _clear_progress()
-            return _fail(str(exc))
-        _clear_progress()
+        error = _read_all(args, table, state, spool)
+        if error is not None:
+            return _fail(error)
         spool.seek(0)
         out = sys.stdout
         if args.json:
@@ -143,6 +154,20 @@ def run(args: argparse.Namespace) -> int:
         else:
             print_table(state, spool, out, summary=args.summary)
     return _exit_code(state, args.max_cost)
+
+
+def _read_all(args: argparse.Namespace, table: Any, state: State, spool: IO[str]) -> str | None:
+    """Estimate every request FILE into ``state``; the input error that stops the run, if any."""
+    from ._request_files import InputError
+
+    try:
+        for path in args.files:
+            _estimate_file(path, args, table, state, spool)
+    except InputError as exc:
+        return str(exc)
+    finally:
+        _clear_progress()
+    return None
 
 
 def _model_name(table: Any, requested: str) -> str:

@@ -1,0 +1,19 @@
+"""Cost planning: what a measured workload costs on OpenAI, on HolySheep, and on self-hosted GPUs.
+
+The pieces are kept apart so each can be read (and tested) on its own:
+
+* :mod:`._usage_files` reads usage exports (OpenAI Usage API pages, holyclient's own export, a CSV)
+  into :class:`UsageRow` rows;
+* :mod:`._spend` prices those rows at list prices and projects them to a month;
+* :mod:`._gpus` is the sourced GPU, throughput and model-shape table (``_data/gpus.json``);
+* :mod:`._selfhost` is the self-hosting arithmetic, as pure functions;
+* :mod:`._render` turns both reports into text.
+
+Nothing here does I/O beyond reading the files it is given.
+"""
+
+from __future__ import annotations
+
+from ._usage_files import UsageFileError, UsageRow, Workload, read_usage_files, usage_export
+
+__all__ = ["UsageFileError", "UsageRow", "Workload", "read_usage_files", "usage_export"]

@@ -1,9 +1,10 @@
 """A local OpenAI-compatible server for tests, demos and benchmarks -- no network, no key needed.
 
 ``LocalServer`` answers ``/v1/chat/completions`` (JSON and SSE streaming), ``/v1/embeddings`` and
-``/v1/models`` with deterministic content, and injects faults on demand (latency, 429 with
-``Retry-After``, 5xx, dropped connections, malformed bodies, streams cut or erroring part-way,
-hangs) so retry handling can be tested for real. ``holyclient serve`` runs the same server from the
+``/v1/models``, and also ``/v1/responses`` and ``/v1/completions`` (JSON and SSE), moderations, images,
+audio (speech, transcriptions, translations), files and the Batch API, with deterministic content,
+and injects faults on demand (latency, 429 with ``Retry-After``, 5xx, dropped connections, malformed
+bodies, streams cut or erroring part-way, hangs) so retry handling can be tested for real. ``holyclient serve`` runs the same server from the
 command line; ``holyclient.testing.pytest_plugin`` provides the ``holyclient_server`` fixture.
 
 Stdlib only: importing this package does not import the client, httpx or pydantic.

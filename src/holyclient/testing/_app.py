@@ -25,6 +25,7 @@ from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection, Request
 from ._limits import SlidingWindowLimiter
+from ._routes_more import handle_more, reset_more
 
 _ROUTES: dict[str, tuple[str, str]] = {
     "/v1/chat/completions": ("chat", "POST"),
@@ -107,6 +108,7 @@ class App:
     def reset(self) -> None:
         """Forget stats, the request log, queued faults and rate-limit windows."""
         self._reset_stats()
+        reset_more(self)
         self._log.clear()
         self.queue.clear()
         if self._limiter is not None:
@@ -193,6 +195,9 @@ class App:
             route = ("model", "GET")
             model_id = path[len("/v1/models/") :]
         if route is None:
+            answered = handle_more(self, ex)  # responses, audio, files, batches ...
+            if answered is not False:
+                return answered
             self._send_error(
                 ex,
                 404,
@@ -226,6 +231,7 @@ class App:
                 time=time.time(),
                 method=req.method,
                 path=path,
+                query=req.query,
                 body=parsed,
                 headers={k: v for k, v in req.headers.items() if k not in SECRET_HEADERS},
             )

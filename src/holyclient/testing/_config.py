@@ -26,6 +26,8 @@ class RecordedRequest:
     body: Any
     status: int | None = None
     fault: str | None = None
+    query: str = ""
+    """The raw query string (without ``?``), as sent."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,6 +39,7 @@ class RecordedRequest:
             "body": self.body,
             "status": self.status,
             "fault": self.fault,
+            "query": self.query,
         }
 
 

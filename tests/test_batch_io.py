@@ -46,7 +46,8 @@ def test_batch_api_line_and_bare_body_are_both_accepted() -> None:
     [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
-        (_line("a", url="/v1/embeddings"), "unsupported url '/v1/embeddings'"),
+        (_line("a", url="/v1/embedding"), "unsupported url '/v1/embedding'"),
+        (_line("a", url="/v1/embeddings"), "field 'body.input' is missing"),
         (_line("a", method="GET"), "field 'method'"),
         (_line(""), "field 'custom_id'"),
         (_line("a", body={"model": "m", "messages": []}), "body.messages"),
@@ -76,7 +77,11 @@ def test_validation_reports_every_bad_line_and_duplicate_with_line_numbers(tmp_p
     assert report.problems == [
         (3, "not valid JSON (Expecting value: line 1 column 1 (char 0))"),
         (5, "duplicate custom_id 'a' (first on line 1)"),
-        (6, "field 'url': unsupported url '/v1/x' (supported: /v1/chat/completions)"),
+        (
+            6,
+            "field 'url': unsupported url '/v1/x' (supported: /v1/chat/completions, /v1/embeddings, "
+            "/v1/completions, /v1/responses, /v1/moderations)",
+        ),
         (7, "duplicate custom_id 'b' (first on line 2)"),
         (8, "duplicate custom_id 'a' (first on line 1)"),
     ]

@@ -6,7 +6,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._types import BatchResult, BatchStats
+from ._bodies import EMBEDDINGS_URL, MODERATIONS_URL
+from ._types import CHAT_COMPLETIONS_URL, BatchResult, BatchStats
+
+#: The model the moderations endpoint uses when a request names none.
+DEFAULT_MODERATION_MODEL = "omni-moderation-latest"
+
+
+def _output_tokens(body: Mapping[str, Any], url: str) -> int:
+    """The most output tokens a request may be billed: its cap (or the default) times its choices."""
+    from ..pricing import DEFAULT_OUTPUT_TOKENS, requested_output_tokens
+
+    if url in (EMBEDDINGS_URL, MODERATIONS_URL):
+        return 0
+    cap = requested_output_tokens(body)
+    n = body.get("n")
+    choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+    return (DEFAULT_OUTPUT_TOKENS if cap is None else cap) * choices
 
 
 def _price(model: str, usage: Mapping[str, Any]) -> float | None:
@@ -159,24 +175,25 @@ class DryRunEstimate:
 
     models: dict[str, list[Any]] = field(default_factory=dict)  # model -> [requests, in, out, usd|None]
 
-    def add(self, body: Mapping[str, Any]) -> None:
-        from ..pricing import (
-            DEFAULT_OUTPUT_TOKENS,
-            UnknownModelError,
-            estimate_request,
-            requested_output_tokens,
-        )
+    def add(self, body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> None:
+        """Count one request to ``url``: its input tokens, and its output at the cap it sets (none for
+        embeddings and moderations)."""
+        from ..pricing import UnknownModelError, estimate_cost, estimate_request
         from ._ratelimit import count_prompt_tokens
 
-        model = str(body.get("model"))
+        model = str(body.get("model") or DEFAULT_MODERATION_MODEL)
+        if "model" not in body:  # a moderation that lets the server pick its model
+            body = {**body, "model": model}
         entry = self.models.setdefault(model, [0, 0, 0, 0.0])
         entry[0] += 1
+        out = _output_tokens(body, url)
         try:
             estimate = estimate_request(body)
+            if url != CHAT_COMPLETIONS_URL:
+                estimate = estimate_cost(model, estimate.input_tokens, out, approximate=estimate.approximate)
         except UnknownModelError:
             entry[1] += count_prompt_tokens(body)
-            cap = requested_output_tokens(body)
-            entry[2] += DEFAULT_OUTPUT_TOKENS if cap is None else cap
+            entry[2] += out
             entry[3] = None
             return
         entry[1] += estimate.input_tokens

@@ -1,4 +1,8 @@
-"""The batch runner: many chat requests through one ``AsyncClient``, results delivered as they complete.
+"""The batch runner: many requests through one ``AsyncClient``, results delivered as they complete.
+
+Any Batch API endpoint (chat completions, embeddings, completions, responses, moderations), mixed
+freely; with ``pack_inputs``, embedding requests are packed into fewer requests and unpacked into one
+result per request again (:mod:`._pack`).
 
 Each attempt is sent with no client-side retry; the runner drives retries itself with the client's
 :class:`~holyclient.RetryPolicy` decisions, so that a request waiting out a backoff or a ``Retry-After``
@@ -13,7 +17,6 @@ than ``max_pending`` are unfinished (in flight or waiting to retry), and each re
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -22,16 +25,18 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._base import NOT_GIVEN, RequestOptions, parse_model
+from .._base import NOT_GIVEN, RequestOptions
 from .._constants import LOGGER_NAME
 from .._exceptions import (
     APIConnectionError,
-    APIError,
+    APIResponseValidationError,
     APIStatusError,
     APITimeoutError,
     BudgetExceededError,
 )
+from ._answers import PATHS, read_answer, usage_of
 from ._guard import BatchStoppedError, SlotHold, StopBreaker, unwrapped
+from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, split, unpack
 from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats, request_fingerprint
 
@@ -84,7 +89,7 @@ def _error(code: str, message: str) -> dict[str, str]:
 
 
 class BatchRunner:
-    """Runs chat requests through an :class:`~holyclient.AsyncClient` with bounded concurrency.
+    """Runs Batch API requests (any endpoint) through an :class:`~holyclient.AsyncClient` with bounded concurrency.
 
     Args:
         client: the client to send with (its key, base URL, retry policy and usage tracker are used).
@@ -102,6 +107,9 @@ class BatchRunner:
         adaptive: lower the concurrency on sustained 429s.
         clock: time source, injectable for tests.
         sleep: sleep function, injectable for tests.
+        pack_inputs: pack embedding requests with the same model and parameters into requests of up to
+            this many inputs (at most 2,048; ``None``: no packing); each still gets its own result.
+        pack_tokens: most counted tokens in one packed request.
     """
 
     def __init__(
@@ -120,6 +128,8 @@ class BatchRunner:
         clock: Clock = time.monotonic,
         sleep: Sleep = anyio.sleep,
         token_estimator: TokenEstimator | None = None,
+        pack_inputs: int | None = None,
+        pack_tokens: int = DEFAULT_PACK_TOKENS,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -141,6 +151,9 @@ class BatchRunner:
         self.stop_after = stop_after
         self._breaker = StopBreaker(stop_after, clock)
         self._stop_scope: anyio.CancelScope | None = None
+        self._pack = (pack_inputs, pack_tokens) if pack_inputs is not None else None
+        if self._pack is not None:
+            Packer(*self._pack)  # refuse bad limits now, not at the first request
 
     # --- running -----------------------------------------------------------------------------------
 
@@ -169,14 +182,14 @@ class BatchRunner:
                 async with anyio.create_task_group() as tg:
                     self._stop_scope = tg.cancel_scope
                     position = 0
+                    packer = Packer(*self._pack) if self._pack is not None else None
                     async for item in _aiter(requests):
                         position += 1
                         request = as_request(item, position)
-                        await pending.acquire()
-                        # a new request waits here, not in a task: retries get freed slots first
-                        await self._slots.acquire()
-                        self.stats.started += 1
-                        tg.start_soon(self._run_one, request, pending, on_result)
+                        for ready in packer.add(request) if packer is not None else (request,):
+                            await self._start(tg, ready, pending, on_result)
+                    for ready in packer.flush() if packer is not None else ():
+                        await self._start(tg, ready, pending, on_result)
             if self._breaker.reason is None:
                 await self._deliver(self._breaker.flush(), on_result)
         finally:
@@ -207,16 +220,39 @@ class BatchRunner:
                     yield receive
                 tg.cancel_scope.cancel()
 
+    async def _start(
+        self, tg: Any, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
+    ) -> None:
+        await pending.acquire()
+        # a new request waits here, not in a task: retries get freed slots first
+        await self._slots.acquire()
+        self.stats.started += len(request.parts) if isinstance(request, PackedRequest) else 1
+        tg.start_soon(self._run_one, request, pending, on_result)
+
     async def _run_one(
         self, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
     ) -> None:
         try:
             result = await self.process(request, slot_held=True)
-            if self._breaker.hold(result):
-                return
-            await self._deliver([*self._breaker.flush(), result], on_result)
+            results = await self._unpacked(request, result)
+            kept = [result for result in results if not self._breaker.hold(result)]
+            if kept:
+                await self._deliver([*self._breaker.flush(), *kept], on_result)
         finally:
             pending.release()
+
+    async def _unpacked(self, request: BatchRequest, result: BatchResult) -> list[BatchResult]:
+        """The results of a request's lines: itself, or each line of a packed request. A packed request
+        the server keeps refusing with a 400 is halved until the input at fault is alone in its request,
+        so that the other lines still get their vectors."""
+        if not isinstance(request, PackedRequest):
+            return [result]
+        if result.status_code == 400 and len(request.parts) > 1:
+            results = []
+            for half in split(request):
+                results += await self._unpacked(half, await self.process(half))
+            return results
+        return unpack(request, result)
 
     async def _deliver(self, results: list[BatchResult], on_result: ResultHandler) -> None:
         for result in results:
@@ -242,8 +278,10 @@ class BatchRunner:
         try:
             body = dict(request.body)
             model = str(body.get("model") or "") or None
+            if request.url not in PATHS:
+                raise ValueError(f"unsupported url {request.url!r} (supported: {', '.join(PATHS)})")
             options = RequestOptions(
-                "POST", "/chat/completions", body=body, timeout=self.timeout, max_retries=0
+                "POST", PATHS[request.url], body=body, timeout=self.timeout, max_retries=0
             )
             try:
                 reservation = self.client._reserve(options)
@@ -263,7 +301,8 @@ class BatchRunner:
         finally:
             slot.release()
         self._settle(reservation, result)
-        result.fingerprint = request_fingerprint(request.body)
+        if not isinstance(request, PackedRequest):  # a packed request's lines carry their own
+            result.fingerprint = request_fingerprint(request.body)
         return result
 
     def _scrub(self, exc: Exception) -> str:
@@ -328,7 +367,7 @@ class BatchRunner:
             if self.requests_limit is not None:
                 await self.requests_limit.acquire(1, self._sleep)
             if self.tokens_limit is not None:
-                estimate, raw_prompt = self.estimator.estimate(body)
+                estimate, raw_prompt = self.estimator.estimate(body, request.url)
                 token_handle = await self.tokens_limit.acquire(estimate, self._sleep)
             sent = self._clock()
             self.stats.attempts += 1
@@ -363,8 +402,6 @@ class BatchRunner:
         self, request: BatchRequest, options: RequestOptions, model: str | None
     ) -> tuple[BatchResult, BaseException | None]:
         """One HTTP attempt, without retry: the result it would leave, and the error to judge retrying by."""
-        from .._models import ChatCompletion
-
         client = self.client
         try:
             http_request, response = await client._send_raw(options)
@@ -379,18 +416,16 @@ class BatchRunner:
                 request.custom_id, status, request_id, status_error.body, model=model
             ), status_error
         try:
-            completion = parse_model(ChatCompletion, response.content, response, request=http_request)
-        except APIError as exc:
-            body = exc.body if exc.body is not None else None
+            raw = read_answer(request.url, response.content, response, http_request)
+        except APIResponseValidationError as exc:
             error = _error("invalid_response", exc.message)
-            return BatchResult(request.custom_id, status, request_id, body, error, model=model), exc
-        raw = json.loads(response.content)
-        usage = completion.usage
+            return BatchResult(request.custom_id, status, request_id, exc.body, error, model=model), exc
+        answered = raw.get("model")
         return BatchResult(
             request.custom_id,
             status,
             request_id,
             raw,
-            model=completion.model or model,
-            usage=usage.model_dump() if usage is not None else None,
+            model=answered if isinstance(answered, str) and answered else model,
+            usage=usage_of(raw),
         ), None

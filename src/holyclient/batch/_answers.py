@@ -11,7 +11,7 @@ the body was not JSON at all, redacted).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -51,8 +51,9 @@ _SHAPES: dict[str, type[BaseModel]] = {
 _KEYS = {url: next(iter(shape.model_fields)) for url, shape in _SHAPES.items()}
 
 
-def read_answer(url: str, content: bytes, response: Any, request: Any) -> dict[str, Any]:
-    """The parsed body of a 2xx answer to ``url``.
+def read_answer(url: str, content: bytes, exchange: Callable[[], tuple[Any, Any]]) -> dict[str, Any]:
+    """The parsed body of a 2xx answer to ``url``; ``exchange()`` gives the httpx2 request and response
+    to build the error from (only called for a bad answer).
 
     Raises:
         APIResponseValidationError: the body is not JSON (retryable) or not that endpoint's answer.
@@ -63,6 +64,7 @@ def read_answer(url: str, content: bytes, response: Any, request: Any) -> dict[s
         raw = None
     if isinstance(raw, dict) and isinstance(raw.get(_KEYS[url]), list):
         return raw
+    request, response = exchange()
     parse_model(_SHAPES[url], content, response, request=request)  # raises the client's error
     raise APIResponseValidationError(  # pragma: no cover - pydantic accepted what json.loads refused
         f"Unexpected response shape for {url}", response=response, body=None, request=None

@@ -39,6 +39,7 @@ from ._guard import BatchStoppedError, SlotHold, StopBreaker, unwrapped
 from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, split, unpack
 from ._ratelimit import AdaptiveConcurrency, Clock, RateLimiter, Sleep, Slots, TokenEstimator
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats, request_fingerprint
+from ._wire import DirectSender
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
@@ -151,6 +152,7 @@ class BatchRunner:
         self.stop_after = stop_after
         self._breaker = StopBreaker(stop_after, clock)
         self._stop_scope: anyio.CancelScope | None = None
+        self._wire = DirectSender.for_client(client)
         self._pack = (pack_inputs, pack_tokens) if pack_inputs is not None else None
         if self._pack is not None:
             Packer(*self._pack)  # refuse bad limits now, not at the first request
@@ -404,19 +406,25 @@ class BatchRunner:
         """One HTTP attempt, without retry: the result it would leave, and the error to judge retrying by."""
         client = self.client
         try:
-            http_request, response = await client._send_raw(options)
+            if self._wire is not None and self._wire.usable():
+                answer: Any = await self._wire.send(options, options.body or {})
+                exchange = answer.httpx  # httpx2 objects, built only for an error
+            else:
+                http_request, answer = await client._send_raw(options)
+                exchange = lambda: (http_request, answer)  # noqa: E731
         except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
             return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
-        request_id = response.headers.get("x-request-id")
-        status = int(response.status_code)
+        request_id = answer.headers.get("x-request-id")
+        status = int(answer.status_code)
         if status >= 400:
-            status_error = client._status_error(response, response.content, http_request)
+            http_request, response = exchange()
+            status_error = client._status_error(response, answer.content, http_request)
             return BatchResult(
                 request.custom_id, status, request_id, status_error.body, model=model
             ), status_error
         try:
-            raw = read_answer(request.url, response.content, response, http_request)
+            raw = read_answer(request.url, answer.content, exchange)
         except APIResponseValidationError as exc:
             error = _error("invalid_response", exc.message)
             return BatchResult(request.custom_id, status, request_id, exc.body, error, model=model), exc

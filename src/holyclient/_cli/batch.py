@@ -356,7 +356,7 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
 
     def pending() -> Any:
         nonlocal skipped
-        for request in iter_requests(args.input, args.model):
+        for request in iter_requests(args.input, args.model, validated=True):
             if request.custom_id in state.done:
                 skipped += 1
             else:

@@ -220,6 +220,13 @@ _CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
 }
 
 
+def with_default_model(body: dict[str, Any], default_model: str | None, url: str) -> dict[str, Any]:
+    """``body`` with ``default_model`` when it names no model (moderations excepted: see :func:`check_body`)."""
+    if body.get("model") is None and default_model and url != MODERATIONS_URL:
+        return {**body, "model": default_model}
+    return body
+
+
 def check_body(
     body: Any, default_model: str | None, prefix: str, non_finite: bool, url: str = CHAT_COMPLETIONS_URL
 ) -> dict[str, Any]:
@@ -238,10 +245,8 @@ def check_body(
         raise InputLineError(f"field '{prefix}stream' is not supported in a batch")
     _check_numbers(body, prefix, url, non_finite)
     model = body.get("model")
-    if model is None and url == MODERATIONS_URL:
-        return body
-    if model is None and default_model:
-        return {**body, "model": default_model}
+    if model is None and (url == MODERATIONS_URL or default_model):
+        return with_default_model(body, default_model, url)
     elif model is not None and not isinstance(model, str):
         raise InputLineError(f"field '{prefix}model' must be a string, got {kind(model)}")
     elif not isinstance(model, str) or not model.strip():

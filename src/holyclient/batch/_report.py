@@ -25,11 +25,11 @@ def _output_tokens(body: Mapping[str, Any], url: str) -> int:
     return (DEFAULT_OUTPUT_TOKENS if cap is None else cap) * choices
 
 
-def _price(model: str, usage: Mapping[str, Any]) -> float | None:
-    from ..pricing import UnknownModelError, cost_from_usage
+def _price(model: str, prompt: int, cached: int, completion: int) -> float | None:
+    from ..pricing import UnknownModelError, estimate_cost
 
     try:
-        return cost_from_usage(model, usage).cost_usd
+        return estimate_cost(model, prompt, completion, cached_input_tokens=cached).cost_usd
     except UnknownModelError:
         return None
 
@@ -39,12 +39,21 @@ class CostTally:
     """USD spent per model, from each result's real usage (``None`` for a model without a price)."""
 
     per_model: dict[str, float | None] = field(default_factory=dict)
+    #: costs by (model, prompt, cached, completion): a batch's answers repeat the same few counts
+    _seen: dict[tuple[str, int, int, int], float | None] = field(default_factory=dict, repr=False)
 
     def add(self, result: BatchResult) -> None:
+        from ..pricing import usage_tokens
+
         if not result.ok or result.usage is None:
             return
         model = result.model or "unknown"
-        cost = _price(model, result.usage)
+        key = (model, *usage_tokens(result.usage))
+        if key not in self._seen:
+            if len(self._seen) > 65536:
+                self._seen.clear()
+            self._seen[key] = _price(*key)
+        cost = self._seen[key]
         previous = self.per_model.get(model, 0.0)
         self.per_model[model] = None if cost is None or previous is None else previous + cost
 

@@ -85,6 +85,19 @@ async def _aiter(items: Iterable[RequestLike] | AsyncIterable[RequestLike]) -> A
             yield item
 
 
+class _Usage:
+    """A usage already in the chat completion's terms (:func:`._answers.usage_of`) as the client's
+    ``_settle`` takes it, without a pydantic round trip per request."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
+
+    def model_dump(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
 def _error(code: str, message: str) -> dict[str, str]:
     return {"code": code, "message": message}
 
@@ -349,11 +362,8 @@ class BatchRunner:
         if not result.ok or result.usage is None:
             self._release(reservation)
             return
-        from .._models import CompletionUsage
-
         try:
-            usage = CompletionUsage.model_validate(result.usage)
-            self.client._settle(reservation, result.model, usage)
+            self.client._settle(reservation, result.model, _Usage(result.usage))
         except Exception:  # an odd usage object: the result stands, the reservation is released
             logger.debug("Batch request %s: usage not recorded", result.custom_id, exc_info=True)
             self._release(reservation)

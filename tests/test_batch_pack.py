@@ -197,12 +197,15 @@ def test_a_line_with_several_inputs_keeps_them_together_in_order(server: LocalSe
     requests.append(BatchRequest("multi", multi, "/v1/embeddings"))
     results: list[BatchResult] = []
 
-    async def go() -> None:
+    async def go() -> BatchRunner:
         async with AsyncClient(base_url=server.base_url) as client:
-            await BatchRunner(client, pack_inputs=16).run(requests, results.append)
+            runner = BatchRunner(client, pack_inputs=16)
+            await runner.run(requests, results.append)
+            return runner
 
-    anyio.run(go)
+    stats = anyio.run(go).stats
     assert len(server.requests) == 1
+    assert stats.succeeded == 2 and stats.successful_attempts == 1  # mean latency per request sent
     by_id = {r.custom_id: r for r in results}
     data = by_id["multi"].body["data"]
     assert [d["index"] for d in data] == [0, 1, 2]

@@ -398,6 +398,7 @@ class BatchRunner:
             self.stats.rate_limited += 1
         if failure is None:
             self.stats.success_seconds += self._clock() - sent
+            self.stats.successful_attempts += 1
         if self.adaptive is not None:
             self.adaptive.on_attempt(
                 rate_limited=rate_limited, failed=failure is not None, seconds=self._clock() - sent

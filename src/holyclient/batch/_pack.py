@@ -86,7 +86,9 @@ class Packer:
         body = request.body
         inputs = _inputs(body.get("input"))
         params = {key: value for key, value in body.items() if key != "input"}
-        key = json.dumps(params, sort_keys=True, default=str)
+        # texts and token lists are never mixed in one request (the API takes one kind or the other)
+        kind = "tokens" if not isinstance(inputs[0], str) else "text"
+        key = kind + json.dumps(params, sort_keys=True, default=str)
         part = Part(request.custom_id, len(inputs), _count(body), request_fingerprint(body))
         ready: list[BatchRequest] = []
         group = self._groups.get(key)

@@ -90,3 +90,25 @@ def test_an_unreachable_server_is_a_connection_error_without_the_key() -> None:
     line = result.output_line()
     assert line["error"]["code"] == "connection_error" and result.attempts == 2
     assert KEY not in json.dumps(line)
+
+
+def test_a_gzipped_answer_is_decoded_on_the_direct_path() -> None:
+    import gzip
+
+    from raw_http import canned_server, http_answer
+
+    body = {"object": "list", "data": [{"index": 0, "embedding": [0.5]}], "usage": {"prompt_tokens": 2}}
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    with canned_server(http_answer("200 OK", headers, gzip.compress(json.dumps(body).encode()))) as url:
+        _, results, _ = _run(url, _requests(1))
+    (result,) = results
+    assert (
+        result.ok
+        and result.body == body
+        and result.usage
+        == {
+            "prompt_tokens": 2,
+            "completion_tokens": 0,
+            "total_tokens": 2,
+        }
+    )

@@ -417,10 +417,13 @@ class BatchRunner:
         """One HTTP attempt, without retry: the result it would leave, and the error to judge retrying by."""
         client = self.client
         try:
+            answer: Any = None
             if self._wire is not None and self._wire.usable():
-                answer: Any = await self._wire.send(options, options.body or {})
+                answer = await self._wire.send(options, options.body or {})
                 exchange = answer.httpx  # httpx2 objects, built only for an error
-            else:
+                if 300 <= answer.status_code < 400:  # a redirect: httpx2 follows it, as for any call
+                    answer = None
+            if answer is None:
                 http_request, answer = await client._send_raw(options)
                 exchange = lambda: (http_request, answer)  # noqa: E731
         except APIConnectionError as failure:

@@ -12,7 +12,8 @@ request built only then; a status error or an unreadable answer is judged on an 
 built only then, by the client's own code (``Retry-After`` included).
 
 It is used only where it changes nothing else: the client's own pool on the aiohttp transport,
-running on asyncio, no proxy mounted. Anything else goes through ``client._send_raw``.
+running on asyncio, no proxy mounted. Anything else goes through ``client._send_raw``, and so does an
+attempt answered with a redirect (sent again through httpx2, which follows redirects as every call does).
 """
 
 from __future__ import annotations
@@ -30,6 +31,15 @@ if TYPE_CHECKING:
     from .._client import AsyncClient
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def _decoded(content: bytes, encoding: str) -> bytes:
+    import httpx2
+
+    try:
+        return zlib.decompress(content, _DECODERS[encoding])
+    except zlib.error as exc:  # as httpx2 reports it (then translated like any error while reading)
+        raise httpx2.DecodingError(f"Failed to decode {encoding} content: {exc}") from None
 
 
 class Answer:
@@ -123,7 +133,7 @@ class DirectSender:
             content = await read_body(response)
             encoding = response.headers.get("Content-Encoding", "").lower()
             if encoding in _DECODERS:
-                content = zlib.decompress(content, _DECODERS[encoding])
+                content = _decoded(content, encoding)
         except Exception as exc:
             error: BaseException | None = mark_never_sent(translate_error(exc, self.request(options)), exc)
         else:

@@ -190,7 +190,7 @@ class BatchRunner:
                 unknown endpoint, unreachable server); results not yet delivered are left unsent.
         """
         started = self._clock()
-        pending = anyio.Semaphore(self.max_pending)
+        pending = Slots(self.max_pending)  # takes a free place without yielding, unlike anyio.Semaphore
         self._breaker = StopBreaker(self.stop_after, self._clock)
         try:
             with unwrapped():
@@ -236,7 +236,7 @@ class BatchRunner:
                 tg.cancel_scope.cancel()
 
     async def _start(
-        self, tg: Any, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
+        self, tg: Any, request: BatchRequest, pending: Slots, on_result: ResultHandler
     ) -> None:
         await pending.acquire()
         # a new request waits here, not in a task: retries get freed slots first
@@ -245,7 +245,7 @@ class BatchRunner:
         tg.start_soon(self._run_one, request, pending, on_result)
 
     async def _run_one(
-        self, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
+        self, request: BatchRequest, pending: Slots, on_result: ResultHandler
     ) -> None:
         try:
             result = await self.process(request, slot_held=True)

@@ -60,7 +60,7 @@ class IdSet:
         return len(self._digests)
 
     def __contains__(self, custom_id: object) -> bool:
-        if not isinstance(custom_id, str):
+        if not isinstance(custom_id, str) or not self._digests:
             return False
         value = digest(custom_id)
         index = bisect_left(self._digests, value)

@@ -248,3 +248,20 @@ def test_an_answer_with_the_wrong_number_of_vectors_fails_every_line_of_the_pack
     results = unpack(request, BatchResult("x", 200, "req", answer, usage={"prompt_tokens": 2}))
     assert [r.custom_id for r in results] == ["a", "b"]
     assert all(not r.ok and r.error and r.error["code"] == "invalid_response" for r in results)
+
+
+def test_dry_run_with_pack_counts_the_requests_it_would_send(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [_line(i) for i in range(600)]
+    lines.append(
+        {
+            "custom_id": "chat",
+            "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x"}]},
+        }
+    )
+    source = _write(tmp_path / "in.jsonl", lines)
+    assert main(["batch", str(source), "--dry-run", "--pack"]) == 0
+    assert "with --pack: 4 requests sent for 601 lines" in capsys.readouterr().out  # 256 + 256 + 88, + chat
+    assert main(["batch", str(source), "--dry-run", "--pack", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["requests_with_pack"] == 4

@@ -83,6 +83,30 @@ def _pack_inputs(text: str) -> int:
     return value
 
 
+class _PackCount:
+    """How many requests a --pack run would send (the dry run's count)."""
+
+    def __init__(self, packer: Any) -> None:
+        self.packer = packer
+        self.sent = 0
+
+    def add(self, request: Any) -> None:
+        self.sent += len(self.packer.add(request))
+
+    def total(self) -> int:
+        return self.sent + len(self.packer.flush())
+
+
+def _dry_run_packing(args: argparse.Namespace) -> _PackCount | None:
+    if not (args.dry_run and args.pack):
+        return None
+    from ..batch._pack import Packer
+
+    return _PackCount(
+        Packer(args.pack_inputs or _DEFAULT_PACK_INPUTS, args.pack_tokens or _DEFAULT_PACK_TOKENS)
+    )
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "batch",
@@ -242,6 +266,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     estimate = DryRunEstimate() if args.dry_run else None
     already = 0
+    packing = _dry_run_packing(args)
 
     def on_request(request: Any) -> None:
         nonlocal already
@@ -249,6 +274,8 @@ def run(args: argparse.Namespace) -> int:
             already += 1
         elif estimate is not None:
             estimate.add(request.body, request.url)
+            if packing is not None:
+                packing.add(request)
 
     check = ModelCheck(allow_unknown=args.allow_unknown_models)
     try:
@@ -269,9 +296,14 @@ def run(args: argparse.Namespace) -> int:
         )
     if estimate is not None:
         if args.json:
-            print(json.dumps(estimate.as_json(str(args.input), already), indent=2))
+            document = estimate.as_json(str(args.input), already)
+            if packing is not None:
+                document["requests_with_pack"] = packing.total()
+            print(json.dumps(document, indent=2))
         else:
             print(estimate.render(str(args.input), already))
+            if packing is not None:
+                print(f"with --pack: {packing.total()} requests sent for {estimate.requests} lines")
         return 0
     try:
         return _send(args, report)

@@ -235,18 +235,14 @@ class BatchRunner:
                     yield receive
                 tg.cancel_scope.cancel()
 
-    async def _start(
-        self, tg: Any, request: BatchRequest, pending: Slots, on_result: ResultHandler
-    ) -> None:
+    async def _start(self, tg: Any, request: BatchRequest, pending: Slots, on_result: ResultHandler) -> None:
         await pending.acquire()
         # a new request waits here, not in a task: retries get freed slots first
         await self._slots.acquire()
         self.stats.started += len(request.parts) if isinstance(request, PackedRequest) else 1
         tg.start_soon(self._run_one, request, pending, on_result)
 
-    async def _run_one(
-        self, request: BatchRequest, pending: Slots, on_result: ResultHandler
-    ) -> None:
+    async def _run_one(self, request: BatchRequest, pending: Slots, on_result: ResultHandler) -> None:
         try:
             result = await self.process(request, slot_held=True)
             results = await self._unpacked(request, result)

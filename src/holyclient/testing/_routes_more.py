@@ -28,6 +28,9 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
     (re.compile(p), m)
     for p, m in (
         (r"/v1/responses", {"POST": "responses"}),
+        (r"/v1/responses/(?P<id>[^/]+)", {"GET": "responses.retrieve", "DELETE": "responses.delete"}),
+        (r"/v1/responses/(?P<id>[^/]+)/cancel", {"POST": "responses.cancel"}),
+        (r"/v1/responses/(?P<id>[^/]+)/input_items", {"GET": "responses.input_items"}),
         (r"/v1/completions", {"POST": "completions"}),
         (r"/v1/moderations", {"POST": "moderations"}),
         (r"/v1/images/generations", {"POST": "images"}),
@@ -148,9 +151,20 @@ def _answer(
     store = _store(app)
     payload: dict[str, Any]
     if endpoint == "responses":
-        payload = hm.response_object(body, "resp_" + suffix, now)
+        payload = hm.response_object(body, store.response_id(), now)
+        if body.get("background") is True:
+            payload["background"] = True
+        store.keep_response(body, payload)
         if body.get("stream") is True:
             return _send_stream(app, ex, hm.response_events(payload))
+    elif endpoint == "responses.retrieve":
+        payload = store.response(item_id)
+    elif endpoint == "responses.delete":
+        payload = store.delete_response(item_id)
+    elif endpoint == "responses.cancel":
+        payload = store.cancel_response(item_id)
+    elif endpoint == "responses.input_items":
+        payload = store.input_items(item_id, query)
     elif endpoint == "completions":
         payload = hm.completion_object(body, "cmpl-" + suffix, now)
         if body.get("stream") is True:
@@ -164,7 +178,7 @@ def _answer(
     elif endpoint in ("images.edit", "images.variation"):
         payload = hm.image_edit(fields, files, now)
     elif endpoint == "speech":
-        return _send_bytes(app, ex, "audio/mpeg", hm.speech(body))
+        return _send_bytes(app, ex, "application/octet-stream", hm.speech(body))  # the spec's type
     elif endpoint in ("transcriptions", "translations"):
         content_type, data = hm.transcription(fields, files.get("file"))
         return _send_bytes(app, ex, content_type, data)
@@ -187,8 +201,16 @@ def _answer(
         payload = store.batch(item_id, now, advance=True)
     else:  # batches.cancel
         payload = store.cancel_batch(item_id, now)
+    if endpoint.startswith("batches"):  # the spec types unset fields as absent, not null
+        payload = _without_nulls(payload)
+        if isinstance(payload.get("data"), list):
+            payload["data"] = [_without_nulls(batch) for batch in payload["data"]]
     ex.payload = dict(payload)
     return app._dispatch(ex)
+
+
+def _without_nulls(obj: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in obj.items() if value is not None}
 
 
 def _send_bytes(app: App, ex: _Exchange, content_type: str, data: bytes) -> Coroutine[Any, Any, None] | None:

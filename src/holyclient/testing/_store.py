@@ -96,13 +96,10 @@ def page(items: list[JSON], query: dict[str, str], default_limit: int, *, newest
     except ValueError:
         raise InvalidRequest("'limit' must be an integer", "limit") from None
     data = ordered[:limit]
-    return {
-        "object": "list",
-        "data": data,
-        "first_id": data[0]["id"] if data else None,
-        "last_id": data[-1]["id"] if data else None,
-        "has_more": len(ordered) > limit,
-    }
+    result: JSON = {"object": "list", "data": data, "has_more": len(ordered) > limit}
+    if data:  # the spec types both ids as strings: an empty page has none
+        result.update(first_id=data[0]["id"], last_id=data[-1]["id"])
+    return result
 
 
 class Store:
@@ -112,11 +109,16 @@ class Store:
         self.files: dict[str, JSON] = {}
         self.contents: dict[str, bytes] = {}
         self.batches: dict[str, JSON] = {}
+        self.responses: dict[str, tuple[JSON, list[JSON]]] = {}
         self._counter = 0
 
-    def _id(self, prefix: str) -> str:
+    def _id(self, prefix: str, separator: str = "-") -> str:
         self._counter += 1
-        return f"{prefix}-{self._counter:012d}"
+        return f"{prefix}{separator}{self._counter:012d}"
+
+    def response_id(self) -> str:
+        """Ids from the store's counter: the same on every run after a reset (differential tests)."""
+        return self._id("resp", "_")
 
     # -- files ------------------------------------------------------------------------------------
     def add_file(self, filename: str, data: bytes, purpose: str, now: int) -> JSON:
@@ -129,8 +131,6 @@ class Store:
             "filename": filename,
             "purpose": purpose,
             "status": "processed",
-            "status_details": None,
-            "expires_at": None,
         }
         self.files[file_id] = obj
         self.contents[file_id] = data
@@ -170,6 +170,50 @@ class Store:
     def list_files(self, query: dict[str, str]) -> JSON:
         items = [f for f in self.files.values() if query.get("purpose") in (None, f["purpose"])]
         return page(items, query, 10000)
+
+    # -- stored responses -------------------------------------------------------------------------
+    def keep_response(self, body: JSON, response: JSON) -> None:
+        """Store a created response (``store`` defaults to true) with its input as items."""
+        if body.get("store") is False:
+            return
+        raw = body.get("input")
+        messages = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw or []
+        items = [
+            {
+                "id": f"msg_in{i:04d}_{response['id'][5:]}",
+                "type": "message",
+                "status": "completed",
+                **m,
+                "content": _input_parts(m.get("content")),
+            }
+            if isinstance(m, dict) and "role" in m
+            else m
+            for i, m in enumerate(messages)
+        ]
+        self.responses[response["id"]] = (response, [item for item in items if isinstance(item, dict)])
+
+    def response(self, response_id: str) -> JSON:
+        if response_id not in self.responses:
+            raise NotFound(f"Response with id '{response_id}' not found.", "response_id")
+        return self.responses[response_id][0]
+
+    def delete_response(self, response_id: str) -> JSON:
+        self.response(response_id)
+        del self.responses[response_id]
+        return {"id": response_id, "object": "response.deleted", "deleted": True}
+
+    def cancel_response(self, response_id: str) -> JSON:
+        response = self.response(response_id)
+        if not response.get("background"):
+            raise InvalidRequest(
+                "Only responses created with background=true can be cancelled.", "response_id"
+            )
+        return response
+
+    def input_items(self, response_id: str, query: dict[str, str]) -> JSON:
+        self.response(response_id)
+        items = self.responses[response_id][1]
+        return page(list(reversed(items)), query, 20, newest_first=False)
 
     # -- batches ----------------------------------------------------------------------------------
     def create_batch(self, body: JSON, now: int) -> JSON:
@@ -268,6 +312,11 @@ class Store:
             output_file_id=out["id"],
             request_counts={"total": completed + failed, "completed": completed, "failed": failed},
         )
+
+
+def _input_parts(content: Any) -> Any:
+    """Message content as the API lists input items: a list of parts (a string becomes one ``input_text``)."""
+    return [{"type": "input_text", "text": content}] if isinstance(content, str) else content
 
 
 def _answer(endpoint: str, body: JSON, request_id: str, now: int) -> JSON:

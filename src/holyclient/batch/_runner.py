@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._base import NOT_GIVEN, RequestOptions
+from .._base import NOT_GIVEN, RequestOptions, parse_error_body
 from .._constants import LOGGER_NAME
 from .._exceptions import (
     APIConnectionError,
@@ -430,9 +430,9 @@ class BatchRunner:
         if status >= 400:
             http_request, response = exchange()
             status_error = client._status_error(response, answer.content, http_request)
-            return BatchResult(
-                request.custom_id, status, request_id, status_error.body, model=model
-            ), status_error
+            # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
+            body = parse_error_body(answer.content)
+            return BatchResult(request.custom_id, status, request_id, body, model=model), status_error
         try:
             raw = read_answer(request.url, answer.content, exchange)
         except APIResponseValidationError as exc:

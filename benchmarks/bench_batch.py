@@ -10,6 +10,8 @@ Scenarios::
     python benchmarks/bench_batch.py kill    # the same, kill -9 part way, rerun: nothing re-sent
     python benchmarks/bench_batch.py limits  # server RPM/TPM limits with matching --rpm/--tpm
     python benchmarks/bench_batch.py scale   # 10,000 and 100,000 requests: ratio, attempts, peak memory
+    python benchmarks/bench_batch.py fast    # 20,000 embedding requests, no latency, concurrency 256:
+                                             # client CPU per request, holyclient batch vs raw aiohttp
     python benchmarks/bench_batch.py all
 
 Throughput ratio = requests / seconds / ideal, ideal = concurrency / latency (also shown against the
@@ -32,6 +34,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -279,11 +282,85 @@ def scenario_limits(args: argparse.Namespace) -> None:
             server.stop()
 
 
+def write_embeddings_input(path: Path, n: int, dimensions: int) -> None:
+    with path.open("w") as file:
+        for i in range(n):
+            body = {"model": "text-embedding-3-small", "input": f"prompt r{i}", "dimensions": dimensions}
+            line = {"custom_id": f"r{i}", "method": "POST", "url": "/v1/embeddings", "body": body}
+            file.write(json.dumps(line) + "\n")
+
+
+def cpu_seconds(command: list[str], env: dict[str, str] | None = None) -> tuple[int, float, float, str]:
+    """Exit code, user+system CPU seconds, wall seconds and stderr of a child process."""
+    started = time.monotonic()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = process.communicate()
+    wall = time.monotonic() - started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - _spent_so_far[0]
+    _spent_so_far[0] = usage.ru_utime + usage.ru_stime
+    return process.returncode, cpu, wall, out + err
+
+
+#: CPU seconds of the children waited for so far (RUSAGE_CHILDREN only grows): the server's excluded,
+#: as it is still running.
+_spent_so_far = [0.0]
+
+
+def scenario_fast(args: argparse.Namespace) -> None:
+    """Client CPU per request on a fast endpoint: the batch command against a plain aiohttp loop."""
+    n = args.fast_requests
+    here = Path(__file__).parent
+    with tempfile.TemporaryDirectory() as tmp:
+        source, out = Path(tmp) / "in.jsonl", Path(tmp) / "out.jsonl"
+        write_embeddings_input(source, n, args.dimensions)
+        server = Server("--latency", "0", "--no-log")
+        try:
+            _spent_so_far[0] = sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])
+            floor: list[float] = []
+            ours: list[float] = []
+            for _ in range(args.rounds):  # interleaved, so that machine noise hits both alike
+                code, cpu, wall_floor, text = cpu_seconds(
+                    [sys.executable, str(here / "raw_aiohttp_floor.py"), str(source), server.base_url, "256"]
+                )
+                assert code == 0 and '"failed": 0' in text, text
+                floor.append(cpu)
+                out.unlink(missing_ok=True)
+                command = [sys.executable, "-m", "holyclient", "batch", str(source), "-o", str(out)]
+                command += ["--base-url", server.base_url, "--concurrency", "256", *args.batch_args]
+                code, cpu, wall_batch, text = cpu_seconds(command, {**os.environ, "HOLYSHEEP_API_KEY": KEY})
+                assert code == 0, text
+                assert sum(1 for _ in out.open()) == n
+                ours.append(cpu)
+                print(
+                    f"  round: raw aiohttp {cpu_ms(floor[-1], n):.3f} ms/request ({wall_floor:.1f}s wall), "
+                    f"holyclient batch {cpu_ms(cpu, n):.3f} ms/request ({wall_batch:.1f}s wall): "
+                    f"{cpu / floor[-1]:.2f}x",
+                    flush=True,
+                )
+        finally:
+            server.stop()
+    best_floor, best_ours = min(floor), min(ours)
+    ratios = sorted(o / f for o, f in zip(ours, floor, strict=True))
+    print(
+        f"fast: {n} embedding requests, no latency, concurrency 256, best of {args.rounds}: client CPU "
+        f"raw aiohttp {cpu_ms(best_floor, n):.3f} ms/request, holyclient batch {cpu_ms(best_ours, n):.3f} "
+        f"ms/request (process start and input validation included): ratio {best_ours / best_floor:.2f}x "
+        f"(target <= 2x); per round {', '.join(f'{r:.2f}x' for r in ratios)}, median "
+        f"{ratios[len(ratios) // 2]:.2f}x",
+        flush=True,
+    )
+
+
+def cpu_ms(seconds: float, n: int) -> float:
+    return seconds / n * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("scenario", choices=["faults", "kill", "limits", "scale", "all"])
+    parser.add_argument("scenario", choices=["faults", "kill", "limits", "scale", "fast", "all"])
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.2)
@@ -296,12 +373,19 @@ def main() -> None:
     parser.add_argument("--limit-requests", type=int, default=1500)
     parser.add_argument("--rpm", type=int, default=1500)
     parser.add_argument("--tpm", type=int, default=50_000)
+    parser.add_argument("--fast-requests", type=int, default=20_000)
+    parser.add_argument("--dimensions", type=int, default=16, help="embedding size in the fast scenario")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the fast scenario (best kept)")
+    parser.add_argument(
+        "--batch-args", nargs="*", default=[], help="more holyclient batch options in the fast scenario"
+    )
     args = parser.parse_args()
     scenarios = {
         "faults": scenario_faults,
         "kill": scenario_kill,
         "limits": scenario_limits,
         "scale": scenario_scale,
+        "fast": scenario_fast,
     }
     for name, scenario in scenarios.items():
         if args.scenario in (name, "all"):

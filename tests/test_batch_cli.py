@@ -84,14 +84,14 @@ def test_invalid_input_is_reported_by_line_and_nothing_is_sent(
     with source.open("a") as file:
         file.write("{broken\n")
         file.write(json.dumps({"custom_id": "r1", "body": _body("x")}) + "\n")
-        file.write(json.dumps({"custom_id": "e", "url": "/v1/embeddings", "body": _body("e")}) + "\n")
+        file.write(json.dumps({"custom_id": "e", "url": "/v1/embedding", "body": _body("e")}) + "\n")
     out = tmp_path / "out.jsonl"
     code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url])
     err = capsys.readouterr().err
     assert code == 2
     assert f"{source}:4: not valid JSON" in err
     assert f"{source}:5: duplicate custom_id 'r1' (first on line 2)" in err
-    assert f"{source}:6: field 'url': unsupported url '/v1/embeddings'" in err
+    assert f"{source}:6: field 'url': unsupported url '/v1/embedding'" in err
     assert server.stats["requests"] == 0
     assert not out.exists()
 

@@ -84,7 +84,8 @@ INJECTION_POINTS: list[tuple[str, str, Callable[..., Any]]] = [
     ("estimator", "estimate", _raiser),
     ("estimator", "observe", _raiser),
     ("adaptive", "on_attempt", _raiser),
-    ("module", "parse_model", _raiser),
+    ("module", "read_answer", _raiser),
+    ("module", "usage_of", _raiser),
 ]
 
 

@@ -46,7 +46,8 @@ def test_batch_api_line_and_bare_body_are_both_accepted() -> None:
     [
         ("{not json", "not valid JSON"),
         ("[1, 2]", "JSON object"),
-        (_line("a", url="/v1/embeddings"), "unsupported url '/v1/embeddings'"),
+        (_line("a", url="/v1/embedding"), "unsupported url '/v1/embedding'"),
+        (_line("a", url="/v1/embeddings"), "field 'body.input' is missing"),
         (_line("a", method="GET"), "field 'method'"),
         (_line(""), "field 'custom_id'"),
         (_line("a", body={"model": "m", "messages": []}), "body.messages"),
@@ -76,7 +77,11 @@ def test_validation_reports_every_bad_line_and_duplicate_with_line_numbers(tmp_p
     assert report.problems == [
         (3, "not valid JSON (Expecting value: line 1 column 1 (char 0))"),
         (5, "duplicate custom_id 'a' (first on line 1)"),
-        (6, "field 'url': unsupported url '/v1/x' (supported: /v1/chat/completions)"),
+        (
+            6,
+            "field 'url': unsupported url '/v1/x' (supported: /v1/chat/completions, /v1/embeddings, "
+            "/v1/completions, /v1/responses, /v1/moderations)",
+        ),
         (7, "duplicate custom_id 'b' (first on line 2)"),
         (8, "duplicate custom_id 'a' (first on line 1)"),
     ]
@@ -156,3 +161,20 @@ def test_a_corrupt_complete_line_refuses_to_resume_and_leaves_the_file_alone(tmp
 def test_missing_output_means_nothing_done(tmp_path: Path) -> None:
     state = prepare_output(tmp_path / "none.jsonl")
     assert len(state.done) == 0 and state.torn_bytes == 0
+
+
+def test_reading_a_validated_input_again_gives_the_requests_validation_accepted(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"custom_id": "a", "body": {"messages": [{"role": "user", "content": "x"}]}}),
+        json.dumps({"custom_id": "e", "url": "/v1/embeddings", "body": {"input": "x"}}),
+        json.dumps({"custom_id": "m", "url": "/v1/moderations", "body": {"input": "x"}}),
+        "",
+        json.dumps({"messages": [{"role": "user", "content": "bare"}], "model": "gpt-4o"}),
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    assert not validate_input(path, "gpt-4.1").problems
+    checked = list(iter_requests(path, "gpt-4.1"))
+    assert list(iter_requests(path, "gpt-4.1", validated=True)) == checked
+    assert [r.body.get("model") for r in checked] == ["gpt-4.1", "gpt-4.1", None, "gpt-4o"]
+    assert checked[-1].custom_id == "4"

@@ -174,6 +174,61 @@ class _Body(httpx2.AsyncByteStream):
             self._response.close()
 
 
+async def send(
+    session: aiohttp.ClientSession,
+    method: str,
+    url: str,
+    headers: Any,
+    content: bytes | AsyncIterable[bytes],
+    timeouts: dict[str, float | None],
+    *,
+    sni_hostname: str | None = None,
+) -> aiohttp.ClientResponse:
+    """Send one request on ``session`` under httpx's four timeouts; errors come out as httpx2's.
+
+    The transport's wire step, also used as is by the batch runner's direct path
+    (:mod:`holyclient.batch._wire`), so that both send, time out and fail the same way.
+    """
+    import yarl
+
+    phase = _Phase(timeouts)
+    data: Any
+    if isinstance(content, bytes):
+        # a large body goes out in slices, so that a peer that stops reading trips the write timeout
+        data = _watched(_sliced(content), phase) if len(content) > WRITE_SLICE else content or None
+    else:
+        data = _watched(content, phase)
+    token = _PHASE.set(phase)
+    phase.start()
+    try:
+        with _mapped_errors():
+            return await session.request(
+                method,
+                yarl.URL(url, encoded=True),
+                headers=headers,
+                data=data,
+                allow_redirects=False,
+                timeout=_timeout(timeouts),
+                server_hostname=sni_hostname,
+            )
+    except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
+        if not phase.timed_out():
+            raise
+        raise phase.error(f"{phase.name} timeout for {method} {url}") from None
+    finally:
+        phase.stop()
+        _PHASE.reset(token)
+
+
+async def read_body(response: aiohttp.ClientResponse) -> bytes:
+    """The whole body (errors as httpx2's); the connection goes back to the pool."""
+    try:
+        with _mapped_errors():
+            return await response.read()
+    finally:
+        response.release()
+
+
 def _running_on_asyncio() -> bool:
     import sniffio
 
@@ -266,39 +321,21 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             return await self._fallback.handle_async_request(request)
-        import yarl
-
         session = self._sessions.current() or await self._sessions.here()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "transfer-encoding"]
-        timeouts: dict[str, float | None] = request.extensions.get("timeout") or {}
-        phase = _Phase(timeouts)
-        data: Any
         try:
-            content = request.content
-            # a large body goes out in slices, so that a peer that stops reading trips the write timeout
-            data = _watched(_sliced(content), phase) if len(content) > WRITE_SLICE else content or None
+            content: Any = request.content
         except httpx2.RequestNotRead:
-            data = _watched(request.stream, phase)  # type: ignore[arg-type]  # async: aiohttp sends it chunked
-        token = _PHASE.set(phase)
-        phase.start()
-        try:
-            with _mapped_errors():
-                response = await session.request(
-                    request.method,
-                    yarl.URL(str(request.url), encoded=True),
-                    headers=headers,
-                    data=data,
-                    allow_redirects=False,
-                    timeout=_timeout(timeouts),
-                    server_hostname=request.extensions.get("sni_hostname"),
-                )
-        except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
-            if not phase.timed_out():
-                raise
-            raise phase.error(f"{phase.name} timeout for {request.method} {request.url}") from None
-        finally:
-            phase.stop()
-            _PHASE.reset(token)
+            content = request.stream  # async: aiohttp sends it chunked
+        response = await send(
+            session,
+            request.method,
+            str(request.url),
+            headers,
+            content,
+            request.extensions.get("timeout") or {},
+            sni_hostname=request.extensions.get("sni_hostname"),
+        )
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if response.reason:
             extensions["reason_phrase"] = response.reason.encode("latin-1", "replace")

@@ -194,9 +194,10 @@ ROWS = [
     row("custom-id-a-number", _jsonl(_line(7)), r"in\.jsonl:1: field 'custom_id' must be a non-empty string"),
     row("method-get", _jsonl(_line("a", method="GET")), r"in\.jsonl:1: field 'method' must be \"POST\""),
     row(
-        "embeddings-url",
-        _jsonl(_line("a", url="/v1/embeddings")),
-        r"in\.jsonl:1: field 'url': unsupported url '/v1/embeddings'",
+        "unknown-url",
+        _jsonl(_line("a", url="/v1/embedding")),
+        r"in\.jsonl:1: field 'url': unsupported url '/v1/embedding' \(supported: /v1/chat/completions, "
+        r"/v1/embeddings, /v1/completions, /v1/responses, /v1/moderations\)",
     ),
     row(
         "body-missing",

@@ -58,7 +58,7 @@ ROWS = [
     _row(
         "sample-embeddings-url",
         (),
-        C + r"s.jsonl:1: (field 'url': )?unsupported url '/v1/embeddings'",
+        C + "s.jsonl:1: field 'url': compare replays /v1/chat/completions only, not '/v1/embeddings'",
         files={"s.jsonl": json.dumps({"custom_id": "a", "url": "/v1/embeddings", "body": {}}) + "\n"},
     ),
     _row("gate-no-operator", ("--gate", "p95_ratio"), C + "--gate: gate 'p95_ratio' is not METRIC OP VALUE"),

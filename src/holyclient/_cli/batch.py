@@ -24,7 +24,13 @@ DESCRIPTION = """\
 Send every request of INPUT (OpenAI Batch API input: one {"custom_id", "method": "POST",
 "url": "/v1/chat/completions", "body": {...}} per line; a bare chat request body is accepted too,
 with its position among the non-blank lines as custom_id) and append one OpenAI Batch API output
-line per custom_id to OUTPUT as results arrive.
+line per custom_id to OUTPUT as results arrive. The url may be any Batch API endpoint --
+/v1/chat/completions, /v1/embeddings, /v1/completions, /v1/responses, /v1/moderations -- and one
+file may mix them.
+
+With --pack, embedding lines with the same model and parameters are sent together, up to
+--pack-inputs inputs and --pack-tokens tokens a request, and OUTPUT still gets one line per
+custom_id with its own vectors and its share of the usage.
 
 INPUT is checked in full first, as strictly as `holyclient estimate`: JSON, fields, numbers (finite,
 in range), models known to the price table, prompts that fit the model's context window. Any problem
@@ -70,10 +76,46 @@ def _seconds_or_zero(text: str) -> float:
     return value
 
 
+_DEFAULT_PACK_INPUTS = 256  # holyclient.batch._pack.DEFAULT_PACK_INPUTS (not imported: --help stays light)
+_DEFAULT_PACK_TOKENS = 100_000
+_MAX_PACK_INPUTS = 2048
+
+
+def _pack_inputs(text: str) -> int:
+    value = _positive_int(text)
+    if value > _MAX_PACK_INPUTS:
+        raise argparse.ArgumentTypeError(f"must be at most {_MAX_PACK_INPUTS} (the API's limit), got {value}")
+    return value
+
+
+class _PackCount:
+    """How many requests a --pack run would send (the dry run's count)."""
+
+    def __init__(self, packer: Any) -> None:
+        self.packer = packer
+        self.sent = 0
+
+    def add(self, request: Any) -> None:
+        self.sent += len(self.packer.add(request))
+
+    def total(self) -> int:
+        return self.sent + len(self.packer.flush())
+
+
+def _dry_run_packing(args: argparse.Namespace) -> _PackCount | None:
+    if not (args.dry_run and args.pack):
+        return None
+    from ..batch._pack import Packer
+
+    return _PackCount(
+        Packer(args.pack_inputs or _DEFAULT_PACK_INPUTS, args.pack_tokens or _DEFAULT_PACK_TOKENS)
+    )
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "batch",
-        help="run a JSONL batch of chat requests: fast, rate-limit aware, resumable",
+        help="run a JSONL batch of API requests (chat, embeddings...): fast, rate-limit aware, resumable",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -131,6 +173,27 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="append to an OUTPUT that holds results for custom_ids not in INPUT, or made from an earlier "
         "version of INPUT",
+    )
+    # --- embedding input packing (one block: other options are added above and below) ---
+    parser.add_argument(
+        "--pack",
+        action="store_true",
+        help="send embedding lines with the same model and parameters as one request (one OUTPUT line "
+        "per custom_id still); cuts the requests, and the RPM they spend, up to 256-fold",
+    )
+    parser.add_argument(
+        "--pack-inputs",
+        type=_pack_inputs,
+        default=None,
+        metavar="N",
+        help=f"most inputs in one packed request (default: {_DEFAULT_PACK_INPUTS}; at most {_MAX_PACK_INPUTS})",
+    )
+    parser.add_argument(
+        "--pack-tokens",
+        type=_positive_int,
+        default=None,
+        metavar="T",
+        help=f"most tokens in one packed request (default: {_DEFAULT_PACK_TOKENS:,})",
     )
     parser.add_argument(
         "--progress-every",
@@ -202,6 +265,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--model must not be empty")
     if (problem := resolve(args)) is not None:  # --shard, --limiter
         return _fail(problem)
+    if not args.pack and (args.pack_inputs is not None or args.pack_tokens is not None):
+        return _fail("--pack-inputs and --pack-tokens need --pack")
     if (problem := _check_paths(args)) is not None:
         return _fail(problem)
     done = None
@@ -212,6 +277,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     estimate = DryRunEstimate() if args.dry_run else None
     already = 0
+    packing = _dry_run_packing(args)
 
     shard_ids: list[int] = []
     shard_versions: list[int] = []
@@ -226,7 +292,9 @@ def run(args: argparse.Namespace) -> int:
         if done is not None and request.custom_id in done:
             already += 1
         elif estimate is not None:
-            estimate.add(request.body)
+            estimate.add(request.body, request.url)
+            if packing is not None:
+                packing.add(request)
 
     check = ModelCheck(allow_unknown=args.allow_unknown_models)
     try:
@@ -255,9 +323,14 @@ def run(args: argparse.Namespace) -> int:
         )
     if estimate is not None:
         if args.json:
-            print(json.dumps(estimate.as_json(str(args.input), already), indent=2))
+            document = estimate.as_json(str(args.input), already)
+            if packing is not None:
+                document["requests_with_pack"] = packing.total()
+            print(json.dumps(document, indent=2))
         else:
             print(estimate.render(str(args.input), already))
+            if packing is not None:
+                print(f"with --pack: {packing.total()} requests sent for {estimate.requests} lines")
         return 0
     try:
         return _send(args, report)
@@ -321,6 +394,8 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         limiter=limiter,
         max_retries=DEFAULT_BATCH_MAX_RETRIES if args.max_retries is None else args.max_retries,
         stop_after=DEFAULT_STOP_AFTER,
+        pack_inputs=(args.pack_inputs or _DEFAULT_PACK_INPUTS) if args.pack else None,
+        pack_tokens=args.pack_tokens or _DEFAULT_PACK_TOKENS,
     )
     costs = CostTally()
     created = not args.output.exists()
@@ -341,7 +416,7 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
 
     def pending() -> Any:
         nonlocal skipped
-        for request in iter_requests(args.input, args.model):
+        for request in iter_requests(args.input, args.model, validated=True):
             if not in_shard(args, request.custom_id):
                 continue
             if request.custom_id in state.done:

@@ -1,4 +1,8 @@
-"""Run many chat requests fast, within rate limits, resumably: the library behind ``holyclient batch``.
+"""Run many API requests fast, within rate limits, resumably: the library behind ``holyclient batch``.
+
+Any Batch API endpoint (chat completions, embeddings, completions, responses, moderations), mixed
+freely; embedding requests can be packed into fewer requests (``pack_inputs``) and still get one
+result each.
 
 * :class:`BatchRunner` -- bounded, adaptive concurrency over an :class:`~holyclient.AsyncClient`,
   optional requests/tokens-per-minute limits, retries that do not hold a concurrency slot, results

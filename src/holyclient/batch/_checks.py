@@ -10,15 +10,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._input import InputLineError
-from ._types import BatchRequest
+from ._bodies import EMBEDDINGS_URL, MODERATIONS_URL, InputLineError
+from ._types import CHAT_COMPLETIONS_URL, BatchRequest
 
 #: Tokens a message adds to the prompt beyond its content, at most (role, separators, reply priming).
 _MESSAGE_OVERHEAD = 8
 
 
 def _output_cap(body: Any) -> tuple[str, int]:
-    for key in ("max_completion_tokens", "max_tokens"):
+    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
         value = body.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             return key, value
@@ -28,6 +28,9 @@ def _output_cap(body: Any) -> tuple[str, int]:
 def _token_bound(body: Any) -> int | None:
     """An upper bound of the prompt's tokens without counting them (each token is at least one byte),
     or ``None`` when the body has parts the bound does not cover (images)."""
+    if "messages" not in body:  # completions' prompt, responses' input and instructions
+        text = [body.get("prompt"), body.get("input"), body.get("instructions")]
+        return _MESSAGE_OVERHEAD * 4 + len(json.dumps(text, ensure_ascii=False).encode())
     messages = body.get("messages") or []
     total = _MESSAGE_OVERHEAD
     for message in messages:
@@ -44,6 +47,42 @@ def _token_bound(body: Any) -> int | None:
         if body.get(key):
             total += len(json.dumps(body[key], ensure_ascii=False).encode())
     return total
+
+
+_ENDPOINT_KIND = {EMBEDDINGS_URL: "embedding", MODERATIONS_URL: "moderation"}
+_KIND_NAMES = {
+    "embedding": "an embedding model",
+    "moderation": "a moderation model",
+    "generation": "a text generation model",
+}
+_PROMPT_FIELD = {"/v1/completions": "prompt", "/v1/responses": "input"}
+
+
+def _kind_of(info: Any) -> str:
+    """What a price-table model does: embeddings and moderations produce no output tokens."""
+    if info.max_output_tokens > 0:
+        return "generation"
+    return "moderation" if "moderation" in info.name else "embedding"
+
+
+def _check_inputs(value: Any, info: Any, prefix: str) -> None:
+    """Each embedding input within the model's per-input limit (bytes bound it before counting)."""
+    items = [value] if isinstance(value, str) or (value and isinstance(value[0], int)) else value
+    limit = info.context_window
+    for index, item in enumerate(items):
+        if isinstance(item, str):
+            if len(item.encode()) <= limit:
+                continue
+            from ..tokens import count_tokens
+
+            tokens = count_tokens(item, info.name).tokens
+        else:
+            tokens = len(item)
+        if tokens > limit:
+            where = f"{prefix}input" if items is not value else f"{prefix}input[{index}]"
+            raise InputLineError(
+                f"field '{where}' is {tokens} tokens, over {info.name}'s limit of {limit} tokens per input"
+            )
 
 
 class ModelCheck:
@@ -71,6 +110,8 @@ class ModelCheck:
 
     def __call__(self, request: BatchRequest, prefix: str) -> None:
         body = request.body
+        if body.get("model") is None:  # a moderation without model: the server's default
+            return
         model = str(body.get("model"))
         info = self._info(model)
         if info is None:
@@ -80,6 +121,16 @@ class ModelCheck:
                     "pass --allow-unknown-models to send it anyway)"
                 )
             self.unknown[model] = self.unknown.get(model, 0) + 1
+            return
+        if _kind_of(info) != _ENDPOINT_KIND.get(request.url, "generation"):
+            wanted = _ENDPOINT_KIND.get(request.url, "generation")
+            raise InputLineError(
+                f"field '{prefix}model': {model!r} is not {_KIND_NAMES[wanted]} (url {request.url})"
+            )
+        if request.url == EMBEDDINGS_URL:
+            _check_inputs(body.get("input"), info, prefix)
+            return
+        if request.url == MODERATIONS_URL:
             return
         key, cap = _output_cap(body)
         if cap > info.max_output_tokens:
@@ -97,7 +148,10 @@ class ModelCheck:
             return
         if prompt + cap > info.context_window:
             plus = f" + {cap} {key}" if cap else ""
+            field = (
+                "messages" if request.url == CHAT_COMPLETIONS_URL else _PROMPT_FIELD.get(request.url, "input")
+            )
             raise InputLineError(
-                f"field '{prefix}messages': the prompt is {prompt} tokens{plus}, over {model}'s context "
+                f"field '{prefix}{field}': the prompt is {prompt} tokens{plus}, over {model}'s context "
                 f"window of {info.context_window} tokens"
             )

@@ -21,14 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._bodies import ACCEPTED_URLS, InputLineError, check_body, kind, with_default_model
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, request_fingerprint
 
-_ACCEPTED_URLS = (CHAT_COMPLETIONS_URL,)
+__all__ = ["IdSet", "InputLineError", "InputReport", "iter_requests", "parse_line", "validate_input"]
+
 _SORT_CHUNK = 16384
-
-
-class InputLineError(ValueError):
-    """One input line is not a valid batch request."""
 
 
 def version_key(custom_id: str, fingerprint: str | None) -> str:
@@ -62,114 +60,11 @@ class IdSet:
         return len(self._digests)
 
     def __contains__(self, custom_id: object) -> bool:
-        if not isinstance(custom_id, str):
+        if not isinstance(custom_id, str) or not self._digests:
             return False
         value = digest(custom_id)
         index = bisect_left(self._digests, value)
         return index < len(self._digests) and self._digests[index] == value
-
-
-#: Integer fields that must be at least 1 when given.
-_POSITIVE_INTS = ("max_tokens", "max_completion_tokens", "n")
-#: The most choices one request may ask for (OpenAI's limit).
-_MAX_N = 128
-#: Number fields and their allowed range (OpenAI's).
-_RANGES = {
-    "temperature": (0.0, 2.0),
-    "top_p": (0.0, 1.0),
-    "presence_penalty": (-2.0, 2.0),
-    "frequency_penalty": (-2.0, 2.0),
-}
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
-    return names.get(type(value), "a number")
-
-
-def _non_finite(value: Any, path: str) -> str | None:
-    """The path of the first NaN or infinite number in ``value`` (JSON allows neither; Python's parser
-    reads ``NaN``, ``Infinity`` and ``1e309`` into them)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return path
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if (found := _non_finite(item, f"{path}.{key}" if path else str(key))) is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if (found := _non_finite(item, f"{path}[{index}]")) is not None:
-                return found
-    return None
-
-
-def _check_messages(messages: Any, prefix: str) -> None:
-    if not isinstance(messages, list) or not messages:
-        raise InputLineError(f"field '{prefix}messages' must be a non-empty list")
-    for index, message in enumerate(messages):
-        where = f"{prefix}messages[{index}]"
-        if not isinstance(message, dict):
-            raise InputLineError(f"field '{where}' must be an object, got {_kind(message)}")
-        if not isinstance(message.get("role"), str) or not message["role"]:
-            raise InputLineError(f"field '{where}.role' is missing or not a string")
-        content = message.get("content")
-        if content is not None and not isinstance(content, (str, list)):
-            raise InputLineError(
-                f"field '{where}.content' must be a string, a list of parts or null, got {_kind(content)}"
-            )
-        if isinstance(content, list):
-            for part_index, part in enumerate(content):
-                if not isinstance(part, dict):
-                    raise InputLineError(
-                        f"field '{where}.content[{part_index}]' must be an object, got {_kind(part)}"
-                    )
-
-
-def _check_numbers(body: dict[str, Any], prefix: str, non_finite: bool = True) -> None:
-    """``non_finite``: the parser saw a NaN or an infinity somewhere (find where); skipped otherwise, as
-    walking every body costs more than the rest of the validation together."""
-    if non_finite:
-        try:
-            path = _non_finite(body, "")
-        except RecursionError:
-            raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' is nested too deeply") from None
-        if path is not None:
-            raise InputLineError(f"field '{prefix}{path}' must be a finite number")
-    for key in _POSITIVE_INTS:
-        value = body.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise InputLineError(f"field '{prefix}{key}' must be a positive integer, got {value!r}")
-    n = body.get("n")
-    if isinstance(n, int) and n > _MAX_N:
-        raise InputLineError(f"field '{prefix}n' must be at most {_MAX_N}, got {n}")
-    for key, (low, high) in _RANGES.items():
-        value = body.get(key)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InputLineError(f"field '{prefix}{key}' must be a number, got {_kind(value)}")
-        if not low <= value <= high:
-            raise InputLineError(f"field '{prefix}{key}' must be between {low:g} and {high:g}, got {value!r}")
-
-
-def _check_body(
-    body: Any, default_model: str | None, prefix: str = "body.", non_finite: bool = True
-) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise InputLineError(f"field '{prefix.rstrip('.') or 'body'}' must be a JSON object")
-    _check_messages(body.get("messages"), prefix)
-    if body.get("stream"):
-        raise InputLineError(f"field '{prefix}stream' is not supported in a batch")
-    _check_numbers(body, prefix, non_finite)
-    model = body.get("model")
-    if model is None and default_model:
-        return {**body, "model": default_model}
-    elif model is not None and not isinstance(model, str):
-        raise InputLineError(f"field '{prefix}model' must be a string, got {_kind(model)}")
-    elif not isinstance(model, str) or not model.strip():
-        raise InputLineError(f"field '{prefix}model' is missing (give it in each line or with --model)")
-    checked: dict[str, Any] = body
-    return checked
 
 
 def parse_line(
@@ -213,10 +108,10 @@ def _parse(
     except RecursionError:
         raise InputLineError("not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
-        raise InputLineError(f"expected a JSON object, got {_kind(data)}")
+        raise InputLineError(f"expected a JSON object, got {kind(data)}")
     if not any(key in data for key in ("custom_id", "body", "url", "method")):
         bare_id = str(position if position is not None else line_number)
-        return BatchRequest(bare_id, _check_body(data, default_model, "", bool(seen))), ""
+        return BatchRequest(bare_id, check_body(data, default_model, "", bool(seen))), ""
     custom_id = data.get("custom_id")
     if not isinstance(custom_id, str) or not custom_id:
         raise InputLineError("field 'custom_id' must be a non-empty string")
@@ -224,11 +119,12 @@ def _parse(
     if method != "POST":
         raise InputLineError(f"field 'method' must be \"POST\", got {method!r}")
     url = data.get("url", CHAT_COMPLETIONS_URL)
-    if url not in _ACCEPTED_URLS:
-        raise InputLineError(f"field 'url': unsupported url {url!r} (supported: {', '.join(_ACCEPTED_URLS)})")
+    if url not in ACCEPTED_URLS:
+        raise InputLineError(f"field 'url': unsupported url {url!r} (supported: {', '.join(ACCEPTED_URLS)})")
     if "body" not in data:
         raise InputLineError("field 'body' is missing")
-    return BatchRequest(custom_id, _check_body(data["body"], default_model, "body.", bool(seen))), "body."
+    body = check_body(data["body"], default_model, "body.", bool(seen), url)
+    return BatchRequest(custom_id, body, url), "body."
 
 
 def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
@@ -330,13 +226,30 @@ def _report_duplicates(
 
 
 def iter_requests(
-    path: Path, default_model: str | None = None, skip: IdSet | None = None
+    path: Path, default_model: str | None = None, skip: IdSet | None = None, *, validated: bool = False
 ) -> Iterator[BatchRequest]:
-    """The requests of a validated input, read lazily, leaving out those whose ``custom_id`` is in ``skip``."""
+    """The requests of an input, read lazily, leaving out those whose ``custom_id`` is in ``skip``.
+
+    Args:
+        validated: the file passed :func:`validate_input` (and has not changed since): read each line
+            as it was accepted, without checking it again (the checks cost as much as the sending).
+    """
     for number, position, raw in _lines(path):
-        request = parse_line(raw, number, default_model, position=position)
+        if validated:
+            request = _trusted(raw, default_model, position)
+        else:
+            request = parse_line(raw, number, default_model, position=position)
         if skip is None or request.custom_id not in skip:
             yield request
+
+
+def _trusted(raw: bytes, default_model: str | None, position: int) -> BatchRequest:
+    """A line :func:`parse_line` accepted, read again: the same request, without the checks."""
+    data = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+    if not any(key in data for key in ("custom_id", "body", "url", "method")):
+        return BatchRequest(str(position), with_default_model(data, default_model, CHAT_COMPLETIONS_URL))
+    url = data.get("url", CHAT_COMPLETIONS_URL)
+    return BatchRequest(data["custom_id"], with_default_model(data["body"], default_model, url), url)
 
 
 def body_model(body: Mapping[str, Any]) -> str:

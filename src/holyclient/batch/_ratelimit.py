@@ -23,6 +23,9 @@ from typing import Any
 
 import anyio
 
+from ._bodies import EMBEDDINGS_URL, MODERATIONS_URL, RESPONSES_URL
+from ._types import CHAT_COMPLETIONS_URL
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -233,14 +236,26 @@ def _text_chars(content: Any) -> int:
 
 def prompt_chars(body: Mapping[str, Any]) -> int:
     messages = body.get("messages")
-    if not isinstance(messages, list):
-        return 0
+    if not isinstance(messages, list):  # embeddings, moderations, completions, responses
+        text = body.get("input", body.get("prompt"))
+        items = text if isinstance(text, list) else [text]
+        return sum(
+            len(item)
+            if isinstance(item, str)
+            else _text_chars(item.get("content"))
+            if isinstance(item, dict)
+            else 0
+            for item in items
+        )
     return sum(_text_chars(m.get("content")) for m in messages if isinstance(m, dict))
 
 
-def completion_allowance(body: Mapping[str, Any]) -> int:
-    """Completion tokens the server reserves for ``body``: ``max_tokens`` (or the default) times ``n``."""
-    value = body.get("max_tokens")
+def completion_allowance(body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> int:
+    """Completion tokens the server reserves for ``body``: ``max_tokens`` (or the default) times ``n``;
+    none for embeddings and moderations, ``max_output_tokens`` for responses."""
+    if url in (EMBEDDINGS_URL, MODERATIONS_URL):
+        return 0
+    value = body.get("max_output_tokens") if url == RESPONSES_URL else body.get("max_tokens")
     if value is None:
         value = body.get("max_completion_tokens")
     if not isinstance(value, int) or isinstance(value, bool):
@@ -250,7 +265,7 @@ def completion_allowance(body: Mapping[str, Any]) -> int:
 
 
 def count_prompt_tokens(body: Mapping[str, Any]) -> int:
-    """Prompt tokens of a chat request body, by the token counter (tiktoken, offline)."""
+    """Prompt (input) tokens of a request body of any endpoint, by the token counter (tiktoken, offline)."""
     from ..tokens import count_request
 
     try:
@@ -282,11 +297,11 @@ class TokenEstimator:
         """The raw count: token counter, or ``characters / 4`` when the counter cannot count it."""
         return self._counter(body) or math.ceil(prompt_chars(body) / 4)
 
-    def estimate(self, body: Mapping[str, Any]) -> tuple[int, int]:
-        """``(tokens to reserve, raw prompt count)`` for ``body``."""
+    def estimate(self, body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> tuple[int, int]:
+        """``(tokens to reserve, raw prompt count)`` for ``body`` sent to ``url``."""
         raw = self.prompt(body)
         prompt = max(math.ceil(raw * self.ratio), math.ceil(prompt_chars(body) / 4))
-        return prompt + completion_allowance(body), raw
+        return prompt + completion_allowance(body, url), raw
 
     def observe(self, raw_prompt: int, real_prompt: int) -> None:
         """Feed the raw count of a request that was answered and the ``prompt_tokens`` it was billed."""

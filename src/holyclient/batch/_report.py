@@ -6,14 +6,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._types import BatchResult, BatchStats
+from ._bodies import EMBEDDINGS_URL, MODERATIONS_URL
+from ._types import CHAT_COMPLETIONS_URL, BatchResult, BatchStats
+
+#: The model the moderations endpoint uses when a request names none.
+DEFAULT_MODERATION_MODEL = "omni-moderation-latest"
 
 
-def _price(model: str, usage: Mapping[str, Any]) -> float | None:
-    from ..pricing import UnknownModelError, cost_from_usage
+def _output_tokens(body: Mapping[str, Any], url: str) -> int:
+    """The most output tokens a request may be billed: its cap (or the default) times its choices."""
+    from ..pricing import DEFAULT_OUTPUT_TOKENS, requested_output_tokens
+
+    if url in (EMBEDDINGS_URL, MODERATIONS_URL):
+        return 0
+    cap = requested_output_tokens(body)
+    n = body.get("n")
+    choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+    return (DEFAULT_OUTPUT_TOKENS if cap is None else cap) * choices
+
+
+def _price(model: str, prompt: int, cached: int, completion: int) -> float | None:
+    from ..pricing import UnknownModelError, estimate_cost
 
     try:
-        return cost_from_usage(model, usage).cost_usd
+        return estimate_cost(model, prompt, completion, cached_input_tokens=cached).cost_usd
     except UnknownModelError:
         return None
 
@@ -23,12 +39,21 @@ class CostTally:
     """USD spent per model, from each result's real usage (``None`` for a model without a price)."""
 
     per_model: dict[str, float | None] = field(default_factory=dict)
+    #: costs by (model, prompt, cached, completion): a batch's answers repeat the same few counts
+    _seen: dict[tuple[str, int, int, int], float | None] = field(default_factory=dict, repr=False)
 
     def add(self, result: BatchResult) -> None:
+        from ..pricing import usage_tokens
+
         if not result.ok or result.usage is None:
             return
         model = result.model or "unknown"
-        cost = _price(model, result.usage)
+        key = (model, *usage_tokens(result.usage))
+        if key not in self._seen:
+            if len(self._seen) > 65536:
+                self._seen.clear()
+            self._seen[key] = _price(*key)
+        cost = self._seen[key]
         previous = self.per_model.get(model, 0.0)
         self.per_model[model] = None if cost is None or previous is None else previous + cost
 
@@ -159,24 +184,25 @@ class DryRunEstimate:
 
     models: dict[str, list[Any]] = field(default_factory=dict)  # model -> [requests, in, out, usd|None]
 
-    def add(self, body: Mapping[str, Any]) -> None:
-        from ..pricing import (
-            DEFAULT_OUTPUT_TOKENS,
-            UnknownModelError,
-            estimate_request,
-            requested_output_tokens,
-        )
+    def add(self, body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> None:
+        """Count one request to ``url``: its input tokens, and its output at the cap it sets (none for
+        embeddings and moderations)."""
+        from ..pricing import UnknownModelError, estimate_cost, estimate_request
         from ._ratelimit import count_prompt_tokens
 
-        model = str(body.get("model"))
+        model = str(body.get("model") or DEFAULT_MODERATION_MODEL)
+        if "model" not in body:  # a moderation that lets the server pick its model
+            body = {**body, "model": model}
         entry = self.models.setdefault(model, [0, 0, 0, 0.0])
         entry[0] += 1
+        out = _output_tokens(body, url)
         try:
             estimate = estimate_request(body)
+            if url != CHAT_COMPLETIONS_URL:
+                estimate = estimate_cost(model, estimate.input_tokens, out, approximate=estimate.approximate)
         except UnknownModelError:
             entry[1] += count_prompt_tokens(body)
-            cap = requested_output_tokens(body)
-            entry[2] += DEFAULT_OUTPUT_TOKENS if cap is None else cap
+            entry[2] += out
             entry[3] = None
             return
         entry[1] += estimate.input_tokens

@@ -1,4 +1,8 @@
-"""The batch runner: many chat requests through one ``AsyncClient``, results delivered as they complete.
+"""The batch runner: many requests through one ``AsyncClient``, results delivered as they complete.
+
+Any Batch API endpoint (chat completions, embeddings, completions, responses, moderations), mixed
+freely; with ``pack_inputs``, embedding requests are packed into fewer requests and unpacked into one
+result per request again (:mod:`._pack`).
 
 Each attempt is sent with no client-side retry; the runner drives retries itself with the client's
 :class:`~holyclient.RetryPolicy` decisions, so that a request waiting out a backoff or a ``Retry-After``
@@ -13,7 +17,6 @@ than ``max_pending`` are unfinished (in flight or waiting to retry), and each re
 from __future__ import annotations
 
 import inspect
-import json
 import logging
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -22,18 +25,21 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._base import NOT_GIVEN, RequestOptions, parse_error_body, parse_model
+from .._base import NOT_GIVEN, RequestOptions, parse_error_body
 from .._constants import LOGGER_NAME
 from .._exceptions import (
     APIConnectionError,
-    APIError,
+    APIResponseValidationError,
     APIStatusError,
     APITimeoutError,
     BudgetExceededError,
 )
+from ._answers import PATHS, read_answer, usage_of
 from ._guard import BatchStoppedError, SlotHold, StopBreaker, unwrapped
+from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, split, unpack
 from ._ratelimit import AdaptiveConcurrency, Clock, Sleep, Slots, TokenEstimator
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats, request_fingerprint
+from ._wire import DirectSender
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
@@ -80,12 +86,25 @@ async def _aiter(items: Iterable[RequestLike] | AsyncIterable[RequestLike]) -> A
             yield item
 
 
+class _Usage:
+    """A usage already in the chat completion's terms (:func:`._answers.usage_of`) as the client's
+    ``_settle`` takes it, without a pydantic round trip per request."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data = data
+
+    def model_dump(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
 def _error(code: str, message: str) -> dict[str, str]:
     return {"code": code, "message": message}
 
 
 class BatchRunner:
-    """Runs chat requests through an :class:`~holyclient.AsyncClient` with bounded concurrency.
+    """Runs Batch API requests (any endpoint) through an :class:`~holyclient.AsyncClient` with bounded concurrency.
 
     Args:
         client: the client to send with (its key, base URL, retry policy and usage tracker are used).
@@ -107,6 +126,9 @@ class BatchRunner:
         adaptive: lower the concurrency on sustained 429s.
         clock: time source, injectable for tests.
         sleep: sleep function, injectable for tests.
+        pack_inputs: pack embedding requests with the same model and parameters into requests of up to
+            this many inputs (at most 2,048; ``None``: no packing); each still gets its own result.
+        pack_tokens: most counted tokens in one packed request.
     """
 
     def __init__(
@@ -126,6 +148,8 @@ class BatchRunner:
         sleep: Sleep = anyio.sleep,
         token_estimator: TokenEstimator | None = None,
         limiter: Limiter | None = None,
+        pack_inputs: int | None = None,
+        pack_tokens: int = DEFAULT_PACK_TOKENS,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -148,6 +172,10 @@ class BatchRunner:
         self.stop_after = stop_after
         self._breaker = StopBreaker(stop_after, clock)
         self._stop_scope: anyio.CancelScope | None = None
+        self._wire = DirectSender.for_client(client)
+        self._pack = (pack_inputs, pack_tokens) if pack_inputs is not None else None
+        if self._pack is not None:
+            Packer(*self._pack)  # refuse bad limits now, not at the first request
 
     @staticmethod
     def _limiter(
@@ -184,21 +212,21 @@ class BatchRunner:
                 unknown endpoint, unreachable server); results not yet delivered are left unsent.
         """
         started = self._clock()
-        pending = anyio.Semaphore(self.max_pending)
+        pending = Slots(self.max_pending)  # takes a free place without yielding, unlike anyio.Semaphore
         self._breaker = StopBreaker(self.stop_after, self._clock)
         try:
             with unwrapped():
                 async with anyio.create_task_group() as tg:
                     self._stop_scope = tg.cancel_scope
                     position = 0
+                    packer = Packer(*self._pack) if self._pack is not None else None
                     async for item in _aiter(requests):
                         position += 1
                         request = as_request(item, position)
-                        await pending.acquire()
-                        # a new request waits here, not in a task: retries get freed slots first
-                        await self._slots.acquire()
-                        self.stats.started += 1
-                        tg.start_soon(self._run_one, request, pending, on_result)
+                        for ready in packer.add(request) if packer is not None else (request,):
+                            await self._start(tg, ready, pending, on_result)
+                    for ready in packer.flush() if packer is not None else ():
+                        await self._start(tg, ready, pending, on_result)
             if self._breaker.reason is None:
                 await self._deliver(self._breaker.flush(), on_result)
         finally:
@@ -229,16 +257,35 @@ class BatchRunner:
                     yield receive
                 tg.cancel_scope.cancel()
 
-    async def _run_one(
-        self, request: BatchRequest, pending: anyio.Semaphore, on_result: ResultHandler
-    ) -> None:
+    async def _start(self, tg: Any, request: BatchRequest, pending: Slots, on_result: ResultHandler) -> None:
+        await pending.acquire()
+        # a new request waits here, not in a task: retries get freed slots first
+        await self._slots.acquire()
+        self.stats.started += len(request.parts) if isinstance(request, PackedRequest) else 1
+        tg.start_soon(self._run_one, request, pending, on_result)
+
+    async def _run_one(self, request: BatchRequest, pending: Slots, on_result: ResultHandler) -> None:
         try:
             result = await self.process(request, slot_held=True)
-            if self._breaker.hold(result):
-                return
-            await self._deliver([*self._breaker.flush(), result], on_result)
+            results = await self._unpacked(request, result)
+            kept = [result for result in results if not self._breaker.hold(result)]
+            if kept:
+                await self._deliver([*self._breaker.flush(), *kept], on_result)
         finally:
             pending.release()
+
+    async def _unpacked(self, request: BatchRequest, result: BatchResult) -> list[BatchResult]:
+        """The results of a request's lines: itself, or each line of a packed request. A packed request
+        the server keeps refusing with a 400 is halved until the input at fault is alone in its request,
+        so that the other lines still get their vectors."""
+        if not isinstance(request, PackedRequest):
+            return [result]
+        if result.status_code == 400 and len(request.parts) > 1:
+            results = []
+            for half in split(request):
+                results += await self._unpacked(half, await self.process(half))
+            return results
+        return unpack(request, result)
 
     async def _deliver(self, results: list[BatchResult], on_result: ResultHandler) -> None:
         for result in results:
@@ -264,8 +311,10 @@ class BatchRunner:
         try:
             body = dict(request.body)
             model = str(body.get("model") or "") or None
+            if request.url not in PATHS:
+                raise ValueError(f"unsupported url {request.url!r} (supported: {', '.join(PATHS)})")
             options = RequestOptions(
-                "POST", "/chat/completions", body=body, timeout=self.timeout, max_retries=0
+                "POST", PATHS[request.url], body=body, timeout=self.timeout, max_retries=0
             )
             try:
                 reservation = self.client._reserve(options)
@@ -285,7 +334,8 @@ class BatchRunner:
         finally:
             slot.release()
         self._settle(reservation, result)
-        result.fingerprint = request_fingerprint(request.body)
+        if not isinstance(request, PackedRequest):  # a packed request's lines carry their own
+            result.fingerprint = request_fingerprint(request.body)
         return result
 
     def _scrub(self, exc: Exception) -> str:
@@ -330,11 +380,8 @@ class BatchRunner:
         if not result.ok or result.usage is None:
             self._release(reservation)
             return
-        from .._models import CompletionUsage
-
         try:
-            usage = CompletionUsage.model_validate(result.usage)
-            self.client._settle(reservation, result.model, usage)
+            self.client._settle(reservation, result.model, _Usage(result.usage))
         except Exception:  # an odd usage object: the result stands, the reservation is released
             logger.debug("Batch request %s: usage not recorded", result.custom_id, exc_info=True)
             self._release(reservation)
@@ -349,7 +396,7 @@ class BatchRunner:
             estimate, raw_prompt = 0, 0
             if self.limiter is not None:
                 if self.limiter.tpm:
-                    estimate, raw_prompt = self.estimator.estimate(body)
+                    estimate, raw_prompt = self.estimator.estimate(body, request.url)
                 admission = await self.limiter.acquire(model or "unknown", estimate)
             sent = self._clock()
             self.stats.attempts += 1
@@ -368,6 +415,7 @@ class BatchRunner:
             self.stats.rate_limited += 1
         if failure is None:
             self.stats.success_seconds += self._clock() - sent
+            self.stats.successful_attempts += 1
         if self.adaptive is not None:
             self.adaptive.on_attempt(
                 rate_limited=rate_limited, failed=failure is not None, seconds=self._clock() - sent
@@ -394,34 +442,39 @@ class BatchRunner:
         self, request: BatchRequest, options: RequestOptions, model: str | None
     ) -> tuple[BatchResult, BaseException | None]:
         """One HTTP attempt, without retry: the result it would leave, and the error to judge retrying by."""
-        from .._models import ChatCompletion
-
         client = self.client
         try:
-            http_request, response = await client._send_raw(options)
+            answer: Any = None
+            if self._wire is not None and self._wire.usable():
+                answer = await self._wire.send(options, options.body or {})
+                exchange = answer.httpx  # httpx2 objects, built only for an error
+                if 300 <= answer.status_code < 400:  # a redirect: httpx2 follows it, as for any call
+                    answer = None
+            if answer is None:
+                http_request, answer = await client._send_raw(options)
+                exchange = lambda: (http_request, answer)  # noqa: E731
         except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
             return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
-        request_id = response.headers.get("x-request-id")
-        status = int(response.status_code)
+        request_id = answer.headers.get("x-request-id")
+        status = int(answer.status_code)
         if status >= 400:
-            status_error = client._status_error(response, response.content, http_request)
-            return BatchResult(
-                request.custom_id, status, request_id, parse_error_body(response.content), model=model
-            ), status_error
+            http_request, response = exchange()
+            status_error = client._status_error(response, answer.content, http_request)
+            # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
+            body = parse_error_body(answer.content)
+            return BatchResult(request.custom_id, status, request_id, body, model=model), status_error
         try:
-            completion = parse_model(ChatCompletion, response.content, response, request=http_request)
-        except APIError as exc:
-            body = exc.body if exc.body is not None else None
+            raw = read_answer(request.url, answer.content, exchange)
+        except APIResponseValidationError as exc:
             error = _error("invalid_response", exc.message)
-            return BatchResult(request.custom_id, status, request_id, body, error, model=model), exc
-        raw = json.loads(response.content)
-        usage = completion.usage
+            return BatchResult(request.custom_id, status, request_id, exc.body, error, model=model), exc
+        answered = raw.get("model")
         return BatchResult(
             request.custom_id,
             status,
             request_id,
             raw,
-            model=completion.model or model,
-            usage=usage.model_dump() if usage is not None else None,
+            model=answered if isinstance(answered, str) and answered else model,
+            usage=usage_of(raw),
         ), None

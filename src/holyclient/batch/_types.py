@@ -34,12 +34,13 @@ def line_fingerprint(line: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class BatchRequest:
-    """One chat completion request of a batch.
+    """One request of a batch.
 
     Attributes:
         custom_id: your identifier, unique within the batch; results carry it back.
-        body: the chat completion request body (``model``, ``messages``, any other parameter).
-        url: the endpoint, as in the OpenAI Batch API input format (only chat completions).
+        body: the request body (for chat: ``model``, ``messages``, any other parameter).
+        url: the endpoint, as in the OpenAI Batch API input format: ``/v1/chat/completions`` (the
+            default), ``/v1/embeddings``, ``/v1/completions``, ``/v1/responses`` or ``/v1/moderations``.
     """
 
     custom_id: str
@@ -126,7 +127,8 @@ class BatchStats:
         done / succeeded / failed: requests finished, and how.
         attempts: HTTP attempts made; ``retries`` = attempts beyond each request's first.
         rate_limited: attempts answered 429 as a rate limit.
-        success_seconds: summed duration of the successful attempts (see :attr:`mean_latency`).
+        success_seconds: summed duration of the successful attempts (see :attr:`mean_latency`), and
+            ``successful_attempts`` their number (fewer than ``succeeded`` when embeddings are packed).
         models: per-model requests and tokens.
         elapsed: seconds since the run started (final once it ends).
     """
@@ -141,12 +143,14 @@ class BatchStats:
     concurrency: int = 0
     elapsed: float = 0.0
     success_seconds: float = 0.0
+    successful_attempts: int = 0
     models: dict[str, ModelTally] = field(default_factory=dict)
 
     @property
     def mean_latency(self) -> float | None:
         """Mean seconds of a successful attempt, as the runner saw it (``None`` before the first)."""
-        return self.success_seconds / self.succeeded if self.succeeded else None
+        count = self.successful_attempts or self.succeeded
+        return self.success_seconds / count if count else None
 
     @property
     def prompt_tokens(self) -> int:

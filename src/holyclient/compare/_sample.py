@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch import BatchRequest, InputLineError, parse_line
+from ..batch._types import CHAT_COMPLETIONS_URL
 
 
 class SampleError(ValueError):
@@ -49,7 +50,14 @@ def read_sample(path: Path) -> tuple[list[BatchRequest], set[str]]:
             continue
         try:
             data, stream = _without_stream(json.loads(raw))
+            url = data.get("url") if isinstance(data, dict) else None
+            if url is not None and url != CHAT_COMPLETIONS_URL:  # batch takes every endpoint; compare chats
+                raise SampleError(
+                    f"{path}:{number}: field 'url': compare replays {CHAT_COMPLETIONS_URL} only, not {url!r}"
+                )
             request = parse_line(json.dumps(data), number)
+        except SampleError:
+            raise
         except RecursionError:
             raise SampleError(f"{path}:{number}: not valid JSON (nested too deeply)") from None
         except InputLineError as exc:

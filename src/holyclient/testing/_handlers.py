@@ -11,7 +11,8 @@ Content is a deterministic function of the request, so tests can assert on it:
   filled from the function's JSON-schema properties;
 * usage: ``prompt_tokens = sum(ceil(chars / 4) + 3 per message)``, ``completion_tokens =
   ceil(chars of each choice / 4)`` summed over ``n`` choices;
-* embeddings are unit vectors derived from SHAKE-256 of the model and the input text.
+* embeddings are unit vectors derived from SHAKE-256 of the model and the input text; a request with
+  an input holding ``holyclient:reject`` is answered 400 (a poisoned input, for packing tests).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ DEFAULT_MODELS = (
     "text-embedding-3-large",
     "text-embedding-ada-002",
 )
+#: An embedding input holding this text is answered 400 (tests isolate one bad input in a packed request).
+REJECT_MARKER = "holyclient:reject"
 EMBEDDING_DIMENSIONS = {"text-embedding-3-large": 3072}
 DEFAULT_EMBEDDING_DIMENSIONS = 1536
 MAX_EMBEDDING_DIMENSIONS = 8192
@@ -464,6 +467,9 @@ def embeddings(body: JSON) -> JSON:
     encoding = body.get("encoding_format") or "float"
     if encoding not in ("float", "base64"):
         raise InvalidRequest("'encoding_format' must be 'float' or 'base64'", "encoding_format")
+    for i, text in enumerate(texts):
+        if REJECT_MARKER in text:
+            raise InvalidRequest(f"input[{i}] is rejected (it holds {REJECT_MARKER!r})", "input")
     data = []
     for i, text in enumerate(texts):
         vector = embedding_vector(model, text, dimensions)

@@ -1,0 +1,96 @@
+"""Reading a 2xx answer of any Batch API endpoint: its JSON, a check of its shape, its usage.
+
+The batch writes the server's body as it came, so the answer is parsed once, with ``json.loads``, and
+only its shape is checked (``choices`` for chat and completions, ``data`` for embeddings, ``output``
+for responses, ``results`` for moderations): building a pydantic model per answer would cost more CPU
+than the rest of the request. An answer that fails the check goes through the client's own
+:func:`~holyclient._base.parse_model`, so its error is the one a plain call raises (retryable when
+the body was not JSON at all, redacted).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from .._base import parse_model
+from .._exceptions import APIResponseValidationError
+from ._bodies import ACCEPTED_URLS, COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL, RESPONSES_URL
+from ._types import CHAT_COMPLETIONS_URL
+
+#: The API path of each Batch API url, relative to the client's base URL (which ends in ``/v1``).
+PATHS = {url: url.removeprefix("/v1") for url in ACCEPTED_URLS}
+
+
+class _Choices(BaseModel):
+    choices: list[Any]
+
+
+class _Data(BaseModel):
+    data: list[Any]
+
+
+class _Output(BaseModel):
+    output: list[Any]
+
+
+class _Results(BaseModel):
+    results: list[Any]
+
+
+_SHAPES: dict[str, type[BaseModel]] = {
+    CHAT_COMPLETIONS_URL: _Choices,
+    COMPLETIONS_URL: _Choices,
+    EMBEDDINGS_URL: _Data,
+    RESPONSES_URL: _Output,
+    MODERATIONS_URL: _Results,
+}
+_KEYS = {url: next(iter(shape.model_fields)) for url, shape in _SHAPES.items()}
+
+
+def read_answer(url: str, content: bytes, exchange: Callable[[], tuple[Any, Any]]) -> dict[str, Any]:
+    """The parsed body of a 2xx answer to ``url``; ``exchange()`` gives the httpx2 request and response
+    to build the error from (only called for a bad answer).
+
+    Raises:
+        APIResponseValidationError: the body is not JSON (retryable) or not that endpoint's answer.
+    """
+    try:
+        raw = json.loads(content)
+    except ValueError:
+        raw = None
+    if isinstance(raw, dict) and isinstance(raw.get(_KEYS[url]), list):
+        return raw
+    request, response = exchange()
+    parse_model(_SHAPES[url], content, response, request=request)  # raises the client's error
+    raise APIResponseValidationError(  # pragma: no cover - pydantic accepted what json.loads refused
+        f"Unexpected response shape for {url}", response=response, body=None, request=None
+    )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def usage_of(raw: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The answer's ``usage`` in the chat completion's terms (``prompt_tokens``, ``completion_tokens``,
+    ``total_tokens``): the Responses API's ``input_tokens``/``output_tokens`` are renamed, embeddings
+    get ``completion_tokens: 0``, and anything that is not a count is left out."""
+    usage = raw.get("usage")
+    if not isinstance(usage, Mapping):
+        return None
+    responses = "input_tokens" in usage and "prompt_tokens" not in usage
+    prompt = _int(usage.get("input_tokens" if responses else "prompt_tokens"))
+    completion = _int(usage.get("output_tokens" if responses else "completion_tokens"))
+    out: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": _int(usage.get("total_tokens")) or prompt + completion,
+    }
+    details = usage.get("input_tokens_details" if responses else "prompt_tokens_details")
+    if isinstance(details, Mapping) and _int(details.get("cached_tokens")):
+        out["prompt_tokens_details"] = {"cached_tokens": _int(details.get("cached_tokens"))}
+    return out

@@ -1,0 +1,114 @@
+"""The batch runner's direct path (its requests sent on the client's aiohttp session, without httpx2)
+keeps every guarantee of the client's own path: retries, Retry-After, timeouts, error translation,
+no key anywhere in a result -- and sends the same requests."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import anyio
+import pytest
+
+from holyclient import AsyncClient
+from holyclient.batch import BatchRequest, BatchResult, BatchRunner
+from holyclient.testing import Fault, LocalServer
+
+KEY = "sk-holy-direct-path-secret-key"
+
+
+def _requests(n: int) -> list[BatchRequest]:
+    return [
+        BatchRequest(f"r{i}", {"model": "text-embedding-3-small", "input": f"text {i}"}, "/v1/embeddings")
+        for i in range(n)
+    ]
+
+
+def _run(
+    base_url: str, requests: list[BatchRequest], direct: bool = True, **options: Any
+) -> tuple[BatchRunner, list[BatchResult], list[float]]:
+    results: list[BatchResult] = []
+    delays: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        delays.append(seconds)
+        await anyio.lowlevel.checkpoint()
+
+    async def go() -> BatchRunner:
+        async with AsyncClient(api_key=KEY, base_url=base_url) as client:
+            runner = BatchRunner(client, sleep=sleep, **options)
+            assert (runner._wire is not None) is True
+            if not direct:
+                runner._wire = None
+            await runner.run(requests, results.append)
+            return runner
+
+    return anyio.run(go), results, delays
+
+
+def test_the_direct_path_sends_what_the_httpx2_path_sends() -> None:
+    with LocalServer() as server:
+        _run(server.base_url, _requests(1))
+        _run(server.base_url, _requests(1), direct=False)
+        direct, through_httpx2 = server.requests
+    assert direct.body == through_httpx2.body and direct.path == through_httpx2.path
+    for name in ("user-agent", "accept", "content-type"):
+        assert direct.headers.get(name) == through_httpx2.headers.get(name), name
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "httpx2"])
+def test_retry_after_is_honoured_and_faults_are_retried(direct: bool) -> None:
+    with LocalServer() as server:
+        server.enqueue(Fault.status(429, retry_after=2.5), Fault.drop(), Fault.malformed(), Fault.status(503))
+        runner, results, delays = _run(server.base_url, _requests(1), direct, concurrency=1)
+    (result,) = results
+    assert result.ok and result.attempts == 5
+    assert 2.5 in delays  # Retry-After, not the backoff
+    assert runner.stats.rate_limited == 1
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "httpx2"])
+def test_a_hang_is_a_timeout_and_errors_carry_no_key(direct: bool) -> None:
+    with LocalServer() as server:
+        server.enqueue(Fault.hang(5.0), Fault.malformed(), Fault.status(400))
+        _, results, _ = _run(server.base_url, _requests(3), direct, concurrency=1, max_retries=0, timeout=0.3)
+    lines = {r.custom_id: r.output_line() for r in results}
+    assert lines["r0"]["error"]["code"] == "timeout"
+    assert lines["r1"]["error"]["code"] == "invalid_response"
+    assert lines["r1"]["response"]["status_code"] == 200
+    assert lines["r2"]["response"]["status_code"] == 400 and lines["r2"]["error"] is None
+    assert KEY not in json.dumps(lines)
+
+
+def test_an_unreachable_server_is_a_connection_error_without_the_key() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    _, results, _ = _run(f"http://127.0.0.1:{port}/v1", _requests(1), max_retries=1)
+    (result,) = results
+    line = result.output_line()
+    assert line["error"]["code"] == "connection_error" and result.attempts == 2
+    assert KEY not in json.dumps(line)
+
+
+def test_a_gzipped_answer_is_decoded_on_the_direct_path() -> None:
+    import gzip
+
+    from raw_http import canned_server, http_answer
+
+    body = {"object": "list", "data": [{"index": 0, "embedding": [0.5]}], "usage": {"prompt_tokens": 2}}
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    with canned_server(http_answer("200 OK", headers, gzip.compress(json.dumps(body).encode()))) as url:
+        _, results, _ = _run(url, _requests(1))
+    (result,) = results
+    assert (
+        result.ok
+        and result.body == body
+        and result.usage
+        == {
+            "prompt_tokens": 2,
+            "completion_tokens": 0,
+            "total_tokens": 2,
+        }
+    )

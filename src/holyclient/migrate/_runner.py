@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from . import _notebook, _python, _text, _walk, _writer
+from . import _guard, _notebook, _python, _text, _walk, _writer
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
+from ._guard import DirtyTreeError, MigrateError
 from ._pysource import UnsupportedSourceError
 from ._python import Finding
 from ._report import FileResult, Report, Site
@@ -26,22 +27,6 @@ from ._rules import KeyMode
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 #: below this many candidate bytes a process pool costs more than it saves (ast.parse ~5 MB/s)
 PARALLEL_BYTES = 2_000_000
-
-
-class MigrateError(Exception):
-    """The run was refused before writing anything (missing path, uncommitted changes)."""
-
-
-class DirtyTreeError(MigrateError):
-    """Files to rewrite have uncommitted changes; commit or stash them, or pass ``force=True``."""
-
-    def __init__(self, paths: list[str]) -> None:
-        self.paths = paths
-        super().__init__(
-            f"{len(paths)} file(s) to rewrite have uncommitted changes: "
-            + ", ".join(paths[:5])
-            + (" ..." if len(paths) > 5 else "")
-        )
 
 
 def _python_edits(data: bytes, keys: KeyMode, realtime: bool) -> tuple[list[Edit[bytes]], list[Finding], str]:
@@ -137,7 +122,7 @@ def migrate(
         keys: ``"rename"`` turns ``OPENAI_API_KEY`` names into ``HOLYSHEEP_API_KEY`` (never values);
             ``"report"`` leaves them and reports each site.
         rewrite_realtime: also rewrite ``/v1/realtime`` endpoints instead of reporting them.
-        force: write even over files with uncommitted changes in a git work tree.
+        force: write even files git could not restore (uncommitted, untracked, ignored, not under git).
         jobs: worker processes for the parse phase (None: both cores when the work is large enough).
         progress: called with a short status line between phases (the CLI shows it on a terminal).
 
@@ -146,7 +131,9 @@ def migrate(
 
     Raises:
         MigrateError: a path does not exist.
-        DirtyTreeError: ``write`` and files to change have uncommitted changes (nothing written).
+        DirtyTreeError: ``write`` and files to change could not be restored by git: uncommitted
+            changes, untracked, ignored, or not under git (nothing written).
+        GitError: ``write`` and git failed, so nothing tells which files are committed (nothing written).
     """
     roots = [os.fspath(p) for p in paths]
     missing = [p for p in roots if not os.path.lexists(p)]
@@ -173,9 +160,9 @@ def migrate(
 def _write(report: Report, force: bool) -> None:
     changed = report.changed
     if not force:
-        dirty = _writer.dirty_files([f.path for f in changed])
-        if dirty:
-            raise DirtyTreeError(dirty)
+        refused = _guard.unrecoverable([f.path for f in changed])
+        if refused:
+            raise DirtyTreeError(refused)
     report.wrote = True
     for result in changed:
         try:

@@ -9,11 +9,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import subprocess
 import tempfile
-from collections.abc import Iterable
-
-from ._walk import git_toplevel
 
 
 class FileChangedError(OSError):
@@ -88,40 +84,3 @@ def _range(start: int, length: int) -> bytes:
 
 def _mark(prefix: bytes, line: bytes) -> bytes:
     return prefix + line if line.endswith(b"\n") else prefix + line + b"\n\\ No newline at end of file\n"
-
-
-def dirty_files(paths: Iterable[str]) -> list[str]:
-    """Those of ``paths`` with uncommitted changes (modified, staged or untracked) in a git work tree."""
-    by_top: dict[str, list[str]] = {}
-    tops: dict[str, str | None] = {}
-    for path in paths:
-        directory = os.path.dirname(os.path.abspath(path))
-        if directory not in tops:
-            tops[directory] = git_toplevel(directory)
-        top = tops[directory]
-        if top is not None:
-            by_top.setdefault(top, []).append(path)
-    dirty = []
-    for top, members in by_top.items():
-        out = subprocess.run(
-            ["git", "-C", top, "status", "--porcelain", "-z", "--untracked-files=all"],
-            capture_output=True,
-            check=False,
-            timeout=300,
-        )
-        changed: set[str] = set()
-        entries = out.stdout.split(b"\0")
-        i = 0
-        while i < len(entries):
-            entry = entries[i]
-            if len(entry) > 3:
-                changed.add(os.path.normcase(os.path.join(top, os.fsdecode(entry[3:]))))
-                if entry[:1] in (b"R", b"C"):
-                    i += 1  # the rename source follows
-            i += 1
-        real_top = os.path.realpath(top)
-        for path in members:
-            rel = os.path.relpath(os.path.realpath(path), real_top)
-            if os.path.normcase(os.path.join(top, rel)) in changed:
-                dirty.append(path)
-    return dirty

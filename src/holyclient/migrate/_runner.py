@@ -168,6 +168,9 @@ def _write(report: Report, force: bool) -> None:
         try:
             _writer.atomic_write(result.path, result.before, result.after)
             result.written = True
+        except _writer.NotWrittenError as exc:
+            result.status = "failed"
+            result.sites.append(Site(result.path, 1, exc.kind, "error", str(exc)))
         except OSError as exc:
             result.status = "failed"
             result.sites.append(Site(result.path, 1, "write-error", "error", f"not written: {exc}"))

@@ -13,7 +13,9 @@ URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfil
 LangChain / LlamaIndex / JS client constructors without a base URL, openai<1.0 module config, and
 OPENAI_API_KEY names (renamed to HOLYSHEEP_API_KEY; values are never touched or printed). Azure OpenAI,
 other vendors and docs links are left alone. Edits are spliced into the original bytes and written
-atomically; realtime endpoints and URLs built at run time are reported for review."""
+atomically; realtime endpoints, URLs built at run time and a bare api.openai.com host in prose or a
+comment are reported for review. Skipped paths (symlinks, unreadable or binary files, ignored and
+vendored trees) are named with the reason."""
 
 EPILOG = """\
 exit codes: 0 nothing to change, or every change written and nothing failed;

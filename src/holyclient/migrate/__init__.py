@@ -17,7 +17,7 @@ Nothing here imports the HTTP client.
 from __future__ import annotations
 
 from ._guard import DirtyTreeError, GitError, MigrateError
-from ._report import FileResult, Report, Site
+from ._report import FileResult, Report, Site, Skipped
 from ._rules import BASE_URL
 from ._runner import migrate, process
 from ._writer import unified_diff
@@ -30,6 +30,7 @@ __all__ = [
     "MigrateError",
     "Report",
     "Site",
+    "Skipped",
     "migrate",
     "process",
     "unified_diff",

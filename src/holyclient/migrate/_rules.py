@@ -56,6 +56,31 @@ class Hit:
     new: str | None
     kind: str
     message: str
+    #: a host without a scheme (``api.openai.com``, not ``https://api.openai.com``)
+    bare: bool = False
+
+
+BARE_HOST_MESSAGE = (
+    "OpenAI API host named in prose or a comment, left as is: "
+    f"if it configures a client, point it at {NEW_HOST}"
+)
+_COMMENT_STARTS = ("#", "//", ";", "/*", "*", "--", "<!--", "rem ", "REM ", "::")
+_COMMENT_MARKS = (" #", "\t#", " //", "\t//", "/*", "<!--")
+
+
+def review_bare(h: Hit) -> Hit:
+    """A host without a scheme in prose or a comment ("we moved off api.openai.com") is more often a
+    sentence about OpenAI than configuration: list it for review instead of rewriting the sentence."""
+    if h.bare and h.new is not None:
+        return Hit(h.start, h.end, None, "host", BARE_HOST_MESSAGE)
+    return h
+
+
+def in_comment(s: str, offset: int) -> bool:
+    """Whether ``offset`` sits in a line comment of a config or script file (``#``, ``//``, ``;``,
+    ``--``, ``REM``...), judged from the text before it on its line."""
+    before = s[s.rfind("\n", 0, offset) + 1 : offset]
+    return before.lstrip().startswith(_COMMENT_STARTS) or any(m in before for m in _COMMENT_MARKS)
 
 
 def url_hits(s: str, start: int = 0, end: int | None = None, *, rewrite_realtime: bool = False) -> list[Hit]:
@@ -83,7 +108,7 @@ def url_hits(s: str, start: int = 0, end: int | None = None, *, rewrite_realtime
                 hits.append(Hit(begin, m.end(), None, "realtime", message))
             continue
         what = "URL" if scheme else "host"
-        hits.append(Hit(begin, m.end(), new, "url", f"OpenAI API {what} -> {new}"))
+        hits.append(Hit(begin, m.end(), new, "url", f"OpenAI API {what} -> {new}", bare=scheme is None))
     return hits
 
 

@@ -21,7 +21,7 @@ from ._edits import Edit, UnsafeEditError, splice, to_bytes
 from ._guard import DirtyTreeError, MigrateError
 from ._pysource import UnsupportedSourceError
 from ._python import Finding
-from ._report import FileResult, Report, Site
+from ._report import FileResult, Report, Site, Skipped
 from ._rules import KeyMode
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -151,7 +151,13 @@ def migrate(
             results = list(pool.map(_process_args, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
         results = [_process_args(w) for w in work]
-    report = Report(counts.scanned, len(results), counts.skipped, sorted(results, key=lambda r: r.path))
+    report = Report(
+        counts.scanned,
+        len(results),
+        len(counts.skipped),
+        sorted(results, key=lambda r: r.path),
+        skipped=[Skipped(path, why) for path, why in counts.skipped],
+    )
     if write:
         _write(report, force)
     return report

@@ -16,9 +16,9 @@ import os
 import stat
 import tempfile
 
-_READ_FLAGS = (
-    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-)
+from . import _walk
+
+_READ_FLAGS = _walk.READ_FLAGS  # O_NOFOLLOW: a symlink swapped in since the scan is not followed
 
 
 class NotWrittenError(OSError):

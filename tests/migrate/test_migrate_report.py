@@ -123,7 +123,11 @@ def test_bare_host_in_prose_or_a_comment_is_listed_for_review(name: str, src: by
         ("settings.yaml", b"host: api.openai.com\n", b"host: api.holysheep.ai\n"),
         ("a.py", b'HOST = "api.openai.com"\n', b'HOST = "api.holysheep.ai"\n'),
         (".env", b"OPENAI_HOST=api.openai.com\n", b"OPENAI_HOST=api.holysheep.ai\n"),
-        ("notes.md", b"curl https://api.openai.com/v1/models\n", b"curl https://api.holysheep.ai/v1/models\n"),
+        (
+            "notes.md",
+            b"curl https://api.openai.com/v1/models\n",
+            b"curl https://api.holysheep.ai/v1/models\n",
+        ),
         ("a.py", b"# see https://api.openai.com/v1\n", b"# see https://api.holysheep.ai/v1\n"),
     ],
     ids=["yaml-value", "py-string", "dotenv", "url-in-prose", "url-in-comment"],

@@ -155,15 +155,17 @@ class _Rewriter:
             q = self.names.qualname(call.func)
             if pn.is_azure_call(call, q) or self.other_vendor(call, pn.target_for(q)):
                 self.excluded.append(self.pos.node(call))
-        for node in self.assigns:
-            if not self.in_excluded(self.pos.node(node)[0]):
-                for t in node.targets:
-                    if (
-                        isinstance(t, ast.Attribute)
-                        and t.attr == "api_type"
-                        and pn.mentions_azure(node.value)
-                    ):
-                        self.azure_file = True
+        settings: list[tuple[ast.expr, ast.expr]] = [(t, a.value) for a in self.assigns for t in a.targets]
+        settings.extend(
+            (c.args[0], c.args[1])
+            for c in self.calls
+            if len(c.args) == 2
+            and isinstance(c.func, ast.Attribute)
+            and c.func.attr in ("setdefault", "putenv")
+        )
+        for target, value in settings:
+            if not self.in_excluded(self.pos.node(target)[0]) and pn.sets_azure_type(target, value):
+                self.azure_file = True
 
     def other_vendor(self, call: ast.Call, target: pn.Target | None) -> bool:
         if target is None:

@@ -27,7 +27,18 @@ _REST = r"[^\s\"'`<>)\]}|\\,;]*"
 _KEY = r"(?<![A-Za-z0-9_])OPENAI_API_KEY(?![A-Za-z0-9_])"
 # what follows a key name in ``NAME=value`` / ``NAME: value`` shapes (.env, shell, YAML, TOML, JS)
 _VALUE = r"[ \t]*(?:=|:(?![:=]))[ \t]*[\"']?(?P<v>[^\s\"'#,;}]*)"
-_AZURE = r"(?i)(?:api_type|openai_api_type)[\"']?\s*[:=]+\s*[\"']?azure"
+# Azure OpenAI configured in a text file: an ``api_type`` set to ``azure``/``azure_ad`` in any spelling of
+# key (api_type, OPENAI_API_TYPE, apiType, api-type), separator (``=``, ``:``, ``:=``, a k8s
+# ``name: X`` / ``value: azure`` pair) and quoting; or the SDK's base-URL variable set to an Azure endpoint.
+_AZURE = (
+    r"(?i)(?<![a-z0-9])(?:openai[_.-]?)?api[_-]?type[\"']?"
+    r"(?:[ \t]*(?::=|[:=])|[ \t]*\r?\n[ \t]*-?[ \t]*value[ \t]*:)"
+    r"[ \t]*[\"']?azure"
+    # the variables the openai SDKs read for their base URL, set to an Azure endpoint: the OPENAI_*
+    # settings of this file are Azure's (an Azure URL elsewhere may be just another provider's entry)
+    r"|(?<![a-z0-9_])openai_(?:api_base|base_url|api_host|endpoint)[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?"
+    r"https://[\w.-]+\.(?:openai|cognitiveservices)\.azure\.com"
+)
 
 _ALL = (
     ("host", _HOST),
@@ -113,7 +124,10 @@ def url_hits(s: str, start: int = 0, end: int | None = None, *, rewrite_realtime
 
 
 def is_azure_text(s: str) -> bool:
-    """True when a file configures the Azure flavour of OpenAI (``api_type = azure``)."""
+    """True when a file configures the Azure flavour of OpenAI: ``api_type`` set to ``azure`` or
+    ``azure_ad`` (``=``/``:`` forms of .env, YAML, TOML, INI, JSON, k8s env lists), or
+    ``OPENAI_API_BASE``/``OPENAI_BASE_URL`` set to an Azure endpoint. Its ``OPENAI_API_KEY`` names are
+    then the Azure key: left alone."""
     return _PATTERNS["azure"].search(s) is not None
 
 

@@ -138,7 +138,7 @@ def migrate(
     roots = [os.fspath(p) for p in paths]
     missing = [p for p in roots if not os.path.lexists(p)]
     if missing:
-        raise MigrateError(f"no such file or directory: {', '.join(missing)}")
+        raise MigrateError(f"no such file or directory: {', '.join(p or repr(p) for p in missing)}")
     counts = _walk.Counts()
     work = [
         (os.path.normpath(p), data, keys, rewrite_realtime) for p, data in _walk.candidates(roots, counts)

@@ -185,3 +185,12 @@ def test_refusal_lists_each_file_once_with_its_reason(
         assert err.count(f"f{i}.md") == 1
     assert f"{root / 'f3.md'}: uncommitted changes" in err
     assert "nothing was written; commit them" in err
+
+
+def test_git_error_in_another_encoding_is_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.md").write_text(URL)
+    fake_git(tmp_path, monkeypatch, "printf 'fatal: d\\351p\\364t introuvable\\n' >&2\nexit 128")
+    with pytest.raises(GitError, match="fatal: d\ufffdp\ufffdt introuvable"):
+        migrate([tmp_path])

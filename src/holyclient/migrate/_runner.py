@@ -156,7 +156,7 @@ def migrate(
         len(results),
         len(counts.skipped),
         sorted(results, key=lambda r: r.path),
-        skipped=[Skipped(path, why) for path, why in counts.skipped],
+        skipped=[Skipped(os.path.normpath(path), why) for path, why in counts.skipped],
     )
     if write:
         _write(report, force)

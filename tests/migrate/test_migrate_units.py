@@ -205,3 +205,46 @@ def test_markdown_cells_follow_the_key_mode_and_the_realtime_flag() -> None:
     assert [(s.kind, s.action) for s in renamed.sites] == [("key", "review")]
     realtime = process("nb.ipynb", nb, rewrite_realtime=True)
     assert b"wss://api.holysheep.ai/v1/realtime" in realtime.after
+
+
+# -- notebooks: escapes in the JSON text and the validation net ------------------------------------------
+def test_escaped_astral_characters_before_an_edit_keep_offsets_right() -> None:
+    source = "sheep = '\U0001f411\u00e9'  # \U0001f411\nURL = 'https://api.openai.com/v1'\n"
+    nb = _notebook([("code", source)])  # json.dumps escapes the sheep as \\ud83d\\udc11
+    assert b"\\ud83d\\udc11" in nb
+    result = process("nb.ipynb", nb)
+    assert result.after == nb.replace(b"api.openai.com", b"api.holysheep.ai")
+    assert [(s.kind, s.action) for s in result.sites] == [("url", "rewrite")]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda nb: nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": []}),
+            "cell count",
+        ),
+        (lambda nb: nb["cells"][0]["metadata"].update(x=1), "a cell changed outside its source"),
+        (lambda nb: nb["metadata"].update(x=1), "notebook metadata changed"),
+        (lambda nb: nb["cells"][0].update(source=["x = (\n"]), "a code cell would no longer parse"),
+    ],
+    ids=["cell-count", "cell-metadata", "notebook-metadata", "code-no-longer-parses"],
+)
+def test_notebook_validation_refuses_changes_outside_sources(change: object, message: str) -> None:
+    from holyclient.migrate._notebook import NotebookError, validate
+
+    before = _notebook([("code", "x = 1\n"), ("markdown", "# title\n")]).decode()
+    doc = json.loads(before)
+    change(doc)  # type: ignore[operator]
+    with pytest.raises(NotebookError, match=message):
+        validate(before, json.dumps(doc))
+
+
+def test_notebook_validation_accepts_source_edits_and_prose_that_does_not_parse() -> None:
+    from holyclient.migrate._notebook import validate
+
+    before = _notebook([("code", "x = 1\n"), ("markdown", "# title\n"), ("code", "%%bash\nx = (\n")]).decode()
+    doc = json.loads(before)
+    doc["cells"][0]["source"] = ["x = 2\n"]
+    doc["cells"][1]["source"] = ["still x = (\n"]
+    validate(before, json.dumps(doc))

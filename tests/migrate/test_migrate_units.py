@@ -248,3 +248,36 @@ def test_notebook_validation_accepts_source_edits_and_prose_that_does_not_parse(
     doc["cells"][0]["source"] = ["x = 2\n"]
     doc["cells"][1]["source"] = ["still x = (\n"]
     validate(before, json.dumps(doc))
+
+
+# -- which literal values count as a secret ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        ("sk-live-abcdef123", True),
+        ("a$bcdef123", True),  # only a leading $ makes a reference
+        ("", False),
+        ("$OPENAI_KEY", False),
+        ("${OPENAI_KEY}", False),
+        ("(none)", False),
+        ("YOUR_KEY_HERE", False),
+        ("sk-xxx", False),
+        ("None", False),
+        ("NULL", False),
+        ("sk-", False),
+        ("os.environ", False),
+        ("config[key]", False),
+        ("OPENAI_API_KEY", False),
+    ],
+)
+def test_secret_like(value: str, secret: bool) -> None:
+    from holyclient.migrate._rules import secret_like
+
+    assert secret_like(value) is secret
+
+
+def test_a_skipped_file_says_why_in_its_message() -> None:
+    result = process("broken.py", b"from openai import OpenAI\nclient = OpenAI(\n")
+    assert [s.format() for s in result.sites] == [
+        "broken.py:2: parse-error: does not parse, skipped: '(' was never closed"
+    ]

@@ -55,6 +55,48 @@ CASES = [
         REWRITE,
     ),
     ("local-module", 'import OpenAI from "./my-openai";\nconst c = new OpenAI();\n', None, []),
+    (
+        "namespace-import",
+        'import * as oa from "openai";\nconst c = new oa.OpenAI({ timeout: 5 });\n',
+        f"const c = new oa.OpenAI({{ {BASE}, {KEY}, timeout: 5 }});",
+        REWRITE,
+    ),
+    (
+        "named-import",
+        'import { OpenAI } from "openai";\nconst c = new OpenAI();\n',
+        f"const c = new OpenAI({{ {BASE}, {KEY} }});",
+        REWRITE,
+    ),
+    (
+        "named-alias-among-others",
+        'import { OpenAI as Client, AzureOpenAI } from "openai";\nconst c = new Client();\n',
+        f"const c = new Client({{ {BASE}, {KEY} }});",
+        REWRITE,
+    ),
+    (
+        "langchain-embeddings",
+        'import { OpenAIEmbeddings } from "@langchain/openai";\nconst e = new OpenAIEmbeddings({ model: "x" });\n',
+        f'const e = new OpenAIEmbeddings({{ configuration: {{ {BASE} }}, {KEY}, model: "x" }});',
+        REWRITE,
+    ),
+    (
+        "ai-sdk-default-provider",
+        'import { openai } from "@ai-sdk/openai";\nconst m = openai("gpt-4o");\n',
+        None,
+        [(1, "runtime-url", "review")],
+    ),
+    (
+        "ai-sdk-create",
+        'import { createOpenAI } from "@ai-sdk/openai";\nconst p = createOpenAI({ compatibility: "strict" });\n',
+        f'const p = createOpenAI({{ {BASE}, {KEY}, compatibility: "strict" }});',
+        [(2, "constructor", "rewrite")],
+    ),
+    (
+        "nested-brackets",
+        IMPORT + 'const c = new OpenAI({ defaultHeaders: { a: [1, (2)] }, q: { x: "}" }, timeout: 5 });\n',
+        f'const c = new OpenAI({{ {BASE}, {KEY}, defaultHeaders: {{ a: [1, (2)] }}, q: {{ x: "}}" }}, timeout: 5 }});',
+        REWRITE,
+    ),
     ("unclosed-call", IMPORT + "const c = new OpenAI(\n", None, []),
 ]
 

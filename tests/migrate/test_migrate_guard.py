@@ -194,3 +194,28 @@ def test_git_error_in_another_encoding_is_reported_not_raised(
     fake_git(tmp_path, monkeypatch, "printf 'fatal: d\\351p\\364t introuvable\\n' >&2\nexit 128")
     with pytest.raises(GitError, match="fatal: d\ufffdp\ufffdt introuvable"):
         migrate([tmp_path])
+
+
+def test_not_a_repository_is_recognised_whatever_the_locale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Git translates its messages; the guard runs it with LC_ALL=C to read "not a git repository"."""
+    (tmp_path / "a.md").write_text(URL)
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    fake_git(
+        tmp_path,
+        monkeypatch,
+        '[ "$LC_ALL" = C ] || { echo "fatal: Kein Git-Repository" >&2; exit 128; }\nexec "$REAL" "$@"',
+    )
+    with pytest.raises(DirtyTreeError) as info:
+        migrate([tmp_path / "a.md"])
+    assert info.value.outside_git
+
+
+def test_git_info_exclude_is_honoured_when_listing_files(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, {"a.md": URL})
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("private.md\n")
+    (root / "private.md").write_text(URL)  # only git knows it is excluded
+    report = migrate([root], write=False)
+    assert [os.path.basename(f.path) for f in report.changed] == ["a.md"]

@@ -27,7 +27,10 @@ def skipped_tree(root: Path) -> None:
     (root / "image.png").write_bytes(b"\x89PNG\x00" + URL)
     (root / "link.md").symlink_to(root / "keep.md")
     (root / "build.log").write_bytes(URL)
-    (root / ".gitignore").write_text("*.log\n")
+    (root / ".gitignore").write_bytes(b"# caf\xe9 (latin-1)\n*.log\n")
+    (root / "myenv" / "lib").mkdir(parents=True)
+    (root / "myenv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "myenv" / "lib" / "x.md").write_bytes(URL)
 
 
 def test_every_skipped_path_is_named_with_its_reason(
@@ -36,11 +39,12 @@ def test_every_skipped_path_is_named_with_its_reason(
     skipped_tree(tmp_path)
     assert main(["migrate", "--check", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert "1 would change, 0 failed, 4 skipped" in err
+    assert "1 would change, 0 failed, 5 skipped" in err
     for rel, reason in [
         ("build.log", "ignored by .gitignore"),
         ("data.txt", "binary content (NUL bytes)"),
         ("link.md", "symbolic link, not followed"),
+        ("myenv", "vendored tree, virtual environment or package cache"),
         ("node_modules", "vendored tree, virtual environment or package cache"),
     ]:
         assert f"  {tmp_path / rel}: skipped: {reason}\n" in err
@@ -56,9 +60,10 @@ def test_json_report_lists_skipped_paths(tmp_path: Path, capsys: pytest.CaptureF
         "build.log": "ignored by .gitignore",
         "data.txt": "binary content (NUL bytes)",
         "link.md": "symbolic link, not followed",
+        "myenv": "vendored tree, virtual environment or package cache",
         "node_modules": "vendored tree, virtual environment or package cache",
     }
-    assert doc["summary"]["files_skipped"] == 4
+    assert doc["summary"]["files_skipped"] == 5
 
 
 def test_vendored_tree_committed_to_git_is_named_once(tmp_path: Path) -> None:

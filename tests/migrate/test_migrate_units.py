@@ -281,3 +281,50 @@ def test_a_skipped_file_says_why_in_its_message() -> None:
     assert [s.format() for s in result.sites] == [
         "broken.py:2: parse-error: does not parse, skipped: '(' was never closed"
     ]
+
+
+def test_summary_lines_are_exact() -> None:
+    report = Report(
+        files_scanned=5,
+        files_matched=2,
+        files_skipped=1,
+        files=[
+            FileResult(
+                "a.py",
+                "changed",
+                [
+                    Site("a.py", 3, "url", "rewrite", "OpenAI API URL -> x"),
+                    Site("a.py", 4, "url", "rewrite", "OpenAI API URL -> x"),
+                    Site("a.py", 5, "key", "rewrite", "renamed"),
+                    Site("a.py", 6, "realtime", "review", "check it"),
+                ],
+            ),
+            FileResult("b.py", "failed", [Site("b.py", 1, "parse-error", "error", "does not parse")]),
+        ],
+        skipped=[Skipped("link.md", "symbolic link, not followed")],
+    )
+    assert report.summary_lines() == [
+        "migrate: scanned 5 files, 2 mention OpenAI, 1 would change, 1 failed, 1 skipped",
+        "  rewritten: 3 (key 1, url 2)",
+        "  needs review: 1 (realtime 1)",
+        "  errors: 1 (parse-error 1)",
+        "  a.py:6: realtime: check it",
+        "  b.py:1: parse-error: does not parse",
+        "  link.md: skipped: symbolic link, not followed",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "azure"),
+    [
+        ('llm.openai_api_type = "azure"', True),
+        ('openai.API_TYPE = "azure_ad"', True),
+        ('config.storage = "azure-blob"', False),
+        ('os.environ["STORAGE"] = "azure"', False),
+        ('openai.api_type = "open_ai"', False),
+    ],
+)
+def test_python_azure_type_settings(line: str, azure: bool) -> None:
+    src = f'import os\nimport openai\n{line}\nopenai.api_key = os.environ["OPENAI_API_KEY"]\n'.encode()
+    renamed = b"HOLYSHEEP_API_KEY" in process("cfg.py", src).after
+    assert renamed is not azure

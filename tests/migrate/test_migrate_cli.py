@@ -29,7 +29,7 @@ def test_in_place_run_writes_every_fixture_then_a_second_run_changes_nothing(
 ) -> None:
     expected = install(tmp_path)
     (tmp_path / "broken.py").unlink(missing_ok=True)
-    assert main(["migrate", str(tmp_path)]) == 0
+    assert main(["migrate", "--force", str(tmp_path)]) == 0
     assert {name: (tmp_path / name).read_bytes() for name in expected} == expected
     err = capsys.readouterr().err
     assert "needs review" in err and "realtime" in err
@@ -112,7 +112,7 @@ def test_parse_failure_is_reported_and_the_run_goes_on(
 ) -> None:
     (tmp_path / "bad.py").write_text("import openai\nprint 'python 2'\n")
     (tmp_path / "good.py").write_text('U = "https://api.openai.com/v1"\n')
-    assert main(["migrate", str(tmp_path)]) == 1
+    assert main(["migrate", "--force", str(tmp_path)]) == 1
     assert (tmp_path / "good.py").read_text() == 'U = "https://api.holysheep.ai/v1"\n'
     assert (tmp_path / "bad.py").read_text() == "import openai\nprint 'python 2'\n"
     assert "bad.py:2: parse-error" in capsys.readouterr().err
@@ -149,6 +149,6 @@ def test_keys_report_flag_and_rewrite_realtime_flag(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "a.sh").write_text('curl "$OPENAI_API_KEY" wss://api.openai.com/v1/realtime\n')
-    assert main(["migrate", "--keys", "report", "--rewrite-realtime", str(tmp_path)]) == 0
+    assert main(["migrate", "--force", "--keys", "report", "--rewrite-realtime", str(tmp_path)]) == 0
     assert (tmp_path / "a.sh").read_text() == 'curl "$OPENAI_API_KEY" wss://api.holysheep.ai/v1/realtime\n'
     assert "a.sh:1: key:" in capsys.readouterr().err

@@ -42,13 +42,42 @@ def test_utf8_bom_is_kept(name: str, before: bytes, after: bytes) -> None:
     assert process(name, codecs.BOM_UTF8 + before).after == codecs.BOM_UTF8 + after
 
 
-@pytest.mark.parametrize(
-    ("name", "before", "after"),
-    [p for p in PAIRS if p[0].endswith(".py")],
-    ids=[n for n in IDS if n.endswith(".py")],
-)
-def test_python_results_still_parse(name: str, before: bytes, after: bytes) -> None:
-    ast.parse(after)
+PYTHON = [p for p in PAIRS if p[0].endswith(".py")]
+
+
+@pytest.mark.parametrize(("name", "before", "after"), PYTHON, ids=[p[0] for p in PYTHON])
+@pytest.mark.parametrize("variant", ["lf", "crlf", "bom"])
+def test_python_results_still_parse(name: str, before: bytes, after: bytes, variant: str) -> None:
+    source = {
+        "lf": before,
+        "crlf": before.replace(b"\n", b"\r\n"),
+        "bom": codecs.BOM_UTF8 + before,
+    }[variant]
+    result = process(name, source)
+    assert result.status == ("changed" if before != after else "unchanged")
+    assert not [s for s in result.sites if s.action == "error"]
+    # compile, not just parse: also catches what only the compiler rejects (a repeated keyword argument)
+    compile(result.after, name, "exec", dont_inherit=True)
+
+
+AZURE = [p for p in PAIRS if "azure" in p[0]]
+
+
+@pytest.mark.parametrize(("name", "before", "after"), AZURE, ids=[p[0] for p in AZURE])
+def test_azure_configured_files_keep_their_openai_key_names(name: str, before: bytes, after: bytes) -> None:
+    """Each spelling is its own fixture, so a detector that only knows one of them fails here."""
+    result = process(name, before)
+    assert result.status == "unchanged" and result.after == before
+    assert b"HOLYSHEEP" not in result.after
+    if not name.endswith(".py"):
+        assert {(s.kind, s.action) for s in result.sites} == {("key", "review")}
+        assert all("Azure" in s.message for s in result.sites)
+
+
+def test_azure_urls_of_another_provider_entry_do_not_make_the_file_azure() -> None:
+    _, before, after = next(p for p in PAIRS if p[0] == ".env.both-providers")
+    assert process(".env.both-providers", before).after == after
+    assert after.startswith(b"HOLYSHEEP_API_KEY=")
 
 
 def test_notebook_outputs_and_layout_are_untouched() -> None:

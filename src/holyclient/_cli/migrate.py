@@ -13,12 +13,15 @@ URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfil
 LangChain / LlamaIndex / JS client constructors without a base URL, openai<1.0 module config, and
 OPENAI_API_KEY names (renamed to HOLYSHEEP_API_KEY; values are never touched or printed). Azure OpenAI,
 other vendors and docs links are left alone. Edits are spliced into the original bytes and written
-atomically; realtime endpoints and URLs built at run time are reported for review."""
+atomically; realtime endpoints, URLs built at run time and a bare api.openai.com host in prose or a
+comment are reported for review. Skipped paths (symlinks, unreadable or binary files, ignored and
+vendored trees) are named with the reason."""
 
 EPILOG = """\
 exit codes: 0 nothing to change, or every change written and nothing failed;
 1 --check/--diff found changes, or a file could not be parsed/written;
-2 bad usage, missing path, or files to rewrite have uncommitted changes (use --force).
+2 bad usage, missing path, or files to rewrite that git could not restore: uncommitted,
+  untracked or ignored files, files not under git, or git failing (review with --diff, then --force).
 Sites needing review are listed on stderr but do not change the exit code."""
 
 
@@ -50,10 +53,14 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="also rewrite /v1/realtime endpoints (reported for review by default)",
     )
-    parser.add_argument("--force", action="store_true", help="write over files with uncommitted git changes")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write files git could not restore (uncommitted, untracked, ignored, or not under git)",
+    )
     parser.add_argument(
         "--jobs",
-        type=int,
+        type=_positive_int,
         default=None,
         metavar="N",
         help="worker processes for parsing (default: up to 4 cores when there is enough work)",
@@ -61,12 +68,22 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _progress(message: str) -> None:
     print(f"holyclient migrate: {message}...", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..migrate import DirtyTreeError, MigrateError, migrate, unified_diff
+    from ..migrate import DirtyTreeError, GitError, MigrateError, migrate, unified_diff
 
     if args.json and args.diff:
         print("holyclient migrate: --json and --diff both write to stdout; pick one", file=sys.stderr)
@@ -84,9 +101,20 @@ def run(args: argparse.Namespace) -> int:
         )
     except DirtyTreeError as exc:
         print(f"holyclient migrate: refusing to write: {exc}", file=sys.stderr)
-        for path in exc.paths:
-            print(f"  {path}", file=sys.stderr)
-        print("commit or stash them first, or pass --force; nothing was written", file=sys.stderr)
+        for path, why in exc.reasons.items():
+            print(f"  {path}: {why}", file=sys.stderr)
+        if exc.outside_git:
+            advice = "run with --diff first to review the changes, then pass --force to write them"
+        else:
+            advice = "commit them (review the changes with --diff), or pass --force to write anyway"
+        print(f"nothing was written; {advice}", file=sys.stderr)
+        return 2
+    except GitError as exc:
+        print(
+            f"holyclient migrate: refusing to write: {exc}; nothing was written "
+            "(fix git, or pass --force to write anyway)",
+            file=sys.stderr,
+        )
         return 2
     except MigrateError as exc:
         print(f"holyclient migrate: {exc}", file=sys.stderr)

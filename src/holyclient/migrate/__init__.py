@@ -8,7 +8,7 @@ spliced into the original bytes, so everything outside an edit stays byte for by
 * ``_python`` / ``_pynames`` / ``_pysource``: Python strings, client constructors, openai<1.0 config
 * ``_notebook``: Jupyter cell sources edited inside the JSON text
 * ``_js``: JS/TS constructors; ``_text``: every other text file
-* ``_edits``: splicing and char->byte mapping; ``_writer``: atomic writes, diffs, dirty-tree guard
+* ``_edits``: splicing and char->byte mapping; ``_writer``: atomic writes and diffs; ``_guard``: only files git can restore are written
 * ``_report``: result dataclasses; ``_runner``: one run
 
 Nothing here imports the HTTP client.
@@ -16,18 +16,21 @@ Nothing here imports the HTTP client.
 
 from __future__ import annotations
 
-from ._report import FileResult, Report, Site
+from ._guard import DirtyTreeError, GitError, MigrateError
+from ._report import FileResult, Report, Site, Skipped
 from ._rules import BASE_URL
-from ._runner import DirtyTreeError, MigrateError, migrate, process
+from ._runner import migrate, process
 from ._writer import unified_diff
 
 __all__ = [
     "BASE_URL",
     "DirtyTreeError",
     "FileResult",
+    "GitError",
     "MigrateError",
     "Report",
     "Site",
+    "Skipped",
     "migrate",
     "process",
     "unified_diff",

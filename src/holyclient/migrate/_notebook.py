@@ -19,7 +19,7 @@ from . import _python
 from ._edits import Edit, Lines
 from ._pysource import UnsupportedSourceError
 from ._python import Finding
-from ._rules import Hit, KeyMode, key_hits, url_hits
+from ._rules import Hit, KeyMode, in_comment, key_hits, review_bare, url_hits
 
 _TOKEN = re.compile(r'(?P<s>"(?:[^"\\]|\\.)*")|(?P<p>[{}\[\]:,])|(?P<lit>[^\s{}\[\]:,"]+)', re.S)
 _ESC = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -122,8 +122,12 @@ def _separator(text: str, cell: _Cell, piece: _Piece, lines: Lines) -> str:
     return "," + nl + text[line_start : piece.raw_start]
 
 
-def _text_hits(code: str, *, keys: KeyMode, rewrite_realtime: bool) -> list[Hit]:
-    return [*url_hits(code, rewrite_realtime=rewrite_realtime), *key_hits(code, mode=keys, check_value=True)]
+def _text_hits(code: str, *, prose: bool, keys: KeyMode, rewrite_realtime: bool) -> list[Hit]:
+    urls = [
+        review_bare(h) if prose or in_comment(code, h.start) else h
+        for h in url_hits(code, rewrite_realtime=rewrite_realtime)
+    ]
+    return [*urls, *key_hits(code, mode=keys, check_value=True)]
 
 
 def rewrite(
@@ -180,7 +184,8 @@ def rewrite(
     code_cells = [c for c in model if c.kind == "code" and c.pieces and not c.code.lstrip().startswith("%%")]
     for cell in model:
         if cell.pieces and cell not in code_cells:
-            for h in _text_hits(cell.code, keys=keys, rewrite_realtime=rewrite_realtime):
+            prose = cell.kind != "code"  # markdown and raw cells; %%bash and friends are scripts
+            for h in _text_hits(cell.code, prose=prose, keys=keys, rewrite_realtime=rewrite_realtime):
                 findings.append(
                     (line_of(cell, h.start), h.kind, "review" if h.new is None else "rewrite", h.message)
                 )

@@ -168,6 +168,21 @@ def mentions_azure(test: ast.expr) -> bool:
     )
 
 
+def sets_azure_type(target: ast.expr, value: ast.expr) -> bool:
+    """``openai.api_type = "azure_ad"``, ``os.environ["OPENAI_API_TYPE"] = "azure"`` (also as the first
+    two arguments of ``setdefault``/``putenv``): the whole file talks to Azure."""
+    if isinstance(target, ast.Subscript):
+        target = target.slice
+    named = (
+        isinstance(target, ast.Attribute) and target.attr.lower() in ("api_type", "openai_api_type")
+    ) or (
+        isinstance(target, ast.Constant)
+        and isinstance(target.value, str)
+        and target.value.upper() == "OPENAI_API_TYPE"
+    )
+    return named and mentions_azure(value)
+
+
 def negated(test: ast.expr) -> bool:
     """``x != "azure"`` / ``x not in (...)``: the Azure side of the branch is the ``else``."""
     return isinstance(test, ast.Compare) and isinstance(test.ops[0], (ast.NotEq, ast.IsNot, ast.NotIn))

@@ -18,7 +18,18 @@ from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
 from ._report import Action
-from ._rules import BASE_URL, NEW_KEY, OLD_KEY, SECRET_MESSAGE, Hit, KeyMode, key_hits, secret_like, url_hits
+from ._rules import (
+    BASE_URL,
+    NEW_KEY,
+    OLD_KEY,
+    SECRET_MESSAGE,
+    Hit,
+    KeyMode,
+    key_hits,
+    review_bare,
+    secret_like,
+    url_hits,
+)
 
 Finding = tuple[int, str, Action, str]  # line, kind, action, message
 
@@ -38,6 +49,7 @@ class _Rewriter:
         self.assigns: list[ast.Assign] = []
         self.attributes: list[ast.Attribute] = []
         self.dicts: list[ast.Dict] = []
+        self.exprs: list[ast.Expr] = []
         self.secret_names: list[tuple[int, int]] = []  # "OPENAI_API_KEY" literals bound to a literal value
         imports: list[ast.Import | ast.ImportFrom] = []
         buckets: dict[type, list[Any]] = {
@@ -46,6 +58,7 @@ class _Rewriter:
             ast.Assign: self.assigns,
             ast.Attribute: self.attributes,
             ast.Dict: self.dicts,
+            ast.Expr: self.exprs,
             ast.Import: imports,
             ast.ImportFrom: imports,
         }
@@ -84,11 +97,17 @@ class _Rewriter:
             if "api.openai.com" in low or OLD_KEY in self.text
             else iter(())
         )
+        # docstrings and other bare string statements are prose, like comments
+        prose = {
+            self.pos.node(e)[0]
+            for e in self.exprs
+            if isinstance(e.value, ast.Constant) and isinstance(e.value.value, str)
+        }
         for kind, start, end in spans:
             if self.in_excluded(start):
                 continue
             for h in url_hits(self.text, start, end, rewrite_realtime=self.rewrite_realtime):
-                self.hit(h)
+                self.hit(review_bare(h) if kind == "comment" or start in prose else h)
             if not self.azure_file:
                 # comments too: notebook shell magics (``!curl ... $OPENAI_API_KEY``) arrive as comments,
                 # and a ``# OPENAI_API_KEY=sk-...`` comment is reported rather than renamed
@@ -136,15 +155,17 @@ class _Rewriter:
             q = self.names.qualname(call.func)
             if pn.is_azure_call(call, q) or self.other_vendor(call, pn.target_for(q)):
                 self.excluded.append(self.pos.node(call))
-        for node in self.assigns:
-            if not self.in_excluded(self.pos.node(node)[0]):
-                for t in node.targets:
-                    if (
-                        isinstance(t, ast.Attribute)
-                        and t.attr == "api_type"
-                        and pn.mentions_azure(node.value)
-                    ):
-                        self.azure_file = True
+        settings: list[tuple[ast.expr, ast.expr]] = [(t, a.value) for a in self.assigns for t in a.targets]
+        settings.extend(
+            (c.args[0], c.args[1])
+            for c in self.calls
+            if len(c.args) == 2
+            and isinstance(c.func, ast.Attribute)
+            and c.func.attr in ("setdefault", "putenv")
+        )
+        for target, value in settings:
+            if not self.in_excluded(self.pos.node(target)[0]) and pn.sets_azure_type(target, value):
+                self.azure_file = True
 
     def other_vendor(self, call: ast.Call, target: pn.Target | None) -> bool:
         if target is None:

@@ -29,6 +29,17 @@ class Site:
         return f"{self.path}:{self.line}: {self.kind}: {self.message}"
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A path the run did not read or rewrite although it could have held code to migrate."""
+
+    path: str
+    reason: str
+
+    def format(self) -> str:
+        return f"{self.path}: skipped: {self.reason}"
+
+
 @dataclass
 class FileResult:
     """What the run found in (and would write to) one file that mentions OpenAI."""
@@ -47,9 +58,11 @@ class Report:
 
     files_scanned: int = 0
     files_matched: int = 0
-    files_skipped: int = 0  # binaries, symlinks and ignored paths we did not read
+    files_skipped: int = 0  # len(skipped): symlinks, unreadable, binary content, ignored or vendored paths
     files: list[FileResult] = field(default_factory=list)
     wrote: bool = False
+    #: every skipped path with the reason (known binary suffixes and caches are not listed)
+    skipped: list[Skipped] = field(default_factory=list)
 
     @property
     def changed(self) -> list[FileResult]:
@@ -84,6 +97,7 @@ class Report:
                 {"path": s.path, "line": s.line, "kind": s.kind, "action": s.action, "message": s.message}
                 for s in self.sites
             ],
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
         }
 
     def summary_lines(self) -> list[str]:
@@ -99,6 +113,7 @@ class Report:
                 detail = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
                 lines.append(f"  {title}: {sum(counts.values())} ({detail})")
         lines.extend("  " + s.format() for s in self.sites if s.action != "rewrite")
+        lines.extend("  " + s.format() for s in self.skipped)
         return lines
 
     def dumps(self) -> str:

@@ -27,7 +27,18 @@ _REST = r"[^\s\"'`<>)\]}|\\,;]*"
 _KEY = r"(?<![A-Za-z0-9_])OPENAI_API_KEY(?![A-Za-z0-9_])"
 # what follows a key name in ``NAME=value`` / ``NAME: value`` shapes (.env, shell, YAML, TOML, JS)
 _VALUE = r"[ \t]*(?:=|:(?![:=]))[ \t]*[\"']?(?P<v>[^\s\"'#,;}]*)"
-_AZURE = r"(?i)(?:api_type|openai_api_type)[\"']?\s*[:=]+\s*[\"']?azure"
+# Azure OpenAI configured in a text file: an ``api_type`` set to ``azure``/``azure_ad`` in any spelling of
+# key (api_type, OPENAI_API_TYPE, apiType, api-type), separator (``=``, ``:``, ``:=``, a k8s
+# ``name: X`` / ``value: azure`` pair) and quoting; or the SDK's base-URL variable set to an Azure endpoint.
+_AZURE = (
+    r"(?i)(?<![a-z0-9])(?:openai[_.-]?)?api[_-]?type[\"']?"
+    r"(?:[ \t]*(?::=|[:=])|[ \t]*\r?\n[ \t]*-?[ \t]*value[ \t]*:)"
+    r"[ \t]*[\"']?azure"
+    # the variables the openai SDKs read for their base URL, set to an Azure endpoint: the OPENAI_*
+    # settings of this file are Azure's (an Azure URL elsewhere may be just another provider's entry)
+    r"|(?<![a-z0-9_])openai_(?:api_base|base_url|api_host|endpoint)[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?"
+    r"https://[\w.-]+\.(?:openai|cognitiveservices)\.azure\.com"
+)
 
 _ALL = (
     ("host", _HOST),
@@ -56,6 +67,31 @@ class Hit:
     new: str | None
     kind: str
     message: str
+    #: a host without a scheme (``api.openai.com``, not ``https://api.openai.com``)
+    bare: bool = False
+
+
+BARE_HOST_MESSAGE = (
+    "OpenAI API host named in prose or a comment, left as is: "
+    f"if it configures a client, point it at {NEW_HOST}"
+)
+_COMMENT_STARTS = ("#", "//", ";", "/*", "*", "--", "<!--", "rem ", "REM ", "::")
+_COMMENT_MARKS = (" #", "\t#", " //", "\t//", "/*", "<!--")
+
+
+def review_bare(h: Hit) -> Hit:
+    """A host without a scheme in prose or a comment ("we moved off api.openai.com") is more often a
+    sentence about OpenAI than configuration: list it for review instead of rewriting the sentence."""
+    if h.bare and h.new is not None:
+        return Hit(h.start, h.end, None, "host", BARE_HOST_MESSAGE)
+    return h
+
+
+def in_comment(s: str, offset: int) -> bool:
+    """Whether ``offset`` sits in a line comment of a config or script file (``#``, ``//``, ``;``,
+    ``--``, ``REM``...), judged from the text before it on its line."""
+    before = s[s.rfind("\n", 0, offset) + 1 : offset]
+    return before.lstrip().startswith(_COMMENT_STARTS) or any(m in before for m in _COMMENT_MARKS)
 
 
 def url_hits(s: str, start: int = 0, end: int | None = None, *, rewrite_realtime: bool = False) -> list[Hit]:
@@ -83,12 +119,15 @@ def url_hits(s: str, start: int = 0, end: int | None = None, *, rewrite_realtime
                 hits.append(Hit(begin, m.end(), None, "realtime", message))
             continue
         what = "URL" if scheme else "host"
-        hits.append(Hit(begin, m.end(), new, "url", f"OpenAI API {what} -> {new}"))
+        hits.append(Hit(begin, m.end(), new, "url", f"OpenAI API {what} -> {new}", bare=scheme is None))
     return hits
 
 
 def is_azure_text(s: str) -> bool:
-    """True when a file configures the Azure flavour of OpenAI (``api_type = azure``)."""
+    """True when a file configures the Azure flavour of OpenAI: ``api_type`` set to ``azure`` or
+    ``azure_ad`` (``=``/``:`` forms of .env, YAML, TOML, INI, JSON, k8s env lists), or
+    ``OPENAI_API_BASE``/``OPENAI_BASE_URL`` set to an Azure endpoint. Its ``OPENAI_API_KEY`` names are
+    then the Azure key: left alone."""
     return _PATTERNS["azure"].search(s) is not None
 
 

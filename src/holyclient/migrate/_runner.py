@@ -16,32 +16,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from . import _notebook, _python, _text, _walk, _writer
+from . import _guard, _notebook, _python, _text, _walk, _writer
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
+from ._guard import DirtyTreeError, MigrateError
 from ._pysource import UnsupportedSourceError
 from ._python import Finding
-from ._report import FileResult, Report, Site
+from ._report import FileResult, Report, Site, Skipped
 from ._rules import KeyMode
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 #: below this many candidate bytes a process pool costs more than it saves (ast.parse ~5 MB/s)
 PARALLEL_BYTES = 2_000_000
-
-
-class MigrateError(Exception):
-    """The run was refused before writing anything (missing path, uncommitted changes)."""
-
-
-class DirtyTreeError(MigrateError):
-    """Files to rewrite have uncommitted changes; commit or stash them, or pass ``force=True``."""
-
-    def __init__(self, paths: list[str]) -> None:
-        self.paths = paths
-        super().__init__(
-            f"{len(paths)} file(s) to rewrite have uncommitted changes: "
-            + ", ".join(paths[:5])
-            + (" ..." if len(paths) > 5 else "")
-        )
 
 
 def _python_edits(data: bytes, keys: KeyMode, realtime: bool) -> tuple[list[Edit[bytes]], list[Finding], str]:
@@ -137,7 +122,7 @@ def migrate(
         keys: ``"rename"`` turns ``OPENAI_API_KEY`` names into ``HOLYSHEEP_API_KEY`` (never values);
             ``"report"`` leaves them and reports each site.
         rewrite_realtime: also rewrite ``/v1/realtime`` endpoints instead of reporting them.
-        force: write even over files with uncommitted changes in a git work tree.
+        force: write even files git could not restore (uncommitted, untracked, ignored, not under git).
         jobs: worker processes for the parse phase (None: both cores when the work is large enough).
         progress: called with a short status line between phases (the CLI shows it on a terminal).
 
@@ -146,12 +131,14 @@ def migrate(
 
     Raises:
         MigrateError: a path does not exist.
-        DirtyTreeError: ``write`` and files to change have uncommitted changes (nothing written).
+        DirtyTreeError: ``write`` and files to change could not be restored by git: uncommitted
+            changes, untracked, ignored, or not under git (nothing written).
+        GitError: ``write`` and git failed, so nothing tells which files are committed (nothing written).
     """
     roots = [os.fspath(p) for p in paths]
     missing = [p for p in roots if not os.path.lexists(p)]
     if missing:
-        raise MigrateError(f"no such file or directory: {', '.join(missing)}")
+        raise MigrateError(f"no such file or directory: {', '.join(p or repr(p) for p in missing)}")
     counts = _walk.Counts()
     work = [
         (os.path.normpath(p), data, keys, rewrite_realtime) for p, data in _walk.candidates(roots, counts)
@@ -164,7 +151,13 @@ def migrate(
             results = list(pool.map(_process_args, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
         results = [_process_args(w) for w in work]
-    report = Report(counts.scanned, len(results), counts.skipped, sorted(results, key=lambda r: r.path))
+    report = Report(
+        counts.scanned,
+        len(results),
+        len(counts.skipped),
+        sorted(results, key=lambda r: r.path),
+        skipped=[Skipped(os.path.normpath(path), why) for path, why in counts.skipped],
+    )
     if write:
         _write(report, force)
     return report
@@ -173,14 +166,17 @@ def migrate(
 def _write(report: Report, force: bool) -> None:
     changed = report.changed
     if not force:
-        dirty = _writer.dirty_files([f.path for f in changed])
-        if dirty:
-            raise DirtyTreeError(dirty)
+        refused = _guard.unrecoverable([f.path for f in changed])
+        if refused:
+            raise DirtyTreeError(refused)
     report.wrote = True
     for result in changed:
         try:
             _writer.atomic_write(result.path, result.before, result.after)
             result.written = True
+        except _writer.NotWrittenError as exc:
+            result.status = "failed"
+            result.sites.append(Site(result.path, 1, exc.kind, "error", str(exc)))
         except OSError as exc:
             result.status = "failed"
             result.sites.append(Site(result.path, 1, "write-error", "error", f"not written: {exc}"))

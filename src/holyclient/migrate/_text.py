@@ -9,9 +9,11 @@ from __future__ import annotations
 from . import _js
 from ._edits import Edit, Lines
 from ._python import Finding
-from ._rules import KeyMode, is_azure_text, key_hits, url_hits
+from ._rules import KeyMode, in_comment, is_azure_text, key_hits, review_bare, url_hits
 
 JS_SUFFIXES = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")
+#: documents: a bare host in them is a sentence, not configuration (URLs with a scheme are still rewritten)
+PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".html", ".htm")
 
 
 def rewrite(
@@ -24,7 +26,11 @@ def rewrite(
     excluded: list[tuple[int, int]] = []
     if path.lower().endswith(JS_SUFFIXES):
         edits, findings, excluded = _js.rewrite(text, keys=keys)
-    hits = url_hits(text, rewrite_realtime=rewrite_realtime)
+    prose = path.lower().endswith(PROSE_SUFFIXES)
+    hits = [
+        review_bare(h) if h.bare and (prose or in_comment(text, h.start)) else h
+        for h in url_hits(text, rewrite_realtime=rewrite_realtime)
+    ]
     azure = is_azure_text(text)
     for h in key_hits(text, mode=keys, check_value=True):
         if any(a <= h.start < b for a, b in excluded):

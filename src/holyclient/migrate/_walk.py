@@ -5,6 +5,11 @@ tracked and not-ignored files (git applies every ``.gitignore``, ``info/exclude`
 better than we could). Elsewhere we walk with ``os.scandir`` and honour ``.gitignore`` files with a
 simple matcher. Either way we skip ``.git``, ``node_modules``, virtual environments, caches,
 symlinks (opened with ``O_NOFOLLOW``) and known binary suffixes, and read each remaining file once.
+
+Every path skipped that could have held code to migrate is recorded with the reason, so the report
+can name it: symlinks, unreadable and non-regular files, files with NUL bytes, ignored paths and
+vendored trees. Two kinds are left out on purpose because no one migrates them by hand: known binary
+suffixes (images, archives, ...) and version-control or cache directories (``.git``, ``__pycache__``...).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import os
 import stat
 import subprocess
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 SKIP_DIRS = frozenset(
     {
@@ -33,6 +38,13 @@ SKIP_DIRS = frozenset(
         "site-packages",
     }
 )
+#: generated or VCS metadata: skipped without a word (vendored trees are named in the report)
+QUIET_DIRS = frozenset({".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hg", ".svn"})
+SYMLINK = "symbolic link, not followed"
+IGNORED = "ignored by .gitignore"
+VENDORED = "vendored tree, virtual environment or package cache"
+NOT_REGULAR = "not a regular file"
+BINARY = "binary content (NUL bytes)"
 BINARY_SUFFIXES = (
     ".pyc",
     ".pyo",
@@ -75,13 +87,29 @@ BINARY_SUFFIXES = (
     ".safetensors",
 )
 _HAS_NOFOLLOW = hasattr(os, "O_NOFOLLOW")
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+# O_NONBLOCK: opening a FIFO (or a device) for reading would otherwise wait for a writer forever; it
+# changes nothing for regular files, and anything else is refused after fstat
+READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+)
 
 
 @dataclass
 class Counts:
     scanned: int = 0
-    skipped: int = 0
+    #: (path, reason) of each path skipped that could have held code to migrate
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped.append((path, reason))
+
+    def skip_dir(self, path: str) -> None:
+        if os.path.basename(path) not in QUIET_DIRS:
+            self.skip(path, VENDORED)
 
 
 def mentions_openai(data: bytes) -> bool:
@@ -93,16 +121,22 @@ def mentions_openai(data: bytes) -> bool:
 
 def read(path: str) -> bytes | None:
     """The file's bytes, or None for symlinks, non-regular files and unreadable paths."""
+    data, _ = read_or_why(path)
+    return data
+
+
+def read_or_why(path: str) -> tuple[bytes | None, str]:
+    """The file's bytes, or None and why not (symlink, not a regular file, the OS error)."""
     if not _HAS_NOFOLLOW and os.path.islink(path):
-        return None
+        return None, SYMLINK
     try:
-        fd = os.open(path, _FLAGS)
-    except OSError:
-        return None
+        fd = os.open(path, READ_FLAGS)
+    except OSError as exc:
+        return None, SYMLINK if os.path.islink(path) else f"cannot be read: {exc.strerror or exc}"
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return None
+            return None, NOT_REGULAR
         chunks = []
         size = st.st_size + 1
         while True:
@@ -111,9 +145,9 @@ def read(path: str) -> bytes | None:
                 break
             chunks.append(chunk)
             size = 1 << 20
-        return b"".join(chunks)
-    except OSError:
-        return None
+        return b"".join(chunks), ""
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
     finally:
         os.close(fd)
 
@@ -129,7 +163,7 @@ def git_toplevel(path: str) -> str | None:
     return os.fsdecode(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
-def _git_files(root: str) -> list[str] | None:
+def _git_files(root: str, counts: Counts) -> list[str] | None:
     try:
         out = subprocess.run(
             ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -144,11 +178,19 @@ def _git_files(root: str) -> list[str] | None:
     rels = [os.fsdecode(p) for p in out.stdout.split(b"\0") if p]
     venvs = {os.path.dirname(r) for r in rels if os.path.basename(r) == "pyvenv.cfg"}
     keep = []
+    skipped: set[str] = set()
     for rel in rels:
         parts = rel.split("/")
-        if SKIP_DIRS.intersection(parts[:-1]) or any("/".join(parts[:i]) in venvs for i in range(len(parts))):
-            continue
-        keep.append(os.path.join(root, rel))
+        cut = next(
+            (i for i in range(1, len(parts)) if parts[i - 1] in SKIP_DIRS or "/".join(parts[:i]) in venvs),
+            None,
+        )
+        if cut is None:
+            keep.append(os.path.join(root, rel))
+        else:
+            skipped.add(os.path.join(root, *parts[:cut]))
+    for directory in sorted(skipped):
+        counts.skip_dir(directory)
     return sorted(set(keep))
 
 
@@ -197,17 +239,17 @@ def _walk(root: str, counts: Counts) -> Iterator[str]:
         subdirs = []
         for entry in entries:
             if entry.is_symlink():
-                counts.skipped += 1
+                counts.skip(entry.path, SYMLINK)
                 continue
             is_dir = entry.is_dir()
             verdict = False
             for ig in ignores:
                 verdict = ig.ignored(entry.path, is_dir, verdict)
             if verdict:
-                counts.skipped += 1
+                counts.skip(entry.path, IGNORED)
             elif is_dir:
                 if entry.name in SKIP_DIRS or os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
-                    counts.skipped += 1
+                    counts.skip_dir(entry.path)
                 else:
                     subdirs.append((entry.path, ignores))
             else:
@@ -220,7 +262,7 @@ def _under(root: str, counts: Counts) -> Iterator[str]:
     if not os.path.isdir(root) or os.path.islink(root):
         yield root  # a file given explicitly is taken as it is (symlinks are still refused by read())
         return
-    listed = _git_files(root) if git_toplevel(root) else None
+    listed = _git_files(root, counts) if git_toplevel(root) else None
     yield from listed if listed is not None else _walk(root, counts)
 
 
@@ -240,16 +282,15 @@ def files(paths: Sequence[str], counts: Counts) -> Iterator[str]:
 def candidates(paths: Sequence[str], counts: Counts) -> Iterator[tuple[str, bytes]]:
     """(path, bytes) of readable text files that mention OpenAI; everything else is only counted."""
     for path in files(paths, counts):
-        if path.endswith(BINARY_SUFFIXES):
-            counts.skipped += 1
+        if path.lower().endswith(BINARY_SUFFIXES):
             continue
-        data = read(path)
+        data, why = read_or_why(path)
         if data is None:
-            counts.skipped += 1
+            counts.skip(path, why)
             continue
         counts.scanned += 1
         if mentions_openai(data):
             if b"\0" in data:
-                counts.skipped += 1
+                counts.skip(path, BINARY)
                 continue
             yield path, data

@@ -1,7 +1,11 @@
-"""Writing results: atomic replacement, ``git apply``-able diffs and the dirty-tree guard.
+"""Writing results: atomic replacement and ``git apply``-able diffs.
 
 Each file is written to a temporary file in its own directory and moved over the original with
-``os.replace``, so an interrupted run leaves every file either old or new, never half-written.
+``os.replace``, so an interrupted run leaves every file either old or new, never half-written. The
+replacement keeps what ``os.replace`` alone would lose: the permission bits, the owner and group, and
+(after the rename) the directory entry on disk. What a rename cannot keep is refused instead: a file with
+other hard links (they would go on holding the old text), and a path that became a symbolic link or
+another file after the scan (we would replace the link, not edit what it points to).
 """
 
 from __future__ import annotations
@@ -9,36 +13,131 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import subprocess
+import stat
 import tempfile
-from collections.abc import Iterable
 
-from ._walk import git_toplevel
+from . import _walk
+
+_READ_FLAGS = _walk.READ_FLAGS  # O_NOFOLLOW: a symlink swapped in since the scan is not followed
 
 
-class FileChangedError(OSError):
-    """The file changed on disk between our read and our write; we leave it alone."""
+class NotWrittenError(OSError):
+    """The file was left as it is; ``kind`` names why in the report."""
+
+    kind = "write-error"
+
+
+class FileChangedError(NotWrittenError):
+    """The file changed on disk between our read and our write (content, inode, or now a symlink)."""
+
+    kind = "changed-on-disk"
+
+
+class HardLinkError(NotWrittenError):
+    """The file has other hard links, which a rename would leave holding the old text."""
+
+    kind = "hard-link"
+
+
+class OwnerError(NotWrittenError):
+    """The new file could not be given the old one's owner and group."""
+
+    kind = "owner"
+
+
+def _read_checked(path: str, before: bytes) -> os.stat_result:
+    """The file's stat, after checking it is still the regular file we read, holding ``before``."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise FileChangedError(f"{path} became a symbolic link during the run; not written") from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileChangedError(f"{path} is no longer a regular file; not written")
+        if st.st_nlink > 1:
+            raise HardLinkError(
+                f"{path} has {st.st_nlink} hard links that a rewrite would split; not written "
+                "(edit it by hand, see --diff)"
+            )
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    if b"".join(chunks) != before:
+        raise FileChangedError(f"{path} changed during the run; not written")
+    return st
+
+
+def _keep_owner(fd: int, path: str, st: os.stat_result) -> None:
+    if not hasattr(os, "fchown"):
+        return
+    mine = os.fstat(fd)
+    if (mine.st_uid, mine.st_gid) == (st.st_uid, st.st_gid):
+        return
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except OSError as exc:
+        raise OwnerError(
+            f"{path} belongs to uid {st.st_uid} gid {st.st_gid}, which this user cannot give the "
+            "rewritten file; not written"
+        ) from exc
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the rename itself durable; the data was fsynced before it."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return  # Windows: directories cannot be opened, and NTFS journals the rename
+    # the file is already replaced: a failure here must not report it as "not written"
+    with contextlib.suppress(OSError):
+        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
 
 
 def atomic_write(path: str, before: bytes, after: bytes) -> None:
-    """Replace ``path`` with ``after`` if it still holds ``before``; keep its permission bits."""
-    st = os.stat(path)
-    with open(path, "rb") as current:
-        if current.read() != before:
-            raise FileChangedError(f"{path} changed during the run; not written")
+    """Replace ``path`` with ``after`` if it is still the regular file holding ``before``.
+
+    Keeps the permission bits, owner and group, and fsyncs the file and then its directory.
+
+    Raises:
+        NotWrittenError: the file was left untouched: it changed since it was read
+            (:class:`FileChangedError`, also when it became a symlink), it has other hard links
+            (:class:`HardLinkError`), or its owner cannot be kept (:class:`OwnerError`).
+        OSError: writing failed; the original is untouched and no temporary file is left.
+    """
+    st = _read_checked(path, before)
     directory, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".holyclient-tmp", dir=directory or ".")
+    directory = directory or "."
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".holyclient-tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(after)
             out.flush()
+            _keep_owner(out.fileno(), path, st)
+            os.chmod(tmp, st.st_mode & 0o7777)  # after the chown, which clears set-id bits
             os.fsync(out.fileno())
-        os.chmod(tmp, st.st_mode & 0o7777)
+        # last look before the rename: a symlink or another file swapped in since the read is left alone
+        now = os.lstat(path)
+        if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (
+            st.st_dev,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+        ):
+            kind = "became a symbolic link" if stat.S_ISLNK(now.st_mode) else "changed"
+            raise FileChangedError(f"{path} {kind} during the run; not written")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _fsync_directory(directory)
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -88,40 +187,3 @@ def _range(start: int, length: int) -> bytes:
 
 def _mark(prefix: bytes, line: bytes) -> bytes:
     return prefix + line if line.endswith(b"\n") else prefix + line + b"\n\\ No newline at end of file\n"
-
-
-def dirty_files(paths: Iterable[str]) -> list[str]:
-    """Those of ``paths`` with uncommitted changes (modified, staged or untracked) in a git work tree."""
-    by_top: dict[str, list[str]] = {}
-    tops: dict[str, str | None] = {}
-    for path in paths:
-        directory = os.path.dirname(os.path.abspath(path))
-        if directory not in tops:
-            tops[directory] = git_toplevel(directory)
-        top = tops[directory]
-        if top is not None:
-            by_top.setdefault(top, []).append(path)
-    dirty = []
-    for top, members in by_top.items():
-        out = subprocess.run(
-            ["git", "-C", top, "status", "--porcelain", "-z", "--untracked-files=all"],
-            capture_output=True,
-            check=False,
-            timeout=300,
-        )
-        changed: set[str] = set()
-        entries = out.stdout.split(b"\0")
-        i = 0
-        while i < len(entries):
-            entry = entries[i]
-            if len(entry) > 3:
-                changed.add(os.path.normcase(os.path.join(top, os.fsdecode(entry[3:]))))
-                if entry[:1] in (b"R", b"C"):
-                    i += 1  # the rename source follows
-            i += 1
-        real_top = os.path.realpath(top)
-        for path in members:
-            rel = os.path.relpath(os.path.realpath(path), real_top)
-            if os.path.normcase(os.path.join(top, rel)) in changed:
-                dirty.append(path)
-    return dirty

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
@@ -25,6 +26,7 @@ from ._binary import billed_usage, parse_response
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._exceptions import APIError, ConfigurationError
+from ._recorder import make_recorder
 from ._response import ResponseModes
 from ._retry import RetryPolicy, retry_after_seconds
 from ._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
@@ -71,6 +73,8 @@ class _BaseClient(ResponseModes):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
     ) -> None:
         self._set_api_key(api_key)
         self.organization = organization
@@ -89,6 +93,7 @@ class _BaseClient(ResponseModes):
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
         self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
+        self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -213,6 +218,8 @@ class _BaseClient(ResponseModes):
 
     def _attempts(self, options: RequestOptions) -> Attempts:
         """One call's attempts, its worst case reserved (see :class:`~holyclient._attempts.Attempts`)."""
+        if self._recorder is not None:
+            self._recorder.observe(options)
         return Attempts(options, self._usage, self._reserve)
 
     def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
@@ -262,6 +269,9 @@ class Client(SyncRequestMethods, _BaseClient):
         allow_insecure_http: allow ``http://`` to a non-loopback host (the key travels in clear).
         max_retry_after: longest ``Retry-After`` honoured; a longer one raises at once.
         budget_usd: refuse, before sending, requests whose worst-case cost exceeds what is left.
+        record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
+            ``holyclient compare``; never a header or key; see :mod:`holyclient._recorder`).
+        record_rate: the fraction of requests ``record_to`` records (default all).
         sleep: how to wait between retries (tests pass a recorder).
 
     Raises:
@@ -295,6 +305,8 @@ class Client(SyncRequestMethods, _BaseClient):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
         super().__init__(
@@ -309,6 +321,8 @@ class Client(SyncRequestMethods, _BaseClient):
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
         )
         self._owns_http = http_client is None
         self._http = new_sync_client(self.timeout) if http_client is None else http_client
@@ -439,6 +453,8 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__(
@@ -453,6 +469,8 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
         )
         self._owns_http = http_client is None
         self._http = new_async_client(self.timeout) if http_client is None else http_client

@@ -64,3 +64,20 @@ def check_transport_security(base_url: str, *, allow_insecure_http: bool) -> Non
 def prices_file_from_env() -> str | None:
     """Path of a user price table from ``HOLYSHEEP_PRICES``, if set."""
     return os.environ.get(PRICES_ENV) or None
+
+
+def key_from_env(variable: str, *, owner: str) -> str:
+    """The key in the environment variable a caller named explicitly (a router target's ``key_env``).
+
+    Naming the variable is the opt-in: ``OPENAI_API_KEY`` is read here only because the caller asked
+    for it for this one target, whose host is the only one it is sent to.
+
+    Raises:
+        ConfigurationError: the variable is unset or empty (the message names it, never a value).
+    """
+    key = os.environ.get(variable)
+    if not key:
+        raise ConfigurationError(
+            f"{owner}: the environment variable {variable} is not set (key_env={variable!r})"
+        )
+    return key

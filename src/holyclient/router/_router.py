@@ -1,0 +1,462 @@
+"""``Router`` and ``AsyncRouter``: clients whose one send step picks a target.
+
+A router *is* a :class:`~holyclient.Client` (or :class:`~holyclient.AsyncClient`): the resources
+(``router.chat.completions.create(...)`` and every other endpoint) are the client's, unchanged. Only
+``_request`` / ``_stream`` (and the low-level ``_send_raw``) differ: they walk the failover order of
+:mod:`._core` and hand the call to the chosen target's own client, which holds that target's key,
+base URL, retries and usage. A key can therefore only ever travel to its own target's host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from .._base import NOT_GIVEN
+from .._client import AsyncClient, Client
+from .._constants import DEFAULT_MAX_RETRIES
+from .._exceptions import ConfigurationError
+from .._recorder import make_recorder
+from .._retry import RetryPolicy
+from .._transport import default_timeout
+from .._usage import UsageTracker
+from ._core import RouterCore
+from ._mirror import Mirror, side
+from ._select import StickyKey
+from ._stats import TargetStats
+from ._target import Target
+from ._usage import ChainedTracker
+
+if TYPE_CHECKING:
+    from .._base import RequestOptions
+
+ModelT = TypeVar("ModelT")
+
+#: The longest ``close()`` waits for mirror copies still in flight.
+MIRROR_CLOSE_WAIT = 5.0
+_NOT_FOR_ROUTERS = ("api_key", "base_url", "organization", "project", "allow_insecure_http")
+
+
+class _RouterShell:
+    """What both routers add to their client class: construction, copies, stats. No I/O."""
+
+    _core: RouterCore
+    _clients: dict[str, Any]
+    _response_cls: Any
+    _usage: UsageTracker
+
+    def _setup(
+        self,
+        targets: Sequence[Target],
+        client_cls: type[Any],
+        *,
+        sticky_key: StickyKey,
+        breaker_threshold: int,
+        breaker_cooldown: float,
+        clock: Callable[[], float],
+        rng: random.Random | None,
+        shadow: Target | None,
+        mirror: float,
+        mirror_to: str | os.PathLike[str] | None,
+        mirror_concurrency: int,
+        budget_usd: float | None,
+        record_to: str | os.PathLike[str] | None,
+        record_rate: float,
+        client_options: dict[str, Any],
+    ) -> None:
+        if mirror and (shadow is None or mirror_to is None):
+            raise ConfigurationError("mirror= needs a shadow=Target(...) and a mirror_to='pairs.jsonl' file")
+        mirrored = (
+            Mirror(shadow, mirror, mirror_to, mirror_concurrency, rng=rng)
+            if mirror and shadow and mirror_to
+            else None
+        )
+        self._core = RouterCore(
+            targets,
+            shadow=shadow,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            mirror=mirrored,
+        )
+        # The client attributes a router has as a client; no request is ever built from them.
+        first = self._core.weighted[0]
+        shell: Any = self
+        shell.api_key, shell._api_key_provider = "", None
+        shell.organization = shell.project = None
+        shell.base_url = first.base_url
+        shell.timeout = default_timeout(client_options.get("timeout"))
+        shell.max_retries = client_options.get("max_retries", DEFAULT_MAX_RETRIES)
+        shell.default_headers, shell.default_query = {}, {}
+        shell._allow_insecure_http = False
+        shell._policy = RetryPolicy()
+        shell._budget_usd = budget_usd
+        shell._usage = UsageTracker(budget_usd=budget_usd)
+        shell._recorder = make_recorder(record_to, record_rate)
+        shell._http, shell._owns_http, shell._sleep = None, False, None
+        self._clients = {}
+        for target in self._core.targets:
+            options = {k: v for k, v in client_options.items() if v is not None}
+            client = client_cls(
+                api_key=target.resolve_key(), base_url=target.base_url, **{**options, **target.client_options}
+            )
+            client._usage = ChainedTracker(self._usage, target.budget_usd)
+            if budget_usd is not None or target.budget_usd is not None:
+                client._budget_usd = target.budget_usd if target.budget_usd is not None else budget_usd
+            self._clients[target.name] = client
+        shell._bind_resources()
+
+    def __repr__(self) -> str:  # targets by host, never a key
+        return f"{type(self).__name__}(targets=[{self._core!r}])"
+
+    @property
+    def targets(self) -> list[Target]:
+        """Every target: the weighted ones, their fallbacks and the shadow."""
+        return list(self._core.targets)
+
+    def set_weight(self, name: str, weight: float) -> None:
+        """Change a target's share of traffic at once (0 drains it): a rollout step without a restart.
+
+        Raises:
+            KeyError: no target has that name.
+            ValueError: a negative weight, or draining the last target with a weight above 0.
+        """
+        self._core.set_weight(name, weight)
+
+    @property
+    def usage(self) -> UsageTracker:
+        """Tokens and cost of all targets together (each target's: ``router.target_usage(name)``)."""
+        for client in self._clients.values():
+            client._usage.flush()
+        return self._usage
+
+    def target_usage(self, name: str) -> UsageTracker:
+        """One target's usage tracker (its tokens, cost and budget)."""
+        tracker: UsageTracker = self._clients[name]._usage
+        return tracker
+
+    def stats(self) -> dict[str, TargetStats]:
+        """Per-target counters: requests, errors, failovers, latency, breaker state, tokens and cost."""
+        return self._core.stats(lambda name: self.target_usage(name).snapshot())
+
+    def with_options(self, **changes: Any) -> Self:
+        """A copy whose targets' clients all have these options (``timeout``, ``max_retries`` ...),
+        sharing this router's targets, breakers, counters and usage.
+
+        Raises:
+            TypeError: an option that belongs to one target (``api_key``, ``base_url`` ...).
+        """
+        given = [name for name in _NOT_FOR_ROUTERS if changes.get(name, NOT_GIVEN) is not NOT_GIVEN]
+        if given:
+            raise TypeError(f"{', '.join(given)} belong to each Target, not to the router")
+        new = copy.copy(self)
+        new._clients = {name: client.with_options(**changes) for name, client in self._clients.items()}
+        new._owns_clients = False  # type: ignore[attr-defined]
+        shell: Any = new
+        shell._bind_resources()
+        return new
+
+    copy = with_options
+
+    def _in_response_mode(self, response_cls: Any) -> Self:
+        new = copy.copy(self)
+        new._response_cls = response_cls
+        new._clients = {name: c._in_response_mode(response_cls) for name, c in self._clients.items()}
+        new._owns_clients = False  # type: ignore[attr-defined]
+        shell: Any = new
+        shell._bind_resources()
+        return new
+
+    def _page_client(self, page: Any) -> Any:
+        """Next pages are fetched from the target that served the first one."""
+        return self._clients.get(getattr(page, "_target", ""), self)
+
+    def _mirror_slot(self, options: RequestOptions) -> str | None:
+        mirror = self._core.mirror
+        if mirror is None or not mirror.wants(options):
+            return None
+        return mirror.acquire()
+
+
+_ROUTER_DOC = """
+    Args:
+        targets: the :class:`Target` list: weighted split between them (``weight``), each with its own
+            ordered ``fallbacks``; a request that fails safely goes on to its target's fallbacks, then
+            to the other weighted targets by weight.
+        sticky_key: keep requests on one target while it is healthy: the name of a body field
+            (``"user"``, ``"prompt_cache_key"``) or a callable ``body -> key`` (hashed, never stored).
+        breaker_threshold: consecutive failures that take a target out of rotation.
+        breaker_cooldown: seconds out of rotation before one probe request is let through.
+        clock: the breakers' clock (tests pass a fake).
+        rng: the random source of the weighted split and the mirror's sampling.
+        shadow: the target that receives mirrored copies.
+        mirror: the fraction of requests also sent to ``shadow`` in the background.
+        mirror_to: the JSONL file the (old, new) pairs are appended to.
+        mirror_concurrency: the most mirrored copies in flight; more are dropped.
+        budget_usd: the budget of all targets together (each ``Target`` may have its own as well).
+        record_to, record_rate: as for :class:`~holyclient.Client`.
+        timeout, max_retries, default_headers, max_retry_after: passed to every target's client
+            (a ``Target``'s own options win).
+"""
+
+
+class Router(_RouterShell, Client):
+    __doc__ = (
+        "A :class:`~holyclient.Client` that spreads requests over targets, with failover and mirroring.\n"
+        + _ROUTER_DOC
+    )
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        *,
+        sticky_key: StickyKey = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        shadow: Target | None = None,
+        mirror: float = 0.0,
+        mirror_to: str | os.PathLike[str] | None = None,
+        mirror_concurrency: int = 4,
+        budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
+        timeout: Any = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        max_retry_after: float | None = None,
+    ) -> None:
+        self._owns_clients = True
+        self._mirror_threads: list[threading.Thread] = []
+        self._setup(
+            targets,
+            Client,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            shadow=shadow,
+            mirror=mirror,
+            mirror_to=mirror_to,
+            mirror_concurrency=mirror_concurrency,
+            budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
+            client_options={
+                "timeout": timeout,
+                "max_retries": max_retries,
+                "default_headers": default_headers,
+                "max_retry_after": max_retry_after,
+            },
+        )
+
+    def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], ModelT]) -> ModelT:
+        if self._recorder is not None:
+            self._recorder.observe(options)
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                result = send(self._clients[target.name], prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.succeeded(result)
+            slot = self._mirror_slot(options)
+            if slot is not None:
+                old = side(target.name, routing.latency, self._unwrap(result))
+                self._start_mirror(slot, options, old)
+            return result
+
+    def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        result: ModelT = self._route(options, lambda client, prepared: client._request(prepared, cast_to))
+        return result
+
+    def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
+        return self._route(options, lambda client, prepared: client._stream(prepared, cast_to))
+
+    def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
+        result = self._request(options, page_cls)
+        page = self._unwrap(result)
+        page._bind(self._page_client(page), options)
+        return result
+
+    def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+        """One attempt on the first available target (binary downloads, the batch runner)."""
+        target, prepared = self._core.start(options).next()
+        result: tuple[Any, Any] = self._clients[target.name]._send_raw(prepared)
+        return result
+
+    def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        self._mirror_threads = [t for t in self._mirror_threads if t.is_alive()]
+        thread = threading.Thread(
+            target=self._shadow, args=(custom_id, options, old), name="holyclient-mirror", daemon=True
+        )
+        self._mirror_threads.append(thread)
+        thread.start()
+
+    def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        mirror = self._core.mirror
+        assert mirror is not None
+        shadow = mirror.shadow
+        started = time.perf_counter()
+        try:
+            try:
+                result = self._clients[shadow.name]._request(shadow.prepare(options), object)
+            except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
+                new = side(shadow.name, time.perf_counter() - started, error=exc)
+            else:
+                new = side(shadow.name, time.perf_counter() - started, result)
+            mirror.write(custom_id, options, old, new)
+        finally:
+            mirror.release()
+
+    def close(self) -> None:
+        """Wait (up to 5 s) for mirrored copies in flight, then close every target's client."""
+        deadline = time.monotonic() + MIRROR_CLOSE_WAIT
+        for thread in list(self._mirror_threads):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if self._owns_clients:
+            for client in self._clients.values():
+                client.close()
+
+    def __enter__(self) -> Router:
+        return self
+
+
+class AsyncRouter(_RouterShell, AsyncClient):
+    __doc__ = (
+        "An :class:`~holyclient.AsyncClient` that spreads requests over targets; see :class:`Router`.\n"
+        + _ROUTER_DOC
+    )
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        *,
+        sticky_key: StickyKey = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        shadow: Target | None = None,
+        mirror: float = 0.0,
+        mirror_to: str | os.PathLike[str] | None = None,
+        mirror_concurrency: int = 4,
+        budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
+        timeout: Any = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        max_retry_after: float | None = None,
+    ) -> None:
+        self._owns_clients = True
+        self._mirror_tasks: set[asyncio.Task[None]] = set()
+        self._setup(
+            targets,
+            AsyncClient,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            shadow=shadow,
+            mirror=mirror,
+            mirror_to=mirror_to,
+            mirror_concurrency=mirror_concurrency,
+            budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
+            client_options={
+                "timeout": timeout,
+                "max_retries": max_retries,
+                "default_headers": default_headers,
+                "max_retry_after": max_retry_after,
+            },
+        )
+
+    async def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], Any]) -> Any:
+        if self._recorder is not None:
+            self._recorder.observe(options)
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                result = await send(self._clients[target.name], prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.succeeded(result)
+            slot = self._mirror_slot(options)
+            if slot is not None:
+                old = side(target.name, routing.latency, self._unwrap(result))
+                task = asyncio.create_task(self._shadow(slot, options, old))
+                self._mirror_tasks.add(task)
+                task.add_done_callback(self._mirror_tasks.discard)
+            return result
+
+    async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        result: ModelT = await self._route(
+            options, lambda client, prepared: client._request(prepared, cast_to)
+        )
+        return result
+
+    async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
+        return await self._route(options, lambda client, prepared: client._stream(prepared, cast_to))
+
+    def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
+        from .._pagination import AsyncPaginator
+
+        async def fetch() -> Any:
+            result = await self._request(options, page_cls)
+            page = self._unwrap(result)
+            page._bind(self._page_client(page), options)
+            return result
+
+        return AsyncPaginator(fetch)
+
+    async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+        """One attempt on the first available target (binary downloads, the batch runner)."""
+        target, prepared = self._core.start(options).next()
+        result: tuple[Any, Any] = await self._clients[target.name]._send_raw(prepared)
+        return result
+
+    async def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        mirror = self._core.mirror
+        assert mirror is not None
+        shadow = mirror.shadow
+        started = time.perf_counter()
+        try:
+            try:
+                result = await self._clients[shadow.name]._request(shadow.prepare(options), object)
+            except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
+                new = side(shadow.name, time.perf_counter() - started, error=exc)
+            else:
+                new = side(shadow.name, time.perf_counter() - started, result)
+            mirror.write(custom_id, options, old, new)
+        finally:
+            mirror.release()
+
+    async def close(self) -> None:
+        """Wait (up to 5 s) for mirrored copies in flight, cancel the rest, then close every target's client."""
+        if self._mirror_tasks:
+            _, pending = await asyncio.wait(set(self._mirror_tasks), timeout=MIRROR_CLOSE_WAIT)
+            for task in pending:
+                task.cancel()
+        if self._owns_clients:
+            for client in self._clients.values():
+                await client.close()
+
+    async def __aenter__(self) -> AsyncRouter:
+        return self

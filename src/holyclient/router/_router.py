@@ -186,7 +186,12 @@ class _RouterShell:
         return mirror.acquire()
 
 
-_ROUTER_DOC = """
+class Router(_RouterShell, Client):
+    """A :class:`~holyclient.Client` that spreads requests over targets, with failover and mirroring.
+
+    Every response says which target served it in ``._target`` (the target's name); see
+    docs/guides/rolling-out.md.
+
     Args:
         targets: the :class:`Target` list: weighted split between them (``weight``), each with its own
             ordered ``fallbacks``; a request that fails safely goes on to its target's fallbacks, then
@@ -202,17 +207,17 @@ _ROUTER_DOC = """
         mirror_to: the JSONL file the (old, new) pairs are appended to.
         mirror_concurrency: the most mirrored copies in flight; more are dropped.
         budget_usd: the budget of all targets together (each ``Target`` may have its own as well).
-        record_to, record_rate: as for :class:`~holyclient.Client`.
-        timeout, max_retries, default_headers, max_retry_after: passed to every target's client
-            (a ``Target``'s own options win).
-"""
+        record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
+        record_rate: as for :class:`~holyclient.Client`.
+        timeout: passed to every target's client (a ``Target``'s own options win), as the next three.
+        max_retries: each target's retries before the router fails over.
+        default_headers: headers sent to every target.
+        max_retry_after: longest ``Retry-After`` a target's client honours.
 
-
-class Router(_RouterShell, Client):
-    __doc__ = (
-        "A :class:`~holyclient.Client` that spreads requests over targets, with failover and mirroring.\n"
-        + _ROUTER_DOC
-    )
+    Raises:
+        ConfigurationError: no target, no weight above 0, two targets with one name, a target without
+            a key, or ``mirror`` without ``shadow`` and ``mirror_to``.
+    """
 
     def __init__(
         self,
@@ -335,10 +340,10 @@ class Router(_RouterShell, Client):
 
 
 class AsyncRouter(_RouterShell, AsyncClient):
-    __doc__ = (
-        "An :class:`~holyclient.AsyncClient` that spreads requests over targets; see :class:`Router`.\n"
-        + _ROUTER_DOC
-    )
+    """An :class:`~holyclient.AsyncClient` that spreads requests over targets; the arguments of :class:`Router`.
+
+    Mirrored copies run as tasks the caller never awaits; ``await router.close()`` waits for them (5 s at most).
+    """
 
     def __init__(
         self,

@@ -4,6 +4,7 @@ after the first streamed byte, keys never crossing hosts, and the async router."
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -202,3 +203,35 @@ def test_async_router_fails_over_and_streams(pair: tuple[LocalServer, LocalServe
 
     asyncio.run(main())
     assert 401 not in _statuses(a) + _statuses(b)
+
+
+def test_a_binary_download_fails_over_when_no_response_came(pair: tuple[LocalServer, LocalServer]):
+    _, b = pair
+    with socket.socket() as unused:  # a port nobody listens on: the connection is refused
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    down = Target(f"http://127.0.0.1:{port}/v1", api_key=KEY_A, name="down", fallbacks=[backup])
+    with Router([down], max_retries=0) as router:
+        with router.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="alloy", input="hi"
+        ) as audio:
+            assert audio.read()
+        assert router.stats()["b"].successes == 1 and router.stats()["down"].failovers == 1
+    assert _statuses(b) == [200]
+
+
+def test_router_and_async_router_expose_the_same_methods_with_the_same_parameters():
+    import inspect
+
+    def methods(cls: type) -> dict[str, list[tuple[str, Any, Any]]]:
+        return {
+            name: [(p.name, p.kind, p.default) for p in inspect.signature(member).parameters.values()]
+            for name, member in inspect.getmembers(cls)
+            if not name.startswith("_") and inspect.isfunction(member)
+        }
+
+    assert methods(Router) == methods(AsyncRouter)
+    assert methods(Router).keys() >= {"set_weight", "stats", "target_usage", "with_options", "close"}
+    sig = inspect.signature
+    assert list(sig(Router.__init__).parameters.items()) == list(sig(AsyncRouter.__init__).parameters.items())

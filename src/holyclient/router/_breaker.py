@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Literal
 
 State = Literal["closed", "open", "half-open"]
+Pass = Literal["pass", "probe"]
 
 
 class CircuitBreaker:
@@ -60,16 +61,17 @@ class CircuitBreaker:
             state = self._state_locked()
             return state == "closed" or (state == "half-open" and not self._probing)
 
-    def allow(self) -> bool:
-        """Whether a request may go to the target now; in half-open state this claims the one probe."""
+    def allow(self) -> Pass | None:
+        """Whether a request may go to the target now: ``"pass"`` (closed), ``"probe"`` (half-open: this
+        request is the one probe) or None (open, or a probe is already out)."""
         with self._lock:
             state = self._state_locked()
             if state == "closed":
-                return True
+                return "pass"
             if state == "half-open" and not self._probing:
                 self._probing = True
-                return True
-            return False
+                return "probe"
+            return None
 
     def success(self) -> None:
         with self._lock:

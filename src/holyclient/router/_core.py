@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._exceptions import APIConnectionError, APIStatusError
 from ._breaker import CircuitBreaker
-from ._select import StickyKey, failover_order, failover_safe, sticky_value
+from ._select import FAILOVER_STATUSES, StickyKey, failover_order, failover_safe, sticky_value
 from ._stats import Counters, TargetStats, percentile
 from ._target import Target, all_targets
 
@@ -140,6 +140,7 @@ class Routing:
         self.target: Target | None = None
         self.latency = 0.0
         self._started = 0.0
+        self._probe = False
 
     def next(self) -> tuple[Target, RequestOptions]:
         """The next target to try and the request prepared for it.
@@ -150,9 +151,11 @@ class Routing:
         """
         core = self._core
         for target in self._order:
-            if not core.breakers[target.name].allow():
+            allowed = core.breakers[target.name].allow()
+            if allowed is None:
                 self._tried.append(f"{target.name} (circuit open)")
                 continue
+            self._probe = allowed == "probe"
             if self.target is not None:  # the previous target failed safely: this is a failover
                 core.counters[self.target.name].add("failovers")
             self.target = target
@@ -176,8 +179,8 @@ class Routing:
             breaker.failure()
         elif isinstance(exc, APIStatusError):
             breaker.success()  # the target answered: the request was at fault
-        else:
-            breaker.release()
+        elif self._probe:
+            breaker.release()  # no verdict on the target (budget refused, interrupted ...): probe again
         self._core.counters[name].done(self.latency, ok=False)
         self._tried.append(f"{name} ({_reason(exc)})")
         mark(exc, name)
@@ -186,6 +189,19 @@ class Routing:
                 exc.add_note(f"holyclient.Router: {name} refused the request; not retried elsewhere.")
             raise exc
         self._last = exc
+
+    def answered(self, status: int) -> None:
+        """Record a raw response (``_send_raw``): its status is the caller's to handle, no failover."""
+        assert self.target is not None
+        name = self.target.name
+        self.latency = self._core.timer() - self._started
+        unwell = status >= 500 or status in FAILOVER_STATUSES
+        if unwell:
+            self._core.breakers[name].failure()
+        else:
+            self._core.breakers[name].success()
+        self._core.counters[name].done(self.latency, ok=status < 400)
+        self._tried.append(f"{name} ({status})")
 
     def succeeded(self, result: Any) -> Any:
         assert self.target is not None

@@ -26,7 +26,7 @@ from .._recorder import make_recorder
 from .._retry import RetryPolicy
 from .._transport import default_timeout
 from .._usage import UsageTracker
-from ._core import RouterCore
+from ._core import RouterCore, mark
 from ._mirror import Mirror, side
 from ._select import StickyKey
 from ._stats import TargetStats
@@ -94,7 +94,8 @@ class _RouterShell:
         shell.organization = shell.project = None
         shell.base_url = first.base_url
         shell.timeout = default_timeout(client_options.get("timeout"))
-        shell.max_retries = client_options.get("max_retries", DEFAULT_MAX_RETRIES)
+        retries = client_options.get("max_retries")
+        shell.max_retries = DEFAULT_MAX_RETRIES if retries is None else retries
         shell.default_headers, shell.default_query = {}, {}
         shell._allow_insecure_http = False
         shell._policy = RetryPolicy()
@@ -242,6 +243,7 @@ class Router(_RouterShell, Client):
     ) -> None:
         self._owns_clients = True
         self._mirror_threads: list[threading.Thread] = []
+        self._threads_lock = threading.Lock()
         self._setup(
             targets,
             Client,
@@ -297,17 +299,27 @@ class Router(_RouterShell, Client):
         return result
 
     def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
-        """One attempt on the first available target (binary downloads, the batch runner)."""
-        target, prepared = self._core.start(options).next()
-        result: tuple[Any, Any] = self._clients[target.name]._send_raw(prepared)
-        return result
+        """One response, whatever its status, failing over only when none came (binary downloads, the
+        batch runner: they handle statuses themselves)."""
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                request, response = self._clients[target.name]._send_raw(prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.answered(response.status_code)
+            mark(response, target.name)
+            return request, response
 
     def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
-        self._mirror_threads = [t for t in self._mirror_threads if t.is_alive()]
         thread = threading.Thread(
             target=self._shadow, args=(custom_id, options, old), name="holyclient-mirror", daemon=True
         )
-        self._mirror_threads.append(thread)
+        with self._threads_lock:
+            self._mirror_threads = [t for t in self._mirror_threads if t.is_alive()]
+            self._mirror_threads.append(thread)
         thread.start()
 
     def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
@@ -329,7 +341,9 @@ class Router(_RouterShell, Client):
     def close(self) -> None:
         """Wait (up to 5 s) for mirrored copies in flight, then close every target's client."""
         deadline = time.monotonic() + MIRROR_CLOSE_WAIT
-        for thread in list(self._mirror_threads):
+        with self._threads_lock:
+            threads = list(self._mirror_threads)
+        for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         if self._owns_clients:
             for client in self._clients.values():
@@ -432,10 +446,18 @@ class AsyncRouter(_RouterShell, AsyncClient):
         return AsyncPaginator(fetch)
 
     async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
-        """One attempt on the first available target (binary downloads, the batch runner)."""
-        target, prepared = self._core.start(options).next()
-        result: tuple[Any, Any] = await self._clients[target.name]._send_raw(prepared)
-        return result
+        """Async twin of :meth:`Router._send_raw`."""
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                request, response = await self._clients[target.name]._send_raw(prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.answered(response.status_code)
+            mark(response, target.name)
+            return request, response
 
     async def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         mirror = self._core.mirror

@@ -258,3 +258,23 @@ def test_usage_is_counted_per_target_and_in_total_and_the_total_budget_holds():
     tight = Router([_target("https://a.test/v1", a)], budget_usd=1e-9)
     with pytest.raises(BudgetExceededError):
         _ask(tight, max_tokens=5)
+
+
+def test_a_target_whose_own_budget_is_spent_passes_its_requests_on():
+    a, b = Host(), Host()
+    backup = _target("https://b.test/v1", b)
+    router = Router([_target("https://a.test/v1", a, budget_usd=1e-9, fallbacks=[backup])])
+    assert _ask(router, max_tokens=5)._target == "b.test"
+    assert a.seen == [] and router.stats()["a.test"].breaker == "closed"
+
+
+def test_with_options_applies_to_every_target_and_refuses_per_target_options():
+    a, b = Host(), Host()
+    router = Router([_target("https://a.test/v1", a), _target("https://b.test/v1", b)])
+    quick = router.with_options(timeout=5.0, default_headers={"X-Team": "search"})
+    for _ in range(10):
+        _ask(quick)
+    assert {r.headers["x-team"] for r in a.seen + b.seen} == {"search"}
+    assert router.stats()["a.test"].requests + router.stats()["b.test"].requests == 10  # shared counters
+    with pytest.raises(TypeError, match="belong to each Target"):
+        router.with_options(api_key="sk-elsewhere")

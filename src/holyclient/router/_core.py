@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from .._exceptions import APIConnectionError, APIStatusError
 from ._breaker import CircuitBreaker
-from ._select import FAILOVER_STATUSES, StickyKey, failover_order, failover_safe, sticky_value
+from ._select import (
+    FAILOVER_STATUSES,
+    StickyKey,
+    failover_order,
+    failover_safe,
+    sticky_value,
+    target_budget_spent,
+)
 from ._stats import Counters, TargetStats, percentile
 from ._target import Target, all_targets
 
@@ -175,7 +182,10 @@ class Routing:
         self.latency = self._core.timer() - self._started
         breaker = self._core.breakers[name]
         safe = isinstance(exc, Exception) and failover_safe(exc)
-        if safe:
+        if target_budget_spent(exc):
+            if self._probe:
+                breaker.release()  # nothing was sent: no verdict on the target's health
+        elif safe:
             breaker.failure()
         elif isinstance(exc, APIStatusError):
             breaker.success()  # the target answered: the request was at fault

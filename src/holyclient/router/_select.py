@@ -8,8 +8,9 @@
 * **Failover order**: the chosen target, then its own ``fallbacks`` in order, then the other weighted
   targets by descending weight. A target whose breaker is open is skipped.
 * **Safe to fail over**: no response (connection error, timeout), 5xx, 408, and a 429 that reached the
-  caller (beyond the retry budget, or ``insufficient_quota``). Never a request error (400, 401, 403,
-  404, 422 ...): it would fail the same way everywhere.
+  caller (beyond the retry budget, or ``insufficient_quota``), and a target's own budget being spent
+  (nothing was sent). Never a request error (400, 401, 403, 404, 422 ...): it would fail the same way
+  everywhere.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import APIConnectionError, APIStatusError
+from .._exceptions import APIConnectionError, APIStatusError, BudgetExceededError
 
 if TYPE_CHECKING:
     from ._breaker import CircuitBreaker
@@ -34,12 +35,17 @@ StickyKey = str | Callable[[Mapping[str, Any]], object] | None
 
 def failover_safe(exc: BaseException) -> bool:
     """Whether the request that failed with ``exc`` may be sent to another target."""
-    if isinstance(exc, APIConnectionError):
+    if isinstance(exc, APIConnectionError) or target_budget_spent(exc):
         return True
     if isinstance(exc, APIStatusError):
         status = exc.status_code or 0
         return status >= 500 or status in FAILOVER_STATUSES
     return False
+
+
+def target_budget_spent(exc: BaseException) -> bool:
+    """``exc`` refused the request before sending because its target's own budget is spent."""
+    return isinstance(exc, BudgetExceededError) and getattr(exc, "target_budget", False)
 
 
 def sticky_value(sticky_key: StickyKey, body: Mapping[str, Any] | None) -> str | None:

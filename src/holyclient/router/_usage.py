@@ -2,7 +2,9 @@
 
 A target's client keeps its own :class:`~holyclient.UsageTracker` (its tokens, cost and optional
 budget); every reservation, settlement and record is mirrored on the router's tracker, which holds the
-total and the router's ``budget_usd``. A request must fit both budgets to be sent.
+total and the router's ``budget_usd``. A request must fit both budgets to be sent. A request refused by
+a target's own budget (marked ``target_budget``) goes on to the next target; one refused by the total
+budget fails, as it would on every target.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from .._exceptions import BudgetExceededError
 from .._usage import Reservation, UsageTracker
 
 
@@ -27,8 +30,10 @@ class ChainedTracker(UsageTracker):
         total = self.parent.reserve(body)  # the total budget first: raises when the router's is spent
         try:
             own = super().reserve(body)
-        except BaseException:
+        except BaseException as exc:
             self.parent.settle(total, None)
+            if isinstance(exc, BudgetExceededError):
+                exc.target_budget = True  # type: ignore[attr-defined]  # this target's budget: fail over
             raise
         with self._links_lock:
             self._links[own.id] = total

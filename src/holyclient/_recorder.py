@@ -3,8 +3,9 @@
 Each sampled request is appended as one Batch API input line, ``{"custom_id", "method", "url",
 "body"}`` (``url`` as the Batch API writes it, ``/v1/chat/completions``), the format ``holyclient
 batch`` and ``holyclient compare`` read. Only the JSON body is written: never a header, so never a key
-or ``Authorization``, and never the query string. Only endpoints a replay can send are recorded
-(chat, completions, responses, embeddings, moderations); uploads and reads are not.
+or ``Authorization``, and never the query string. Only the endpoints the batch reader accepts are
+recorded (today ``/v1/chat/completions``; the recorder follows that list, so a sample never holds a line
+``compare`` would refuse); uploads and reads never are.
 
 Writes append under a lock (threads and asyncio tasks may share a client) and stop after
 ``record_max`` lines per recorder, so a forgotten recorder cannot fill a disk.
@@ -89,6 +90,9 @@ class Recorder:
         self._sink = JsonlSink(path, limit)
         self._rng = rng or random.Random()
         self._prefix = f"rec-{os.urandom(4).hex()}-"  # unique across runs appending to the same file
+        from .batch._input import _ACCEPTED_URLS  # here: only a client that records pays for the import
+
+        self._urls = _ACCEPTED_URLS
         self._count = 0
         self._lock = threading.Lock()
 
@@ -98,7 +102,9 @@ class Recorder:
 
     def observe(self, options: RequestOptions) -> None:
         """Record ``options`` if it is replayable and drawn into the sample."""
-        if not replayable(options) or self._rng.random() >= self.rate:
+        if not replayable(options) or "/v1" + options.path not in self._urls:
+            return
+        if self._rng.random() >= self.rate:
             return
         with self._lock:
             self._count += 1

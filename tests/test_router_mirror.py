@@ -135,3 +135,16 @@ def test_mirror_needs_a_shadow_and_a_file():
 
     with pytest.raises(ConfigurationError, match="shadow"):
         Router([Target("https://a.test/v1", api_key="k")], mirror=0.1)
+
+
+def test_responses_and_embeddings_are_mirrored_too(servers, gate: Gate, tmp_path: Path):
+    """litellm's mirroring never fires on /v1/responses; ours does."""
+    old, new = servers
+    gate.open.set()
+    router = _router(old, new, tmp_path / "pairs.jsonl")
+    router.responses.create(model="gpt-4o-mini", input="hi")
+    router.embeddings.create(model="text-embedding-3-small", input="hi")
+    router.close()
+    pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
+    assert sorted(p["url"] for p in pairs) == ["/v1/embeddings", "/v1/responses"]
+    assert all(p["old"]["status"] == p["new"]["status"] == 200 for p in pairs)

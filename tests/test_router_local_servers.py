@@ -200,6 +200,8 @@ def test_async_router_fails_over_and_streams(pair: tuple[LocalServer, LocalServe
             with pytest.raises(APIStatusError):
                 await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
             assert router.stats()["a"].failovers == 2
+            page = await router.models.list()
+            assert page._target == "a" and page._client is router._clients["a"]
 
     asyncio.run(main())
     assert 401 not in _statuses(a) + _statuses(b)

@@ -164,7 +164,7 @@ class Router(RouterShell, Client):
             target=self._shadow, args=(custom_id, options, old), name="holyclient-mirror", daemon=True
         )
         with self._threads_lock:
-            self._mirror_threads = [t for t in self._mirror_threads if t.is_alive()]
+            self._mirror_threads[:] = [t for t in self._mirror_threads if t.is_alive()]  # shared by copies
             self._mirror_threads.append(thread)
         thread.start()
 

@@ -95,3 +95,20 @@ def test_a_router_records_the_callers_request_once(server: LocalServer, tmp_path
 def test_a_bad_record_rate_is_refused(tmp_path: Path):
     with pytest.raises(ValueError, match="record_rate"):
         Client(api_key=KEY, record_to=tmp_path / "x.jsonl", record_rate=2)
+
+
+def test_an_async_client_records_too(server: LocalServer, tmp_path: Path):
+    import asyncio
+
+    from holyclient import AsyncClient
+
+    path = tmp_path / "sample.jsonl"
+
+    async def main() -> None:
+        async with AsyncClient(api_key=KEY, base_url=server.base_url, record_to=path) as client:
+            await asyncio.gather(
+                *(client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES) for _ in range(5))
+            )
+
+    asyncio.run(main())
+    assert len(path.read_text().splitlines()) == 5

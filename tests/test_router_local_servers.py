@@ -123,6 +123,37 @@ def test_a_stream_never_fails_over_after_its_first_byte(pair: tuple[LocalServer,
     assert b.requests == []
 
 
+def test_a_stream_opening_with_an_error_event_fails_over(pair: tuple[LocalServer, LocalServer]):
+    """A 200 whose first event is a server error: nothing reached the caller yet, so another target is tried."""
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0))
+    with _router(a, b) as router:
+        stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        assert stream._target == "b"
+        assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "Echo: hi"
+
+
+def test_a_stream_error_event_after_data_never_fails_over(pair: tuple[LocalServer, LocalServer]):
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=2))
+    with _router(a, b) as router:
+        stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        assert stream._target == "a"
+        with pytest.raises(APIStatusError):
+            list(stream)
+    assert b.requests == []
+
+
+def test_a_stream_opening_with_a_request_error_is_not_failed_over(pair: tuple[LocalServer, LocalServer]):
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0, status=400, error_type="invalid_request_error"))
+    with _router(a, b) as router:
+        stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        with pytest.raises(BadRequestError):  # raised while reading, as from a plain Client
+            list(stream)
+    assert b.requests == []
+
+
 def test_all_targets_failing_raises_the_last_error_naming_each_target(pair: tuple[LocalServer, LocalServer]):
     a, b = pair
     a.enqueue(Fault.status(503))
@@ -196,10 +227,14 @@ def test_async_router_fails_over_and_streams(pair: tuple[LocalServer, LocalServe
             stream = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
             assert stream._target == "b"
             assert [c async for c in stream]
+            a.enqueue(Fault.stream_error(after_chunks=0))
+            stream = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+            assert stream._target == "b"
+            assert [c async for c in stream]
             a.enqueue(Fault.status(404))
             with pytest.raises(APIStatusError):
                 await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-            assert router.stats()["a"].failovers == 2
+            assert router.stats()["a"].failovers == 3
             page = await router.models.list()
             assert page._target == "a" and page._client is router._clients["a"]
 

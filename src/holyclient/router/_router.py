@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._client import AsyncClient, Client
 from ._core import mark
 from ._mirror import side
-from ._select import StickyKey
+from ._select import StickyKey, failover_safe, opening_error
 from ._shell import RouterShell
 from ._target import Target
 
@@ -136,7 +136,15 @@ class Router(RouterShell, Client):
         return result
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
-        return self._route(options, lambda client, prepared: client._stream(prepared, cast_to))
+        def send(client: Any, prepared: RequestOptions) -> Any:
+            result = client._stream(prepared, cast_to)
+            error = opening_error(self._unwrap(result))
+            if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
+                self._unwrap(result).close()
+                raise error
+            return result
+
+        return self._route(options, send)
 
     def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
         result = self._request(options, page_cls)
@@ -278,7 +286,15 @@ class AsyncRouter(RouterShell, AsyncClient):
         return result
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
-        return await self._route(options, lambda client, prepared: client._stream(prepared, cast_to))
+        async def send(client: Any, prepared: RequestOptions) -> Any:
+            result = await client._stream(prepared, cast_to)
+            error = opening_error(self._unwrap(result))
+            if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
+                await self._unwrap(result).close()
+                raise error
+            return result
+
+        return await self._route(options, send)
 
     def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
         from .._pagination import AsyncPaginator

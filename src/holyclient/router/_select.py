@@ -7,7 +7,8 @@
   and when a target leaves (open breaker, weight 0) only its own keys move.
 * **Failover order**: the chosen target, then its own ``fallbacks`` in order, then the other weighted
   targets by descending weight. A target whose breaker is open is skipped.
-* **Safe to fail over**: no response (connection error, timeout), 5xx, 408, and a 429 that reached the
+* **Safe to fail over**: no response (connection error, timeout), 5xx, 408, a stream whose first event
+  is such an error (nothing reached the caller yet), and a 429 that reached the
   caller (beyond the retry budget, or ``insufficient_quota``), and a target's own budget being spent
   (nothing was sent). Never a request error (400, 401, 403, 404, 422 ...): it would fail the same way
   everywhere.
@@ -21,6 +22,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._base import SSEDecoder, stream_error
 from .._exceptions import APIConnectionError, APIStatusError, BudgetExceededError
 
 if TYPE_CHECKING:
@@ -41,6 +43,22 @@ def failover_safe(exc: BaseException) -> bool:
         status = exc.status_code or 0
         return status >= 500 or status in FAILOVER_STATUSES
     return False
+
+
+def opening_error(stream: Any) -> APIStatusError | None:
+    """The error a stream opens with: an SSE error event in the bytes read before the caller got any.
+
+    A relay that is overloaded may answer 200 and send ``data: {"error": ...}`` as its first event;
+    nothing has reached the caller yet, so the request can still go to another target.
+    """
+    first = getattr(stream, "_first", b"")
+    if not first or b'"error"' not in first:
+        return None
+    events = SSEDecoder().feed(first)
+    if not events:
+        return None
+    response = stream.response
+    return stream_error(events[0], response, request=getattr(response, "request", None))
 
 
 def target_budget_spent(exc: BaseException) -> bool:

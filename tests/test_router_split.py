@@ -278,3 +278,38 @@ def test_with_options_applies_to_every_target_and_refuses_per_target_options():
     assert router.stats()["a.test"].requests + router.stats()["b.test"].requests == 10  # shared counters
     with pytest.raises(TypeError, match="belong to each Target"):
         router.with_options(api_key="sk-elsewhere")
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "safe"),
+    [
+        (500, None, True),
+        (502, None, True),
+        (503, None, True),
+        (408, None, True),
+        (429, "rate_limit_exceeded", True),
+        (429, "insufficient_quota", True),
+        (400, None, False),
+        (401, None, False),
+        (403, None, False),
+        (404, None, False),
+        (409, None, False),
+        (422, None, False),
+    ],
+)
+def test_which_status_errors_are_safe_to_fail_over(status: int, code: str | None, safe: bool):
+    from holyclient._base import make_status_error
+    from holyclient.router._select import failover_safe
+
+    body = json.dumps({"error": {"message": "m", "type": "t", "code": code}}).encode()
+    error = make_status_error(httpx2.Response(status, content=body), body)
+    assert failover_safe(error) is safe
+
+
+def test_connection_errors_and_timeouts_are_safe_to_fail_over_and_other_errors_are_not():
+    from holyclient import APITimeoutError, BudgetExceededError
+    from holyclient.router._select import failover_safe
+
+    assert failover_safe(APIConnectionError()) and failover_safe(APITimeoutError())
+    assert not failover_safe(ValueError("bad argument"))
+    assert not failover_safe(BudgetExceededError("total", requested_usd=1.0, remaining_usd=0.0))

@@ -17,7 +17,15 @@ from holyclient import AsyncClient, Client
 from holyclient.resources import ASYNC_RESOURCES, SYNC_RESOURCES
 
 #: Our additions to openai's signatures, documented in README "Switching from openai".
-CLIENT_EXTENSIONS = {"allow_insecure_http", "max_retry_after", "budget_usd", "sleep", "limiter"}
+CLIENT_EXTENSIONS = {
+    "allow_insecure_http",
+    "max_retry_after",
+    "budget_usd",
+    "sleep",
+    "limiter",
+    "record_to",
+    "record_rate",
+}
 METHOD_EXTENSIONS = {"max_retries"}
 
 

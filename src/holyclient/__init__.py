@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         estimate_request,
         lookup_model,
     )
+    from .router import AsyncRouter, Router, Target
     from .tokens import (
         TokenCount,
         count_messages,
@@ -116,6 +117,9 @@ _LAZY = {
     "pydantic_function_tool": "._parsing",
     "ChatCompletionStreamState": "._chat_stream",
     "accumulate_chunks": "._chat_stream",
+    "Router": ".router",
+    "AsyncRouter": ".router",
+    "Target": ".router",
 }
 
 
@@ -137,6 +141,7 @@ __all__ = [
     "APITimeoutError",
     "AsyncClient",
     "AsyncOpenAI",
+    "AsyncRouter",
     "AsyncStream",
     "AuthenticationError",
     "BadRequestError",
@@ -174,7 +179,9 @@ __all__ = [
     "PriceTable",
     "RateLimitError",
     "RetryPolicy",
+    "Router",
     "Stream",
+    "Target",
     "TokenCount",
     "UnknownModelError",
     "UnprocessableEntityError",

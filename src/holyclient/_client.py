@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
@@ -25,6 +26,7 @@ from ._binary import billed_usage, parse_response
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._exceptions import APIError, ConfigurationError
+from ._recorder import make_recorder
 from ._response import ResponseModes
 from ._retry import RetryPolicy, retry_after_seconds
 from ._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
@@ -73,6 +75,8 @@ class _BaseClient(ResponseModes):
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
         limiter: Limiter | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
     ) -> None:
         self.limiter = limiter
         self._set_api_key(api_key)
@@ -92,6 +96,7 @@ class _BaseClient(ResponseModes):
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
         self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
+        self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -216,6 +221,8 @@ class _BaseClient(ResponseModes):
 
     def _attempts(self, options: RequestOptions) -> Attempts:
         """One call's attempts, its worst case reserved (see :class:`~holyclient._attempts.Attempts`)."""
+        if self._recorder is not None:
+            self._recorder.observe(options)
         return Attempts(options, self._usage, self._reserve)
 
     def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
@@ -267,6 +274,9 @@ class Client(SyncRequestMethods, _BaseClient):
         budget_usd: refuse, before sending, requests whose worst-case cost exceeds what is left.
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
+        record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
+            ``holyclient compare``; never a header or key; see :mod:`holyclient._recorder`).
+        record_rate: the fraction of requests ``record_to`` records (default all).
         sleep: how to wait between retries (tests pass a recorder).
 
     Raises:
@@ -300,6 +310,8 @@ class Client(SyncRequestMethods, _BaseClient):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
         sleep: Callable[[float], None] | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -316,6 +328,8 @@ class Client(SyncRequestMethods, _BaseClient):
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
             limiter=limiter,
+            record_to=record_to,
+            record_rate=record_rate,
         )
         self._owns_http = http_client is None
         self._http = new_sync_client(self.timeout) if http_client is None else http_client
@@ -457,6 +471,8 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -473,6 +489,8 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
             limiter=limiter,
+            record_to=record_to,
+            record_rate=record_rate,
         )
         self._owns_http = http_client is None
         self._http = new_async_client(self.timeout) if http_client is None else http_client

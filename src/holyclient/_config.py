@@ -73,3 +73,20 @@ def key_from_variable(name: str) -> str | None:
     which host it goes to.
     """
     return os.environ.get(name) or None
+
+
+def key_from_env(variable: str, *, owner: str) -> str:
+    """The key in the environment variable a caller named explicitly (a router target's ``key_env``).
+
+    Naming the variable is the opt-in: ``OPENAI_API_KEY`` is read here only because the caller asked
+    for it for this one target, whose host is the only one it is sent to.
+
+    Raises:
+        ConfigurationError: the variable is unset or empty (the message names it, never a value).
+    """
+    key = key_from_variable(variable)
+    if not key:
+        raise ConfigurationError(
+            f"{owner}: the environment variable {variable} is not set (key_env={variable!r})"
+        )
+    return key

@@ -1,0 +1,94 @@
+"""A per-target circuit breaker, sans-IO: it decides, the router sends. The clock is injectable.
+
+* **closed**: requests flow; ``threshold`` consecutive failures open it.
+* **open**: the target is out of rotation for ``cooldown`` seconds.
+* **half-open**: after the cool-down one request (the probe) is let through; its success closes the
+  breaker, its failure opens it for another cool-down. Other requests skip the target meanwhile.
+
+Only failures that say the target is unwell count (the ones the router fails over on: connection
+errors, timeouts, 5xx, 429s beyond the retry budget); a 400 is the caller's mistake and counts as the
+target answering.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Literal
+
+State = Literal["closed", "open", "half-open"]
+Pass = Literal["pass", "probe"]
+
+
+class CircuitBreaker:
+    """Args:
+    threshold: consecutive failures that open the breaker.
+    cooldown: seconds the breaker stays open before a probe.
+    clock: monotonic seconds (tests pass a fake).
+    """
+
+    def __init__(
+        self, threshold: int = 5, cooldown: float = 30.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if threshold < 1 or cooldown < 0:
+            raise ValueError("breaker threshold must be at least 1 and cooldown not negative")
+        self.threshold = threshold
+        self.cooldown = cooldown
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._opened_at: float | None = None
+        self._probing = False
+        self.opened = 0
+        """How many times the breaker opened."""
+
+    @property
+    def state(self) -> State:
+        with self._lock:
+            return self._state_locked()
+
+    def _state_locked(self) -> State:
+        if self._opened_at is None:
+            return "closed"
+        if self._clock() - self._opened_at >= self.cooldown:
+            return "half-open"
+        return "open"
+
+    def available(self) -> bool:
+        """Whether the target is in rotation (closed, or due a probe), without claiming the probe."""
+        with self._lock:
+            state = self._state_locked()
+            return state == "closed" or (state == "half-open" and not self._probing)
+
+    def allow(self) -> Pass | None:
+        """Whether a request may go to the target now: ``"pass"`` (closed), ``"probe"`` (half-open: this
+        request is the one probe) or None (open, or a probe is already out)."""
+        with self._lock:
+            state = self._state_locked()
+            if state == "closed":
+                return "pass"
+            if state == "half-open" and not self._probing:
+                self._probing = True
+                return "probe"
+            return None
+
+    def success(self) -> None:
+        with self._lock:
+            self._failures = 0
+            self._opened_at = None
+            self._probing = False
+
+    def failure(self) -> None:
+        with self._lock:
+            self._failures += 1
+            if self._probing or self._failures >= self.threshold:
+                if self._opened_at is None or self._probing:
+                    self.opened += 1
+                self._opened_at = self._clock()
+                self._probing = False
+
+    def release(self) -> None:
+        """Give back a claimed probe whose request neither succeeded nor failed (a caller's error)."""
+        with self._lock:
+            self._probing = False

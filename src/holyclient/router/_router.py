@@ -1,0 +1,351 @@
+"""``Router`` and ``AsyncRouter``: clients whose one send step picks a target.
+
+A router *is* a :class:`~holyclient.Client` (or :class:`~holyclient.AsyncClient`): the resources
+(``router.chat.completions.create(...)`` and every other endpoint) are the client's, unchanged. Only
+``_request`` / ``_stream`` (and the low-level ``_send_raw``) differ: they walk the failover order of
+:mod:`._core` and hand the call to the chosen target's own client, which holds that target's key,
+base URL, retries and usage. A key can therefore only ever travel to its own target's host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._client import AsyncClient, Client
+from ._core import mark
+from ._mirror import side
+from ._select import StickyKey, failover_safe, opening_error
+from ._shell import RouterShell
+from ._target import Target
+
+if TYPE_CHECKING:
+    from .._base import RequestOptions
+
+ModelT = TypeVar("ModelT")
+
+#: The longest ``close()`` waits for mirror copies still in flight.
+MIRROR_CLOSE_WAIT = 5.0
+
+
+class Router(RouterShell, Client):
+    """A :class:`~holyclient.Client` that spreads requests over targets, with failover and mirroring.
+
+    Every response says which target served it in ``._target`` (the target's name); see
+    docs/guides/rolling-out.md.
+
+    Args:
+        targets: the :class:`Target` list: weighted split between them (``weight``), each with its own
+            ordered ``fallbacks``; a request that fails safely goes on to its target's fallbacks, then
+            to the other weighted targets by weight.
+        sticky_key: keep requests on one target while it is healthy: the name of a body field
+            (``"user"``, ``"prompt_cache_key"``) or a callable ``body -> key`` (hashed, never stored).
+        breaker_threshold: consecutive failures that take a target out of rotation.
+        breaker_cooldown: seconds out of rotation before one probe request is let through.
+        clock: the breakers' clock (tests pass a fake).
+        rng: the random source of the weighted split and the mirror's sampling.
+        shadow: the target that receives mirrored copies.
+        mirror: the fraction of requests also sent to ``shadow`` in the background.
+        mirror_to: the JSONL file the (old, new) pairs are appended to.
+        mirror_concurrency: the most mirrored copies in flight; more are dropped.
+        budget_usd: the budget of all targets together (each ``Target`` may have its own as well).
+        record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
+        record_rate: as for :class:`~holyclient.Client`.
+        timeout: passed to every target's client (a ``Target``'s own options win), as the next three.
+        max_retries: each target's retries before the router fails over.
+        default_headers: headers sent to every target.
+        max_retry_after: longest ``Retry-After`` a target's client honours.
+
+    Raises:
+        ConfigurationError: no target, no weight above 0, two targets with one name, a target without
+            a key, or ``mirror`` without ``shadow`` and ``mirror_to``.
+    """
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        *,
+        sticky_key: StickyKey = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        shadow: Target | None = None,
+        mirror: float = 0.0,
+        mirror_to: str | os.PathLike[str] | None = None,
+        mirror_concurrency: int = 4,
+        budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
+        timeout: Any = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        max_retry_after: float | None = None,
+    ) -> None:
+        self._owns_clients = True
+        self._mirror_threads: list[threading.Thread] = []
+        self._threads_lock = threading.Lock()
+        self._setup(
+            targets,
+            Client,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            shadow=shadow,
+            mirror=mirror,
+            mirror_to=mirror_to,
+            mirror_concurrency=mirror_concurrency,
+            budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
+            client_options={
+                "timeout": timeout,
+                "max_retries": max_retries,
+                "default_headers": default_headers,
+                "max_retry_after": max_retry_after,
+            },
+        )
+
+    def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], ModelT]) -> ModelT:
+        if self._recorder is not None:
+            self._recorder.observe(options)
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                result = send(self._clients[target.name], prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.succeeded(result)
+            slot = self._mirror_slot(options)
+            if slot is not None:
+                old = side(target.name, routing.latency, self._unwrap(result))
+                self._start_mirror(slot, options, old)
+            return result
+
+    def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        result: ModelT = self._route(options, lambda client, prepared: client._request(prepared, cast_to))
+        return result
+
+    def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
+        def send(client: Any, prepared: RequestOptions) -> Any:
+            result = client._stream(prepared, cast_to)
+            error = opening_error(self._unwrap(result))
+            if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
+                self._unwrap(result).close()
+                raise error
+            return result
+
+        return self._route(options, send)
+
+    def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
+        result = self._request(options, page_cls)
+        page = self._unwrap(result)
+        page._bind(self._page_client(page), options)
+        return result
+
+    def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+        """One response, whatever its status, failing over only when none came (binary downloads, the
+        batch runner: they handle statuses themselves)."""
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                request, response = self._clients[target.name]._send_raw(prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.answered(response.status_code)
+            mark(response, target.name)
+            return request, response
+
+    def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        thread = threading.Thread(
+            target=self._shadow, args=(custom_id, options, old), name="holyclient-mirror", daemon=True
+        )
+        with self._threads_lock:
+            self._mirror_threads[:] = [t for t in self._mirror_threads if t.is_alive()]  # shared by copies
+            self._mirror_threads.append(thread)
+        thread.start()
+
+    def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        mirror = self._core.mirror
+        assert mirror is not None
+        shadow = mirror.shadow
+        started = time.perf_counter()
+        try:
+            try:
+                result = self._clients[shadow.name]._request(shadow.prepare(options), object)
+            except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
+                new = side(shadow.name, time.perf_counter() - started, error=exc)
+            else:
+                new = side(shadow.name, time.perf_counter() - started, result)
+            mirror.write(custom_id, options, old, new)
+        finally:
+            mirror.release()
+
+    def close(self) -> None:
+        """Wait (up to 5 s) for mirrored copies in flight, then close every target's client."""
+        deadline = time.monotonic() + MIRROR_CLOSE_WAIT
+        with self._threads_lock:
+            threads = list(self._mirror_threads)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if self._owns_clients:
+            for client in self._clients.values():
+                client.close()
+
+    def __enter__(self) -> Router:
+        return self
+
+
+class AsyncRouter(RouterShell, AsyncClient):
+    """An :class:`~holyclient.AsyncClient` that spreads requests over targets; the arguments of :class:`Router`.
+
+    Mirrored copies run as tasks the caller never awaits; ``await router.close()`` waits for them (5 s at most).
+    """
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        *,
+        sticky_key: StickyKey = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        shadow: Target | None = None,
+        mirror: float = 0.0,
+        mirror_to: str | os.PathLike[str] | None = None,
+        mirror_concurrency: int = 4,
+        budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
+        timeout: Any = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        max_retry_after: float | None = None,
+    ) -> None:
+        self._owns_clients = True
+        self._mirror_tasks: set[asyncio.Task[None]] = set()
+        self._setup(
+            targets,
+            AsyncClient,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            shadow=shadow,
+            mirror=mirror,
+            mirror_to=mirror_to,
+            mirror_concurrency=mirror_concurrency,
+            budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
+            client_options={
+                "timeout": timeout,
+                "max_retries": max_retries,
+                "default_headers": default_headers,
+                "max_retry_after": max_retry_after,
+            },
+        )
+
+    async def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], Any]) -> Any:
+        if self._recorder is not None:
+            self._recorder.observe(options)
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                result = await send(self._clients[target.name], prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.succeeded(result)
+            slot = self._mirror_slot(options)
+            if slot is not None:
+                old = side(target.name, routing.latency, self._unwrap(result))
+                task = asyncio.create_task(self._shadow(slot, options, old))
+                self._mirror_tasks.add(task)
+                task.add_done_callback(self._mirror_tasks.discard)
+            return result
+
+    async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
+        result: ModelT = await self._route(
+            options, lambda client, prepared: client._request(prepared, cast_to)
+        )
+        return result
+
+    async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
+        async def send(client: Any, prepared: RequestOptions) -> Any:
+            result = await client._stream(prepared, cast_to)
+            error = opening_error(self._unwrap(result))
+            if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
+                await self._unwrap(result).close()
+                raise error
+            return result
+
+        return await self._route(options, send)
+
+    def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
+        from .._pagination import AsyncPaginator
+
+        async def fetch() -> Any:
+            result = await self._request(options, page_cls)
+            page = self._unwrap(result)
+            page._bind(self._page_client(page), options)
+            return result
+
+        return AsyncPaginator(fetch)
+
+    async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+        """Async twin of :meth:`Router._send_raw`."""
+        routing = self._core.start(options)
+        while True:
+            target, prepared = routing.next()
+            try:
+                request, response = await self._clients[target.name]._send_raw(prepared)
+            except BaseException as exc:
+                routing.failed(exc)
+                continue
+            routing.answered(response.status_code)
+            mark(response, target.name)
+            return request, response
+
+    async def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        mirror = self._core.mirror
+        assert mirror is not None
+        shadow = mirror.shadow
+        started = time.perf_counter()
+        try:
+            try:
+                result = await self._clients[shadow.name]._request(shadow.prepare(options), object)
+            except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
+                new = side(shadow.name, time.perf_counter() - started, error=exc)
+            else:
+                new = side(shadow.name, time.perf_counter() - started, result)
+            mirror.write(custom_id, options, old, new)
+        finally:
+            mirror.release()
+
+    async def close(self) -> None:
+        """Wait (up to 5 s) for mirrored copies in flight, cancel the rest, then close every target's client."""
+        if self._mirror_tasks:
+            _, pending = await asyncio.wait(set(self._mirror_tasks), timeout=MIRROR_CLOSE_WAIT)
+            for task in pending:
+                task.cancel()
+        if self._owns_clients:
+            for client in self._clients.values():
+                await client.close()
+
+    async def __aenter__(self) -> AsyncRouter:
+        return self

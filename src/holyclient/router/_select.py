@@ -1,0 +1,108 @@
+"""Choosing targets, sans-IO: the weighted split, sticky keys, the failover order and when failing over is safe.
+
+* **Weighted split**: a request without a sticky key picks a target at random in proportion to the
+  weights of the targets in rotation (breaker not open). Weight 0 drains a target.
+* **Sticky keys** use weighted rendezvous hashing: every (key, target) pair gets a score from a hash,
+  the highest score wins. A key therefore stays on its target as long as that target is in rotation,
+  and when a target leaves (open breaker, weight 0) only its own keys move.
+* **Failover order**: the chosen target, then its own ``fallbacks`` in order, then the other weighted
+  targets by descending weight. A target whose breaker is open is skipped.
+* **Safe to fail over**: no response (connection error, timeout), 5xx, 408, a stream whose first event
+  is such an error (nothing reached the caller yet), and a 429 that reached the
+  caller (beyond the retry budget, or ``insufficient_quota``), and a target's own budget being spent
+  (nothing was sent). Never a request error (400, 401, 403, 404, 422 ...): it would fail the same way
+  everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._base import SSEDecoder, stream_error
+from .._exceptions import APIConnectionError, APIStatusError, BudgetExceededError
+
+if TYPE_CHECKING:
+    from ._breaker import CircuitBreaker
+    from ._target import Target
+
+#: Statuses that say "this target, now" rather than "this request".
+FAILOVER_STATUSES = frozenset({408, 429})
+
+StickyKey = str | Callable[[Mapping[str, Any]], object] | None
+
+
+def failover_safe(exc: BaseException) -> bool:
+    """Whether the request that failed with ``exc`` may be sent to another target."""
+    if isinstance(exc, APIConnectionError) or target_budget_spent(exc):
+        return True
+    if isinstance(exc, APIStatusError):
+        status = exc.status_code or 0
+        return status >= 500 or status in FAILOVER_STATUSES
+    return False
+
+
+def opening_error(stream: Any) -> APIStatusError | None:
+    """The error a stream opens with: an SSE error event in the bytes read before the caller got any.
+
+    A relay that is overloaded may answer 200 and send ``data: {"error": ...}`` as its first event;
+    nothing has reached the caller yet, so the request can still go to another target.
+    """
+    first = getattr(stream, "_first", b"")
+    if not first or b'"error"' not in first:
+        return None
+    events = SSEDecoder().feed(first)
+    if not events:
+        return None
+    response = stream.response
+    return stream_error(events[0], response, request=getattr(response, "request", None))
+
+
+def target_budget_spent(exc: BaseException) -> bool:
+    """``exc`` refused the request before sending because its target's own budget is spent."""
+    return isinstance(exc, BudgetExceededError) and getattr(exc, "target_budget", False)
+
+
+def sticky_value(sticky_key: StickyKey, body: Mapping[str, Any] | None) -> str | None:
+    """The sticky key of a request: a body field named by ``sticky_key``, or what a callable returns."""
+    if sticky_key is None or body is None:
+        return None
+    value = sticky_key(body) if callable(sticky_key) else body.get(sticky_key)
+    return None if value is None or value == "" else str(value)
+
+
+def _score(key: str, target: Target) -> float:
+    """Weighted rendezvous score: ``-weight / ln(u)`` with ``u`` uniform in (0, 1) from a hash."""
+    digest = hashlib.sha256(f"{target.name}\x00{key}".encode()).digest()
+    u = (int.from_bytes(digest[:8], "big") + 0.5) / 2.0**64
+    return -target.weight / math.log(u)
+
+
+def choose(pool: Sequence[Target], key: str | None, rng: random.Random) -> Target:
+    """One target of ``pool`` (all with weight > 0): by ``key`` when given, else at random by weight."""
+    if key is not None:
+        return max(pool, key=lambda target: _score(key, target))
+    return rng.choices(pool, weights=[t.weight for t in pool])[0]
+
+
+def failover_order(
+    weighted: Sequence[Target],
+    breakers: Mapping[str, CircuitBreaker],
+    key: str | None,
+    rng: random.Random,
+) -> list[Target]:
+    """The targets one request will try, in order (breakers are checked again when each is tried)."""
+    live = [t for t in weighted if t.weight > 0]
+    healthy = [t for t in live if breakers[t.name].available()]
+    pool = healthy or live
+    order: list[Target] = []
+    if pool:
+        first = choose(pool, key, rng)
+        order.append(first)
+        order.extend(first.fallbacks)
+    order.extend(sorted(live, key=lambda t: -t.weight))
+    seen: set[str] = set()
+    return [t for t in order if not (t.name in seen or seen.add(t.name))]  # type: ignore[func-returns-value]

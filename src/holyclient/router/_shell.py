@@ -1,0 +1,177 @@
+"""What both routers add to their client class: construction, copies, stats, usage. No I/O.
+
+A router keeps one client per target (each with that target's key, base URL and options) and the
+client attributes a :class:`~holyclient.Client` has, none of which is ever used to build a request.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Self
+
+from .._base import NOT_GIVEN
+from .._constants import DEFAULT_MAX_RETRIES
+from .._exceptions import ConfigurationError
+from .._recorder import make_recorder
+from .._retry import RetryPolicy
+from .._transport import default_timeout
+from .._usage import UsageTracker
+from ._core import RouterCore
+from ._mirror import Mirror
+from ._select import StickyKey
+from ._stats import TargetStats
+from ._target import Target
+from ._usage import ChainedTracker
+
+if TYPE_CHECKING:
+    from .._base import RequestOptions
+
+_NOT_FOR_ROUTERS = ("api_key", "base_url", "organization", "project", "allow_insecure_http")
+
+
+class RouterShell:
+    """What both routers add to their client class: construction, copies, stats. No I/O."""
+
+    _core: RouterCore
+    _clients: dict[str, Any]
+    _response_cls: Any
+    _usage: UsageTracker
+
+    def _setup(
+        self,
+        targets: Sequence[Target],
+        client_cls: type[Any],
+        *,
+        sticky_key: StickyKey,
+        breaker_threshold: int,
+        breaker_cooldown: float,
+        clock: Callable[[], float],
+        rng: random.Random | None,
+        shadow: Target | None,
+        mirror: float,
+        mirror_to: str | os.PathLike[str] | None,
+        mirror_concurrency: int,
+        budget_usd: float | None,
+        record_to: str | os.PathLike[str] | None,
+        record_rate: float,
+        client_options: dict[str, Any],
+    ) -> None:
+        if mirror and (shadow is None or mirror_to is None):
+            raise ConfigurationError("mirror= needs a shadow=Target(...) and a mirror_to='pairs.jsonl' file")
+        mirrored = (
+            Mirror(shadow, mirror, mirror_to, mirror_concurrency, rng=rng)
+            if mirror and shadow and mirror_to
+            else None
+        )
+        self._core = RouterCore(
+            targets,
+            shadow=shadow,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            mirror=mirrored,
+        )
+        # The client attributes a router has as a client; no request is ever built from them.
+        first = self._core.weighted[0]
+        shell: Any = self
+        shell.api_key, shell._api_key_provider = "", None
+        shell.organization = shell.project = None
+        shell.base_url = first.base_url
+        shell.timeout = default_timeout(client_options.get("timeout"))
+        retries = client_options.get("max_retries")
+        shell.max_retries = DEFAULT_MAX_RETRIES if retries is None else retries
+        shell.default_headers, shell.default_query = {}, {}
+        shell._allow_insecure_http = False
+        shell._policy = RetryPolicy()
+        shell._budget_usd = budget_usd
+        shell._usage = UsageTracker(budget_usd=budget_usd)
+        shell._recorder = make_recorder(record_to, record_rate)
+        shell._http, shell._owns_http, shell._sleep = None, False, None
+        keys = {target.name: target.resolve_key() for target in self._core.targets}  # all, before any client
+        options = {k: v for k, v in client_options.items() if v is not None}
+        self._clients = {}
+        for target in self._core.targets:
+            client = client_cls(
+                api_key=keys[target.name], base_url=target.base_url, **{**options, **target.client_options}
+            )
+            client._usage = ChainedTracker(self._usage, target.budget_usd)
+            if budget_usd is not None or target.budget_usd is not None:
+                client._budget_usd = target.budget_usd if target.budget_usd is not None else budget_usd
+            self._clients[target.name] = client
+        shell._bind_resources()
+
+    def __repr__(self) -> str:  # targets by host, never a key
+        return f"{type(self).__name__}(targets=[{self._core!r}])"
+
+    @property
+    def targets(self) -> list[Target]:
+        """Every target: the weighted ones, their fallbacks and the shadow."""
+        return list(self._core.targets)
+
+    def set_weight(self, name: str, weight: float) -> None:
+        """Change a target's share of traffic at once (0 drains it): a rollout step without a restart.
+
+        Raises:
+            KeyError: no target has that name.
+            ValueError: a negative weight, or draining the last target with a weight above 0.
+        """
+        self._core.set_weight(name, weight)
+
+    @property
+    def usage(self) -> UsageTracker:
+        """Tokens and cost of all targets together (each target's: ``router.target_usage(name)``)."""
+        for client in self._clients.values():
+            client._usage.flush()
+        return self._usage
+
+    def target_usage(self, name: str) -> UsageTracker:
+        """One target's usage tracker (its tokens, cost and budget)."""
+        tracker: UsageTracker = self._clients[name]._usage
+        return tracker
+
+    def stats(self) -> dict[str, TargetStats]:
+        """Per-target counters: requests, errors, failovers, latency, breaker state, tokens and cost."""
+        return self._core.stats(lambda name: self.target_usage(name).snapshot())
+
+    def with_options(self, **changes: Any) -> Self:
+        """A copy whose targets' clients all have these options (``timeout``, ``max_retries`` ...),
+        sharing this router's targets, breakers, counters and usage.
+
+        Raises:
+            TypeError: an option that belongs to one target (``api_key``, ``base_url`` ...).
+        """
+        given = [name for name in _NOT_FOR_ROUTERS if changes.get(name, NOT_GIVEN) is not NOT_GIVEN]
+        if given:
+            raise TypeError(f"{', '.join(given)} belong to each Target, not to the router")
+        new = copy.copy(self)
+        new._clients = {name: client.with_options(**changes) for name, client in self._clients.items()}
+        new._owns_clients = False  # type: ignore[attr-defined]
+        shell: Any = new
+        shell._bind_resources()
+        return new
+
+    copy = with_options
+
+    def _in_response_mode(self, response_cls: Any) -> Self:
+        new = copy.copy(self)
+        new._response_cls = response_cls
+        new._clients = {name: c._in_response_mode(response_cls) for name, c in self._clients.items()}
+        new._owns_clients = False  # type: ignore[attr-defined]
+        shell: Any = new
+        shell._bind_resources()
+        return new
+
+    def _page_client(self, page: Any) -> Any:
+        """Next pages are fetched from the target that served the first one."""
+        return self._clients.get(getattr(page, "_target", ""), self)
+
+    def _mirror_slot(self, options: RequestOptions) -> str | None:
+        mirror = self._core.mirror
+        if mirror is None or not mirror.wants(options):
+            return None
+        return mirror.acquire()

@@ -1,0 +1,66 @@
+"""Usage per target and in total: each target's tracker also charges the router's.
+
+A target's client keeps its own :class:`~holyclient.UsageTracker` (its tokens, cost and optional
+budget); every reservation, settlement and record is mirrored on the router's tracker, which holds the
+total and the router's ``budget_usd``. A request must fit both budgets to be sent. A request refused by
+a target's own budget (marked ``target_budget``) goes on to the next target; one refused by the total
+budget fails, as it would on every target.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from .._exceptions import BudgetExceededError
+from .._usage import Reservation, UsageTracker
+
+
+class ChainedTracker(UsageTracker):
+    """A target's tracker that charges ``parent`` (the router's total) with everything it records."""
+
+    def __init__(self, parent: UsageTracker, budget_usd: float | None = None) -> None:
+        super().__init__(budget_usd, prices=parent._prices)
+        self.parent = parent
+        self._links: dict[int, Reservation] = {}
+        self._links_lock = threading.Lock()
+
+    def reserve(self, body: Mapping[str, Any]) -> Reservation:
+        total = self.parent.reserve(body)  # the total budget first: raises when the router's is spent
+        try:
+            own = super().reserve(body)
+        except BaseException as exc:
+            self.parent.settle(total, None)
+            if isinstance(exc, BudgetExceededError):
+                exc.target_budget = True  # type: ignore[attr-defined]  # this target's budget: fail over
+            raise
+        with self._links_lock:
+            self._links[own.id] = total
+        return own
+
+    def _link(self, reservation: Reservation) -> Reservation | None:
+        with self._links_lock:
+            return self._links.pop(reservation.id, None)
+
+    def settle(
+        self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
+    ) -> None:
+        total = self._link(reservation)
+        if total is not None:
+            self.parent.settle(total, usage, approximate=approximate)
+        super().settle(reservation, usage, approximate=approximate)
+
+    def settle_uncertain(self, reservation: Reservation) -> None:
+        total = self._link(reservation)
+        if total is not None:
+            self.parent.settle_uncertain(total)
+        super().settle_uncertain(reservation)
+
+    def record(self, model: str, usage: Mapping[str, Any] | Any, *, approximate: bool = False) -> None:
+        self.parent.record(model, usage, approximate=approximate)
+        super().record(model, usage, approximate=approximate)
+
+    def flush(self) -> None:
+        """Apply settlements queued by finalisers (streams dropped unclosed), here and so in the total."""
+        self._apply_later()

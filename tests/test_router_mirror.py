@@ -1,0 +1,150 @@
+"""Shadow traffic: the caller never waits for the shadow, copies are dropped (not queued) when the mirror
+is full, and the pairs file holds both answers in a replayable format without keys."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from holyclient import AsyncRouter, Router, Target
+from holyclient.testing import Fault, LocalServer, RecordedRequest
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+KEY_OLD, KEY_NEW = "sk-old-endpoint-1111", "sk-new-endpoint-2222"
+
+
+class Gate:
+    """A server hook that holds every request until opened (the shadow 'hangs' without any timing)."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.arrived = threading.Semaphore(0)
+
+    def __call__(self, request: RecordedRequest) -> Fault | None:
+        self.arrived.release()
+        self.open.wait(10)  # bounded: a failing test cannot wedge the run
+        return None
+
+
+@pytest.fixture
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture
+def servers(gate: Gate) -> Iterator[tuple[LocalServer, LocalServer]]:
+    with LocalServer(api_key=KEY_OLD) as old, LocalServer(api_key=KEY_NEW, hook=gate) as new:
+        yield old, new
+        gate.open.set()
+
+
+def _router(old: LocalServer, new: LocalServer, path: Path, cls: Any = Router, **kwargs: Any) -> Any:
+    return cls(
+        [Target(old.base_url, api_key=KEY_OLD, name="old")],
+        shadow=Target(new.base_url, api_key=KEY_NEW, name="new", model_map={"gpt-4o-mini": "gpt-4o"}),
+        mirror=1.0,
+        mirror_to=path,
+        max_retries=0,
+        **kwargs,
+    )
+
+
+def test_the_caller_does_not_wait_for_a_hanging_shadow(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    router = _router(old, new, tmp_path / "pairs.jsonl")
+    answer = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    assert answer._target == "old"
+    assert gate.arrived.acquire(timeout=10)  # the copy reached the shadow, which is holding it
+    assert router._core.mirror.in_flight == 1  # the caller got its answer with the copy still in flight
+    gate.open.set()
+    router.close()  # waits for the copy
+    (line,) = (tmp_path / "pairs.jsonl").read_text().splitlines()
+    pair = json.loads(line)
+    assert pair["method"] == "POST" and pair["url"] == "/v1/chat/completions"
+    assert pair["body"]["model"] == "gpt-4o-mini"  # the caller's request, before the shadow's model map
+    assert pair["old"]["target"] == "old" and pair["old"]["body"]["choices"]
+    assert pair["new"]["target"] == "new" and pair["new"]["body"]["model"] == "gpt-4o"
+    assert pair["new"]["status"] == 200 and pair["new"]["latency_s"] > 0
+    assert KEY_OLD not in line and KEY_NEW not in line and "uthorization" not in line
+    assert [r.status for r in new.requests] == [200]  # the shadow got its own key
+    assert router.stats()["new"].mirrored == 1
+
+
+def test_the_mirror_drops_copies_when_its_concurrency_is_full(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    router = _router(old, new, tmp_path / "pairs.jsonl", mirror_concurrency=1)
+    for _ in range(4):
+        router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    assert gate.arrived.acquire(timeout=10)
+    stats = router.stats()["new"]
+    assert (stats.mirrored, stats.mirror_dropped) == (1, 3)
+    gate.open.set()
+    router.close()
+    assert len((tmp_path / "pairs.jsonl").read_text().splitlines()) == 1
+    assert len(new.requests) == 1
+
+
+def test_a_failing_shadow_is_recorded_and_never_fails_the_caller(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    gate.open.set()
+    new.enqueue(Fault.status(500))
+    router = _router(old, new, tmp_path / "pairs.jsonl")
+    assert router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)._target == "old"
+    router.close()
+    pair = json.loads((tmp_path / "pairs.jsonl").read_text())
+    assert pair["new"]["status"] == 500 and pair["new"]["body"] is None and "500" in pair["new"]["error"]
+    assert pair["old"]["status"] == 200
+
+
+def test_streams_and_uploads_are_not_mirrored(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    gate.open.set()
+    router = _router(old, new, tmp_path / "pairs.jsonl")
+    list(router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True))
+    router.models.list()
+    router.close()
+    assert not (tmp_path / "pairs.jsonl").exists()
+    assert new.requests == []
+
+
+def test_async_router_mirrors_in_a_task_the_caller_does_not_await(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+
+    async def main() -> None:
+        router = _router(old, new, tmp_path / "pairs.jsonl", cls=AsyncRouter, mirror_concurrency=1)
+        for _ in range(2):
+            answer = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+            assert answer._target == "old"
+        assert await asyncio.to_thread(gate.arrived.acquire, timeout=10)
+        assert router.stats()["new"].mirror_dropped == 1
+        gate.open.set()
+        await router.close()
+
+    asyncio.run(main())
+    assert len((tmp_path / "pairs.jsonl").read_text().splitlines()) == 1
+
+
+def test_mirror_needs_a_shadow_and_a_file():
+    from holyclient import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="shadow"):
+        Router([Target("https://a.test/v1", api_key="k")], mirror=0.1)
+
+
+def test_responses_and_embeddings_are_mirrored_too(servers, gate: Gate, tmp_path: Path):
+    """litellm's mirroring never fires on /v1/responses; ours does."""
+    old, new = servers
+    gate.open.set()
+    router = _router(old, new, tmp_path / "pairs.jsonl")
+    router.responses.create(model="gpt-4o-mini", input="hi")
+    router.embeddings.create(model="text-embedding-3-small", input="hi")
+    router.close()
+    pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
+    assert sorted(p["url"] for p in pairs) == ["/v1/embeddings", "/v1/responses"]
+    assert all(p["old"]["status"] == p["new"]["status"] == 200 for p in pairs)

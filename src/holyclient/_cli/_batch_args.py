@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from ._batch_scaleout import add_arguments as add_scaleout_arguments
+from ._server_args import add_server_arguments
 
 
 def _positive_int(text: str) -> int:
@@ -78,9 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=_positive_float, metavar="S", help="seconds per attempt (default: 600)"
     )
     parser.add_argument("--model", metavar="M", help="model for the lines whose body sets none")
-    parser.add_argument(
-        "--base-url", metavar="URL", help="API base URL (default: HOLYSHEEP_BASE_URL or HolySheep)"
-    )
+    add_server_arguments(parser)  # --api-key, --base-url, --allow-insecure-http
     parser.add_argument(
         "--retry-failed",
         action="store_true",

@@ -16,6 +16,7 @@ from typing import Any
 from ._batch_args import DEFAULT_PACK_INPUTS, DEFAULT_PACK_TOKENS, add_arguments, check_paths
 from ._batch_merge import register as register_merge
 from ._batch_scaleout import in_shard, make_limiter, resolve, shard_lease
+from ._server_args import SettingsError, client_settings
 
 DESCRIPTION = """\
 Send every request of INPUT (OpenAI Batch API input: one {"custom_id", "method": "POST",
@@ -41,7 +42,8 @@ server): then the run stops (exit 2) without recording them, and a rerun sends t
 
 Progress goes to stderr: a live bar on a terminal, otherwise a plain line every --progress-every
 seconds. A summary (requests, failures, tokens and cost per model) is printed to stderr at the end,
-or to stdout as one JSON document with --json. The API key is read from HOLYSHEEP_API_KEY."""
+or to stdout as one JSON document with --json. The API key is read from HOLYSHEEP_API_KEY (or
+--api-key)."""
 
 EPILOG = """\
 exit codes:
@@ -192,8 +194,12 @@ def _send(args: argparse.Namespace, report: Any) -> int:
     from .._exceptions import ConfigurationError
     from ..batch._output import OutputLock, prepare_output
 
+    try:  # command-line advice ("set HOLYSHEEP_API_KEY or pass --api-key"), not the library's
+        settings = client_settings(args)
+    except SettingsError as exc:
+        return _fail(str(exc))
     try:
-        client = AsyncClient(base_url=args.base_url, timeout=args.timeout, max_retries=0)
+        client = AsyncClient(**settings.as_kwargs(), timeout=args.timeout, max_retries=0)
     except ConfigurationError as exc:
         return _fail(str(exc))
     lock = OutputLock(args.output)

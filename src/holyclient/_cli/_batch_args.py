@@ -7,34 +7,12 @@ the library: ``holyclient batch --help`` stays light.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from pathlib import Path
 
+from ._argtypes import non_negative_float, positive_float, positive_int
 from ._batch_scaleout import add_arguments as add_scaleout_arguments
 from ._server_args import add_server_arguments
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
-
-
-def _seconds_or_zero(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds (0: off), got {text}")
-    return value
-
 
 DEFAULT_PACK_INPUTS = 256  # holyclient.batch._pack.DEFAULT_PACK_INPUTS (not imported: --help stays light)
 DEFAULT_PACK_TOKENS = 100_000
@@ -42,7 +20,7 @@ MAX_PACK_INPUTS = 2048
 
 
 def _pack_inputs(text: str) -> int:
-    value = _positive_int(text)
+    value = positive_int(text)
     if value > MAX_PACK_INPUTS:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_PACK_INPUTS} (the API's limit), got {value}")
     return value
@@ -56,15 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=_positive_int,
+        type=positive_int,
         default=64,
         metavar="N",
         help="most requests in flight (default: 64; lowered automatically on sustained 429s)",
     )
-    parser.add_argument("--rpm", type=_positive_float, metavar="N", help="requests per minute not to exceed")
+    parser.add_argument("--rpm", type=positive_float, metavar="N", help="requests per minute not to exceed")
     parser.add_argument(
         "--tpm",
-        type=_positive_float,
+        type=positive_float,
         metavar="N",
         help="tokens per minute not to exceed (prompt estimate + max_tokens)",
     )
@@ -76,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="retries per request after the first attempt (default: 8)",
     )
     parser.add_argument(
-        "--timeout", type=_positive_float, metavar="S", help="seconds per attempt (default: 600)"
+        "--timeout", type=positive_float, metavar="S", help="seconds per attempt (default: 600)"
     )
     parser.add_argument("--model", metavar="M", help="model for the lines whose body sets none")
     add_server_arguments(parser)  # --api-key, --base-url, --allow-insecure-http
@@ -118,14 +96,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pack-tokens",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="T",
         help=f"most tokens in one packed request (default: {DEFAULT_PACK_TOKENS:,})",
     )
     parser.add_argument(
         "--progress-every",
-        type=_seconds_or_zero,
+        type=non_negative_float,
         default=10.0,
         metavar="S",
         help="when stderr is not a terminal, print a progress line every S seconds (default: 10; 0: off)",
@@ -135,7 +113,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the final summary (or the dry-run estimate) as JSON on stdout",
     )
-    add_scaleout_arguments(parser, _positive_int, _positive_float)
+    add_scaleout_arguments(parser, positive_int, positive_float)
 
 
 def check_paths(args: argparse.Namespace) -> str | None:

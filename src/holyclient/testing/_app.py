@@ -19,6 +19,7 @@ from collections.abc import Coroutine, Iterable
 from email.utils import formatdate
 from typing import Any
 
+from . import _embeddings
 from . import _handlers as h
 from ._admin import handle_admin
 from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
@@ -313,8 +314,8 @@ class App:
             )
             ex.cost = h.chat_cost(body) if self._limiter is not None else 0
         else:
-            ex.payload = h.embeddings(body)
-            ex.cost = h.embeddings_cost(body) if self._limiter is not None else 0
+            ex.payload = _embeddings.embeddings(body)
+            ex.cost = _embeddings.embeddings_cost(body) if self._limiter is not None else 0
 
     def _admit(self, ex: _Exchange) -> bool:
         assert self._limiter is not None

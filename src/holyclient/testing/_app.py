@@ -24,7 +24,8 @@ from . import _handlers as h
 from ._admin import handle_admin
 from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
-from ._http import HTTPConnection, Request
+from ._http import HTTPConnection
+from ._http_parse import Request
 from ._limits import SlidingWindowLimiter
 from ._routes_more import handle_more, reset_more
 

@@ -146,3 +146,18 @@ def test_the_live_bar_renders_with_rich(capsys: pytest.CaptureFixture[str]) -> N
             await LiveBar(10, stream).run(lambda: 4, lambda elapsed: "4/10 done")
 
     anyio.run(briefly)
+
+
+def test_the_api_key_flag_is_sent_and_never_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", WRONG_KEY)  # the flag wins over the variable
+    source = _input(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    with LocalServer(api_key=RIGHT_KEY) as server:
+        argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--api-key", RIGHT_KEY]
+        assert main([*argv, "--json"]) == 0
+    printed = capsys.readouterr()
+    assert _ids(out) == ["r0", "r1", "r2"]
+    assert RIGHT_KEY not in printed.out + printed.err
+    assert RIGHT_KEY not in out.read_text()

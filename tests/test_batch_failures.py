@@ -16,7 +16,7 @@ import pytest
 
 from holyclient import AsyncClient
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, BatchStoppedError
-from holyclient.batch import _runner as runner_module
+from holyclient.batch import _process as runner_module
 from support import KEY, completion
 
 

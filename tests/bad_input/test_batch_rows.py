@@ -280,6 +280,31 @@ ROWS = [
         r"holyclient batch: .*HOLYSHEEP_API_KEY",
         env={"HOLYSHEEP_API_KEY": None},
     ),
+    row(
+        "no-api-key-gives-shell-advice",
+        _jsonl(_line("a")),
+        r"holyclient batch: no API key: set HOLYSHEEP_API_KEY or pass --api-key",
+        env={"HOLYSHEEP_API_KEY": None},
+    ),
+    row(
+        "empty-api-key-flag",
+        _jsonl(_line("a")),
+        r"holyclient batch: --api-key is empty",
+        argv=(*RUN, "--api-key", " "),
+    ),
+    row(
+        "plain-http-to-another-host",
+        _jsonl(_line("a")),
+        r"holyclient batch: refusing to send the API key over plain http:// to 'api\.example\.com'.*"
+        r"--allow-insecure-http",
+        argv=(*RUN, "--base-url", "http://api.example.com/v1"),
+    ),
+    row(
+        "base-url-not-http",
+        _jsonl(_line("a")),
+        r"holyclient batch: the base URL \(--base-url or HOLYSHEEP_BASE_URL\) must be an http:// or https:// URL",
+        argv=(*RUN, "--base-url", "ftp://api.example.com/v1"),
+    ),
     # flags
     row(
         "empty-model-flag",

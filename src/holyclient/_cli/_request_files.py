@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from .._message_checks import kind, messages_problem
 from ._argtypes import MAX_TOKENS
 
 #: Larger ``max_tokens`` / ``max_completion_tokens`` values are typos, not requests: no model writes
@@ -177,13 +178,13 @@ def _first_bad(doc: list[Any]) -> int:
 
 def _request(value: Any, where: str) -> Request:
     if not isinstance(value, dict):
-        raise InputError(f"{where}: expected a JSON object, got {_kind(value)}")
+        raise InputError(f"{where}: expected a JSON object, got {kind(value)}")
     custom_id = None
     body = value
     if "body" in value and ("custom_id" in value or "url" in value or "method" in value):
         body = value["body"]
         if not isinstance(body, dict):
-            raise InputError(f"{where}: field 'body' must be an object, got {_kind(body)}")
+            raise InputError(f"{where}: field 'body' must be an object, got {kind(body)}")
         cid = value.get("custom_id")
         custom_id = str(cid) if cid is not None else None
         url = value.get("url")
@@ -200,7 +201,7 @@ def _request(value: Any, where: str) -> Request:
         _check_messages(body["messages"], where, prefix)
         for key in ("tools", "functions"):
             if key in body and body[key] is not None and not isinstance(body[key], list):
-                raise InputError(f"{where}: field '{prefix}{key}' must be a list, got {_kind(body[key])}")
+                raise InputError(f"{where}: field '{prefix}{key}' must be a list, got {kind(body[key])}")
         for key in ("max_tokens", "max_completion_tokens", "n"):
             v = body.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
@@ -218,34 +219,12 @@ def _request(value: Any, where: str) -> Request:
         )
     model = body.get("model")
     if model is not None and not isinstance(model, str):
-        raise InputError(f"{where}: field '{prefix}model' must be a string, got {_kind(model)}")
+        raise InputError(f"{where}: field '{prefix}model' must be a string, got {kind(model)}")
     return Request(where, custom_id, body)
 
 
 def _check_messages(messages: Any, where: str, prefix: str) -> None:
-    if not isinstance(messages, list):
-        raise InputError(f"{where}: field '{prefix}messages' must be a list, got {_kind(messages)}")
-    for i, message in enumerate(messages):
-        field = f"{prefix}messages[{i}]"
-        if not isinstance(message, Mapping):
-            raise InputError(f"{where}: field '{field}' must be an object, got {_kind(message)}")
-        role = message.get("role")
-        if not isinstance(role, str):
-            raise InputError(f"{where}: field '{field}.role' is missing or not a string")
-        content = message.get("content")
-        if content is not None and not isinstance(content, (str, list)):
-            raise InputError(
-                f"{where}: field '{field}.content' must be a string, a list of parts or null, got {_kind(content)}"
-            )
-        if isinstance(content, list):
-            for j, part in enumerate(content):
-                if not isinstance(part, Mapping):
-                    raise InputError(
-                        f"{where}: field '{field}.content[{j}]' must be an object, got {_kind(part)}"
-                    )
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number"
-    )
+    """The batch reader's check (:mod:`holyclient._message_checks`), an empty list allowed: estimating a
+    request's overhead alone is harmless."""
+    if (problem := messages_problem(messages, prefix, allow_empty=True)) is not None:
+        raise InputError(f"{where}: {problem}")

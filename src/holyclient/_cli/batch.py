@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import sys
-from pathlib import Path
 from typing import Any
 
+from ._batch_args import DEFAULT_PACK_INPUTS, DEFAULT_PACK_TOKENS, add_arguments, check_paths
 from ._batch_merge import register as register_merge
-from ._batch_scaleout import add_arguments as add_scaleout_arguments
 from ._batch_scaleout import in_shard, make_limiter, resolve, shard_lease
+from ._server_args import SettingsError, client_settings
 
 DESCRIPTION = """\
 Send every request of INPUT (OpenAI Batch API input: one {"custom_id", "method": "POST",
@@ -44,7 +42,8 @@ server): then the run stops (exit 2) without recording them, and a rerun sends t
 
 Progress goes to stderr: a live bar on a terminal, otherwise a plain line every --progress-every
 seconds. A summary (requests, failures, tokens and cost per model) is printed to stderr at the end,
-or to stdout as one JSON document with --json. The API key is read from HOLYSHEEP_API_KEY."""
+or to stdout as one JSON document with --json. The API key is read from HOLYSHEEP_API_KEY (or
+--api-key)."""
 
 EPILOG = """\
 exit codes:
@@ -53,39 +52,6 @@ exit codes:
   2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
        another worker holds this --shard's lease in Redis
   130  interrupted (rerun to resume)"""
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
-
-
-def _seconds_or_zero(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds (0: off), got {text}")
-    return value
-
-
-_DEFAULT_PACK_INPUTS = 256  # holyclient.batch._pack.DEFAULT_PACK_INPUTS (not imported: --help stays light)
-_DEFAULT_PACK_TOKENS = 100_000
-_MAX_PACK_INPUTS = 2048
-
-
-def _pack_inputs(text: str) -> int:
-    value = _positive_int(text)
-    if value > _MAX_PACK_INPUTS:
-        raise argparse.ArgumentTypeError(f"must be at most {_MAX_PACK_INPUTS} (the API's limit), got {value}")
-    return value
 
 
 class _PackCount:
@@ -108,7 +74,7 @@ def _dry_run_packing(args: argparse.Namespace) -> _PackCount | None:
     from ..batch._pack import Packer
 
     return _PackCount(
-        Packer(args.pack_inputs or _DEFAULT_PACK_INPUTS, args.pack_tokens or _DEFAULT_PACK_TOKENS)
+        Packer(args.pack_inputs or DEFAULT_PACK_INPUTS, args.pack_tokens or DEFAULT_PACK_TOKENS)
     )
 
 
@@ -120,94 +86,7 @@ def register(subparsers: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", type=Path, metavar="INPUT.jsonl", help="requests, one JSON object per line")
-    parser.add_argument(
-        "-o", "--output", type=Path, metavar="OUTPUT.jsonl", help="results file (appended to)"
-    )
-    parser.add_argument(
-        "--concurrency",
-        type=_positive_int,
-        default=64,
-        metavar="N",
-        help="most requests in flight (default: 64; lowered automatically on sustained 429s)",
-    )
-    parser.add_argument("--rpm", type=_positive_float, metavar="N", help="requests per minute not to exceed")
-    parser.add_argument(
-        "--tpm",
-        type=_positive_float,
-        metavar="N",
-        help="tokens per minute not to exceed (prompt estimate + max_tokens)",
-    )
-    parser.add_argument(
-        "--max-retries",
-        type=int,
-        default=None,
-        metavar="N",
-        help="retries per request after the first attempt (default: 8)",
-    )
-    parser.add_argument(
-        "--timeout", type=_positive_float, metavar="S", help="seconds per attempt (default: 600)"
-    )
-    parser.add_argument("--model", metavar="M", help="model for the lines whose body sets none")
-    parser.add_argument(
-        "--base-url", metavar="URL", help="API base URL (default: HOLYSHEEP_BASE_URL or HolySheep)"
-    )
-    parser.add_argument(
-        "--retry-failed",
-        action="store_true",
-        help="send again the requests whose result in OUTPUT is a failure",
-    )
-    parser.add_argument(
-        "--dry-run", action="store_true", help="validate INPUT and print the cost estimate; send nothing"
-    )
-    parser.add_argument(
-        "--fsync", action="store_true", help="fsync OUTPUT after each line (survives a power cut; slower)"
-    )
-    parser.add_argument(
-        "--allow-unknown-models",
-        action="store_true",
-        help="send requests for models not in the price table (a warning; their cost is not counted)",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="append to an OUTPUT that holds results for custom_ids not in INPUT, or made from an earlier "
-        "version of INPUT",
-    )
-    # --- embedding input packing (one block: other options are added above and below) ---
-    parser.add_argument(
-        "--pack",
-        action="store_true",
-        help="send embedding lines with the same model and parameters as one request (one OUTPUT line "
-        "per custom_id still); cuts the requests, and the RPM they spend, up to 256-fold",
-    )
-    parser.add_argument(
-        "--pack-inputs",
-        type=_pack_inputs,
-        default=None,
-        metavar="N",
-        help=f"most inputs in one packed request (default: {_DEFAULT_PACK_INPUTS}; at most {_MAX_PACK_INPUTS})",
-    )
-    parser.add_argument(
-        "--pack-tokens",
-        type=_positive_int,
-        default=None,
-        metavar="T",
-        help=f"most tokens in one packed request (default: {_DEFAULT_PACK_TOKENS:,})",
-    )
-    parser.add_argument(
-        "--progress-every",
-        type=_seconds_or_zero,
-        default=10.0,
-        metavar="S",
-        help="when stderr is not a terminal, print a progress line every S seconds (default: 10; 0: off)",
-    )
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print the final summary (or the dry-run estimate) as JSON on stdout",
-    )
-    add_scaleout_arguments(parser, _positive_int, _positive_float)
+    add_arguments(parser)
     parser.set_defaults(func=run)
     register_merge(subparsers)  # `holyclient batch merge ...` (see _batch_merge.rewrite_argv)
 
@@ -219,34 +98,6 @@ def _fail(message: str) -> int:
 
 def _warn(message: str) -> None:
     print(f"holyclient batch: warning: {message}", file=sys.stderr)
-
-
-def _check_paths(args: argparse.Namespace) -> str | None:
-    """What is wrong with INPUT or OUTPUT as paths, before reading or writing anything."""
-    source: Path = args.input
-    if source.is_dir():
-        return f"{source}: is a directory"
-    if not source.exists():
-        return f"{source}: no such file"
-    if not os.access(source, os.R_OK):
-        return f"{source}: permission denied"
-    out: Path | None = args.output
-    if out is None:
-        return None
-    if out.is_dir():
-        return f"{out}: is a directory (-o takes a file)"
-    if out.exists() and out.resolve() == source.resolve():
-        return "OUTPUT must not be the INPUT file"
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        return f"{out}: no such directory {str(parent)!r}"
-    if args.dry_run:
-        return None
-    if (out.exists() and not os.access(out, os.W_OK)) or (
-        not out.exists() and not os.access(parent, os.W_OK)
-    ):
-        return f"{out}: permission denied (cannot write OUTPUT)"
-    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -267,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(problem)
     if not args.pack and (args.pack_inputs is not None or args.pack_tokens is not None):
         return _fail("--pack-inputs and --pack-tokens need --pack")
-    if (problem := _check_paths(args)) is not None:
+    if (problem := check_paths(args)) is not None:
         return _fail(problem)
     done = None
     if args.dry_run and args.output is not None:
@@ -343,8 +194,12 @@ def _send(args: argparse.Namespace, report: Any) -> int:
     from .._exceptions import ConfigurationError
     from ..batch._output import OutputLock, prepare_output
 
+    try:  # command-line advice ("set HOLYSHEEP_API_KEY or pass --api-key"), not the library's
+        settings = client_settings(args)
+    except SettingsError as exc:
+        return _fail(str(exc))
     try:
-        client = AsyncClient(base_url=args.base_url, timeout=args.timeout, max_retries=0)
+        client = AsyncClient(**settings.as_kwargs(), timeout=args.timeout, max_retries=0)
     except ConfigurationError as exc:
         return _fail(str(exc))
     lock = OutputLock(args.output)
@@ -394,8 +249,8 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         limiter=limiter,
         max_retries=DEFAULT_BATCH_MAX_RETRIES if args.max_retries is None else args.max_retries,
         stop_after=DEFAULT_STOP_AFTER,
-        pack_inputs=(args.pack_inputs or _DEFAULT_PACK_INPUTS) if args.pack else None,
-        pack_tokens=args.pack_tokens or _DEFAULT_PACK_TOKENS,
+        pack_inputs=(args.pack_inputs or DEFAULT_PACK_INPUTS) if args.pack else None,
+        pack_tokens=args.pack_tokens or DEFAULT_PACK_TOKENS,
     )
     costs = CostTally()
     created = not args.output.exists()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .._files import write_atomically
 from ..compare._gates import METRICS
 
 DESCRIPTION = """\
@@ -177,18 +176,6 @@ def _local_tokens(requests: list[Any]) -> dict[str, int | None]:
         except (ValueError, TypeError, KeyError):
             out[request.custom_id] = None
     return out
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _check_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -376,7 +363,7 @@ def _emit(args: argparse.Namespace, report: Any) -> int:
             from ..compare._html import render_html
 
             text = render_html(report)
-        _write_atomically(args.output, text)
+        write_atomically(args.output, [text])
         print(f"holyclient compare: wrote {args.output}", file=sys.stderr)
     if args.json:
         print(json.dumps(data, ensure_ascii=False))

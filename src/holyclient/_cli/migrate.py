@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+from ._argtypes import positive_int
+
 DESCRIPTION = """\
 Rewrite code that talks to the OpenAI API so it talks to https://api.holysheep.ai/v1:
 URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfiles, docs), OpenAI /
@@ -60,22 +62,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="worker processes for parsing (default: up to 4 cores when there is enough work)",
     )
     parser.set_defaults(func=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _progress(message: str) -> None:

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .._message_checks import kind, messages_problem
 from ._types import CHAT_COMPLETIONS_URL
 
 EMBEDDINGS_URL = "/v1/embeddings"
@@ -49,11 +50,6 @@ _POSITIVE_INTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
-    return names.get(type(value), "a number")
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -75,25 +71,8 @@ def _non_finite(value: Any, path: str) -> str | None:
 
 
 def _check_messages(messages: Any, prefix: str) -> None:
-    if not isinstance(messages, list) or not messages:
-        raise InputLineError(f"field '{prefix}messages' must be a non-empty list")
-    for index, message in enumerate(messages):
-        where = f"{prefix}messages[{index}]"
-        if not isinstance(message, dict):
-            raise InputLineError(f"field '{where}' must be an object, got {kind(message)}")
-        if not isinstance(message.get("role"), str) or not message["role"]:
-            raise InputLineError(f"field '{where}.role' is missing or not a string")
-        content = message.get("content")
-        if content is not None and not isinstance(content, (str, list)):
-            raise InputLineError(
-                f"field '{where}.content' must be a string, a list of parts or null, got {kind(content)}"
-            )
-        if isinstance(content, list):
-            for part_index, part in enumerate(content):
-                if not isinstance(part, dict):
-                    raise InputLineError(
-                        f"field '{where}.content[{part_index}]' must be an object, got {kind(part)}"
-                    )
+    if (problem := messages_problem(messages, prefix)) is not None:
+        raise InputLineError(problem)
 
 
 def _check_numbers(body: dict[str, Any], prefix: str, url: str, non_finite: bool) -> None:

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._bodies import ACCEPTED_URLS, InputLineError, check_body, kind, with_default_model
+from .._message_checks import kind
+from ._bodies import ACCEPTED_URLS, InputLineError, check_body, with_default_model
 from ._types import CHAT_COMPLETIONS_URL, BatchRequest, request_fingerprint
 
 __all__ = ["IdSet", "InputLineError", "InputReport", "iter_requests", "parse_line", "validate_input"]

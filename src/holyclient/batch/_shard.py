@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._files import write_atomically
+
 #: Where ``--shard auto/N`` reads ``K``: Kubernetes Indexed Jobs, then Slurm job arrays.
 SHARD_INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")
 
@@ -134,9 +136,5 @@ def merge_shards(input_ids: Iterable[str], shards: Iterable[Path], output: Path 
     report.missing = [custom_id for custom_id in order if custom_id not in found]
     report.lines = len(found)
     if report.ok and output is not None:
-        partial = output.with_name(f".{output.name}.merging")
-        with partial.open("w", encoding="utf-8") as handle:
-            for custom_id in order:
-                handle.write(found[custom_id] + "\n")
-        os.replace(partial, output)
+        write_atomically(output, (found[custom_id] + "\n" for custom_id in order))
     return report

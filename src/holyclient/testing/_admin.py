@@ -11,7 +11,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ._faults import fault_from_name
-from ._http import HTTPConnection, Request
+from ._http import HTTPConnection
+from ._http_parse import Request
 
 if TYPE_CHECKING:
     from ._app import App

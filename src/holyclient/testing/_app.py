@@ -19,11 +19,13 @@ from collections.abc import Coroutine, Iterable
 from email.utils import formatdate
 from typing import Any
 
+from . import _embeddings
 from . import _handlers as h
 from ._admin import handle_admin
 from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
-from ._http import HTTPConnection, Request
+from ._http import HTTPConnection
+from ._http_parse import Request
 from ._limits import SlidingWindowLimiter
 from ._routes_more import handle_more, reset_more
 
@@ -313,8 +315,8 @@ class App:
             )
             ex.cost = h.chat_cost(body) if self._limiter is not None else 0
         else:
-            ex.payload = h.embeddings(body)
-            ex.cost = h.embeddings_cost(body) if self._limiter is not None else 0
+            ex.payload = _embeddings.embeddings(body)
+            ex.cost = _embeddings.embeddings_cost(body) if self._limiter is not None else 0
 
     def _admit(self, ex: _Exchange) -> bool:
         assert self._limiter is not None

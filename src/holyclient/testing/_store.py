@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import _embeddings
 from . import _handlers as h
 from . import _handlers_more as hm
 from ._handlers import InvalidRequest
@@ -325,7 +326,7 @@ def _answer(endpoint: str, body: JSON, request_id: str, now: int) -> JSON:
         h.validate_chat(body)
         return h.ChatPlan(body, request_id).completion("chatcmpl-" + request_id[4:], now)
     if endpoint == "/v1/embeddings":
-        return h.embeddings(body)
+        return _embeddings.embeddings(body)
     if endpoint == "/v1/completions":
         return hm.completion_object(body, "cmpl-" + request_id[4:], now)
     if endpoint == "/v1/responses":

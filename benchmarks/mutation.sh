@@ -35,7 +35,7 @@ declare -A SOURCES=(
   [migrate]="src/holyclient/migrate/*"
 )
 declare -A TESTS=(
-  [_retry]="tests/test_retries.py tests/test_respx.py"
+  [_retry]="tests/test_retries.py tests/test_retry_policy_edges.py tests/test_respx.py"
   [_base]="tests/test_client_basics.py tests/test_errors.py tests/test_streaming.py tests/test_respx.py"
   [_transport]="tests/test_transport_aiohttp.py tests/test_pool.py tests/test_respx.py tests/test_errors.py"
   [batch]="tests/test_batch_runner.py tests/test_batch_io.py tests/test_batch_ratelimit.py tests/test_batch_cli.py"

@@ -6,6 +6,7 @@ the status an in-stream error event stands for, and the SSE decoder's end of str
 
 from __future__ import annotations
 
+import datetime
 import enum
 import json
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from holyclient import APIResponseValidationError, APIStatusError, InternalServerError, RateLimitError
 from holyclient._base import (
+    NOT_GIVEN,
     REDACTED,
     SSEDecoder,
     build_headers,
@@ -22,6 +24,7 @@ from holyclient._base import (
     make_status_error,
     parse_error_body,
     parse_model,
+    redact_headers,
     redacted_text,
     stream_error,
     to_jsonable,
@@ -238,3 +241,95 @@ def test_an_event_split_across_chunks_is_decoded_once():
     assert decoder.feed(b"ta: he") == []
     assert decoder.feed(b"llo\n") == []
     assert decoder.feed(b"\n") == [b"hello"]
+
+
+# --- mutation-testing follow-ups -------------------------------------------------------------------
+
+
+class Stamped(BaseModel):
+    at: datetime.datetime
+
+
+def test_a_model_in_a_body_is_dumped_in_json_mode():
+    stamp = Stamped(at=datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC))
+    assert to_jsonable({"m": stamp}) == {"m": {"at": "2026-01-02T03:04:05Z"}}
+
+
+def test_the_not_given_sentinel_reads_as_its_name():
+    assert repr(NOT_GIVEN) == "NOT_GIVEN" and not NOT_GIVEN
+
+
+def test_the_class_in_body_error_says_what_create_takes():
+    with pytest.raises(TypeError) as info:
+        to_jsonable(Item)
+    assert str(info.value).endswith(
+        "pass a pydantic class to `client.chat.completions.parse(response_format=...)` instead of "
+        "`create()`; `create()` takes a JSON-schema dict."
+    )
+
+
+def test_redact_headers_blanks_only_the_secret_ones():
+    headers = {
+        "Authorization": "Bearer k",
+        "API-Key": "k",
+        "X-Api-Key": "k",
+        "Proxy-Authorization": "p",
+        "X-A": "1",
+    }
+    assert redact_headers(headers) == {
+        "Authorization": REDACTED,
+        "API-Key": REDACTED,
+        "X-Api-Key": REDACTED,
+        "Proxy-Authorization": REDACTED,
+        "X-A": "1",
+    }
+
+
+class _Slotted:
+    """A response-like object that refuses new attributes (setting ``request`` raises AttributeError)."""
+
+    __slots__ = ("headers", "history", "status_code")
+
+    def __init__(self, history: object = None) -> None:
+        self.status_code = 500
+        self.headers: dict[str, str] = {}
+        self.history = history
+
+
+class _Raising:
+    """A response-like object whose ``history`` and ``request`` raise what exotic libraries raise."""
+
+    def __init__(self, history_error: type[Exception], request_error: type[Exception]) -> None:
+        self.status_code = 500
+        self.headers: dict[str, str] = {}
+        self._history_error = history_error
+        self._request_error = request_error
+
+    @property
+    def history(self) -> list[object]:
+        raise self._history_error("no history here")
+
+    @property
+    def request(self) -> object:
+        return None
+
+    @request.setter
+    def request(self, value: object) -> None:
+        raise self._request_error("read-only")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        _Slotted(),
+        _Slotted(history=5),  # not iterable: TypeError
+        _Slotted(history=[_Slotted()]),  # earlier responses that refuse a request: AttributeError
+        _Raising(RuntimeError, AttributeError),
+        _Raising(AttributeError, TypeError),
+        _Raising(TypeError, TypeError),
+    ],
+)
+def test_an_exotic_response_object_still_becomes_a_status_error(response):
+    exc = make_status_error(response, b'{"error": {"message": "down"}}', request=authed_request())
+    assert isinstance(exc, InternalServerError) and str(exc) == "Error code 500: down"
+    assert exc.request.headers["Authorization"] == REDACTED

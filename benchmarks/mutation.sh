@@ -39,7 +39,7 @@ declare -A TESTS=(
   [_base]="tests/test_client_basics.py tests/test_errors.py tests/test_streaming.py tests/test_respx.py tests/test_request_bodies.py tests/test_errors_never_carry_the_key.py tests/test_send_errors_translated.py tests/test_stream_error_events.py tests/test_base_sans_io_edges.py"
   [_transport]="tests/test_transport_aiohttp.py tests/test_pool.py tests/test_respx.py tests/test_errors.py"
   [batch]="tests/test_batch_runner.py tests/test_batch_io.py tests/test_batch_ratelimit.py tests/test_batch_cli.py"
-  [tokens]="tests/test_tokens.py tests/test_truncation.py tests/test_cli_estimate.py tests/test_cli_estimate_fit.py tests/test_tokens_tools_padding.py tests/test_messages_any_form.py tests/test_token_count_request_forms.py"
+  [tokens]="tests/test_tokens.py tests/test_truncation.py tests/test_cli_estimate.py tests/test_cli_estimate_fit.py tests/test_tokens_tools_padding.py tests/test_messages_any_form.py tests/test_token_count_request_forms.py tests/test_token_count_message_parts.py"
   [migrate]="tests/migrate tests/bad_input/test_migrate_rows.py"
 )
 

@@ -321,7 +321,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             return await self._fallback.handle_async_request(request)
-        session = self._sessions.current() or await self._sessions.here()
+        session = await self.session()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "transfer-encoding"]
         try:
             content: Any = request.content
@@ -346,6 +346,10 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             request=request,
             extensions=extensions,
         )
+
+    async def session(self) -> aiohttp.ClientSession:
+        """This event loop's session (made on first use): for a step that sends on the wire itself."""
+        return self._sessions.current() or await self._sessions.here()
 
     async def aclose(self) -> None:
         await self._sessions.close()

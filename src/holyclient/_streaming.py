@@ -29,6 +29,30 @@ def _watch(stream: object, meter: StreamMeter | None) -> None:
         weakref.finalize(stream, meter.abandon).atexit = False
 
 
+def first_event(chunks: Iterator[bytes]) -> bytes:
+    """The bytes up to the stream's first event, read before the stream is handed over.
+
+    SSE comments (``: PROCESSING`` keep-alives) carry no event: reading stops at the first real one, so
+    an error the server opens with is seen whatever came before it (a Router fails over on it).
+    """
+    probe, head = SSEDecoder(), bytearray()
+    for chunk in chunks:
+        head += chunk
+        if probe.feed(chunk):
+            break
+    return bytes(head)
+
+
+async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
+    """Async twin of :func:`first_event`."""
+    probe, head = SSEDecoder(), bytearray()
+    async for chunk in chunks:
+        head += chunk
+        if probe.feed(chunk):
+            break
+    return bytes(head)
+
+
 class ChunkDecoder(Generic[T]):
     """Sans-IO: bytes in, parsed chunks out; raises the server's error event as a status error."""
 

@@ -7,7 +7,7 @@ header objects), its client (auth, redirects, cookies) and the response stream r
 an adapter. A batch request needs none of that -- one URL per endpoint, a JSON body -- so
 :class:`DirectWire` sends from what the pipeline prepared (the attempt's key, identity headers and
 default query: :meth:`~holyclient._steps.Prepared.url`, :meth:`~holyclient._steps.Prepared.wire_headers`,
-cached per key) through the transport's own wire step (:func:`holyclient._aiohttp.send`, the same
+cached per key) through the transport's own wire step (:func:`holyclient._http._aiohttp.send`, the same
 timeouts and error mapping as every other call). Everything else -- budget, key provider, limiter,
 error translation, usage -- is the pipeline's, as for any call. An error is translated (redacted,
 key-free) against an httpx2 request built only then; a status error or an unreadable answer is judged
@@ -24,13 +24,13 @@ import json
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from .._base import NOT_GIVEN
-from .._steps import Exchange, asent
-from .._transport import aiohttp_transport_of, default_timeout, request_timeout
+from .._core._request import NOT_GIVEN
+from .._http._transport import aiohttp_transport_of, default_timeout, request_timeout
+from .._send._steps import Exchange, asent
 
 if TYPE_CHECKING:
-    from .._pipeline import Pipeline
-    from .._steps import AsyncSend, Prepared
+    from .._send._pipeline import Pipeline
+    from .._send._steps import AsyncSend, Prepared
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
@@ -104,8 +104,8 @@ class DirectWire:
             or not self.usable()
         ):
             return await send(prepared)
-        from .._aiohttp import read_body
-        from .._aiohttp import send as wire_send
+        from .._http._aiohttp import read_body
+        from .._http._aiohttp import send as wire_send
 
         # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
         data = json.dumps(options.body or {}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

@@ -29,11 +29,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._constants import LOGGER_NAME
+from .._constants import LOGGER_NAME
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
-    from ._usage import UsageTracker
+    from .._core._request import RequestOptions
+    from ..pricing._tracker import UsageTracker
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -119,7 +119,7 @@ class Recorder:
         self._sink = JsonlSink(path, limit)
         self._rng = rng or random.Random()
         self._prefix = f"rec-{os.urandom(4).hex()}-"  # unique across runs appending to the same file
-        from .batch._types import CHAT_COMPLETIONS_URL  # here: only a client that records pays for the import
+        from .._constants import CHAT_COMPLETIONS_URL
 
         self._urls = (CHAT_COMPLETIONS_URL,)  # what ``holyclient compare`` replays
         self._count = 0

@@ -25,10 +25,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, TypeVar
 
-from ._exceptions import APIConnectionError, APIResponseValidationError
+from .._exceptions import APIConnectionError, APIResponseValidationError
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
+    from .._core._request import RequestOptions
 
 T = TypeVar("T")
 

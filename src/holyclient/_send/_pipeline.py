@@ -4,7 +4,7 @@ Every caller -- resource calls and streams (``Client._request`` / ``_stream``), 
 responses, ``client.get/post/...``, the batch runner (its fast path included), Router targets,
 ``compare`` and ``doctor`` -- sends each *attempt* through :meth:`Pipeline.send` /
 :meth:`Pipeline.asend` (the sync and async drivers are thin shells over the same steps; retries stay
-with :class:`~holyclient._retry.RetryPolicy`, or the batch runner's scheduler). The steps, each written
+with :class:`~holyclient._core._retry.RetryPolicy`, or the batch runner's scheduler). The steps, each written
 once, in the order they run:
 
 1. **record** (:meth:`Pipeline.record`, once per call) -- a sample for ``holyclient compare``; a
@@ -30,15 +30,15 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ._base import NOT_GIVEN, build_headers
-from ._constants import LOGGER_NAME
+from .._constants import LOGGER_NAME
+from .._core._request import NOT_GIVEN, build_headers
+from .._http._transport import default_timeout, request_timeout
 from ._steps import AsyncSend, Exchange, Ledger, Prepared, SendStep, asent, sent
-from ._transport import default_timeout, request_timeout
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
+    from .._core._request import RequestOptions
+    from ..types._model import BaseModel
     from ._base_client import _BaseClient
-    from .types._base import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
@@ -71,7 +71,7 @@ class Pipeline:
         Raises:
             BudgetExceededError: what is left cannot cover the attempt's worst case.
         """
-        from ._stream_usage import CHARGED_PATHS
+        from ..pricing._stream_usage import CHARGED_PATHS
 
         client = self.client
         body = options.body
@@ -154,8 +154,8 @@ class Pipeline:
 
     def status_error(self, response: Any, content: bytes, request: Any) -> Any:
         """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
-        from ._base import make_status_error
-        from ._retry import retry_after_seconds
+        from .._core._parse import make_status_error
+        from .._core._retry import retry_after_seconds
 
         return make_status_error(
             response, content, request=request, retry_after=retry_after_seconds(response.headers)
@@ -163,7 +163,7 @@ class Pipeline:
 
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
-        from ._binary import billed_usage
+        from .._core._binary import billed_usage
 
         client = self.client
         try:
@@ -193,7 +193,7 @@ class Pipeline:
             if limiter is None:
                 exchange = self._wire(prepared)
             else:
-                from .ratelimit._protocol import admission_cost, response_feedback
+                from ..ratelimit._protocol import admission_cost, response_feedback
 
                 admission = limiter.acquire_sync(*admission_cost(limiter, options.body))
                 exchange = self._wire(prepared)
@@ -216,7 +216,7 @@ class Pipeline:
             if limiter is None:
                 exchange = await wire(prepared)
             else:
-                from .ratelimit._protocol import admission_cost, response_feedback
+                from ..ratelimit._protocol import admission_cost, response_feedback
 
                 admission = await limiter.acquire(*admission_cost(limiter, options.body))
                 exchange = await wire(prepared)

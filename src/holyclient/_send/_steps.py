@@ -10,7 +10,7 @@ transport's own session (the batch runner's fast path) -- is a :class:`SendStep`
 ``step(prepared, send) -> Exchange`` that may look at or change the attempt, call ``send`` (the rest of
 the chain, ending at the transport) or answer by itself. Steps are passed per call
 (``pipeline.asend(options, steps=[...])``); nothing overrides a client's private method or reaches into
-the transport's attributes (the transport exposes :meth:`~holyclient._aiohttp.AiohttpTransport.session`).
+the transport's attributes (the transport exposes :meth:`~holyclient._http._aiohttp.AiohttpTransport.session`).
 A feature that chooses *which client* sends (a Router target) implements :class:`Sender` instead.
 """
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ._transport import translate_error
+from .._http._transport import translate_error
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
+    from .._core._request import RequestOptions
+    from ..pricing._tracker import Reservation, UsageTracker
     from ._pipeline import Pipeline
-    from ._usage import Reservation, UsageTracker
 
 __all__ = [
     "AsyncSend",
@@ -171,7 +171,7 @@ class Sender(Protocol):
 
 def sent(fn: Callable[[], T], request: Callable[[], Any]) -> T:
     """``fn()``, with anything the HTTP library raises translated and redacted by
-    :func:`~holyclient._transport.translate_error`, raised outside the ``except`` block so that the
+    :func:`~holyclient._http._transport.translate_error`, raised outside the ``except`` block so that the
     library's exception (whose request holds the key) is not chained."""
     try:
         return fn()

@@ -1,9 +1,9 @@
 """``Client`` and ``AsyncClient``: the only module that does HTTP.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
+:class:`~holyclient._send._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
 and sleep. Retries are driven by tenacity through the one
-:class:`~holyclient._retry.RetryPolicy`.
+:class:`~holyclient._core._retry.RetryPolicy`.
 """
 
 from __future__ import annotations
@@ -13,27 +13,27 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._base import RequestOptions
-from ._base_client import _BaseClient
-from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
-from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
-from ._transport import new_async_client, new_sync_client, translate_error
+from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
+from .._core._request import RequestOptions
+from .._http._transport import new_async_client, new_sync_client, translate_error
+from .._send._base_client import _BaseClient
+from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from .._send._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
 
 if TYPE_CHECKING:
-    from ._pagination import AsyncPage, AsyncPaginator, SyncPage
-    from .ratelimit import Limiter
-    from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
-    from .resources.audio import AsyncAudio, Audio
-    from .resources.batches import AsyncBatches, Batches
-    from .resources.beta import AsyncBeta, Beta
-    from .resources.completions import AsyncCompletions as AsyncTextCompletions
-    from .resources.completions import Completions as TextCompletions
-    from .resources.files import AsyncFiles, Files
-    from .resources.images import AsyncImages, Images
-    from .resources.moderations import AsyncModerations, Moderations
-    from .resources.responses import AsyncResponses, Responses
-    from .types._base import BaseModel
+    from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
+    from ..ratelimit import Limiter
+    from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from ..resources.audio import AsyncAudio, Audio
+    from ..resources.batches import AsyncBatches, Batches
+    from ..resources.beta import AsyncBeta, Beta
+    from ..resources.completions import AsyncCompletions as AsyncTextCompletions
+    from ..resources.completions import Completions as TextCompletions
+    from ..resources.files import AsyncFiles, Files
+    from ..resources.images import AsyncImages, Images
+    from ..resources.moderations import AsyncModerations, Moderations
+    from ..resources.responses import AsyncResponses, Responses
+    from ..types._model import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
@@ -61,7 +61,7 @@ class Client(SyncRequestMethods, _BaseClient):
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
-            ``holyclient compare``; never a header or key; see :mod:`holyclient._recorder`).
+            ``holyclient compare``; never a header or key; see :mod:`holyclient._send._recorder`).
         record_rate: the fraction of requests ``record_to`` records (default all).
         sleep: how to wait between retries (tests pass a recorder).
 
@@ -123,7 +123,7 @@ class Client(SyncRequestMethods, _BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from .resources import SYNC_RESOURCES
+        from ..resources import SYNC_RESOURCES
 
         for name, resource in SYNC_RESOURCES.items():
             setattr(self, name, resource(self))
@@ -238,7 +238,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from .resources import ASYNC_RESOURCES
+        from ..resources import ASYNC_RESOURCES
 
         for name, resource in ASYNC_RESOURCES.items():
             setattr(self, name, resource(self))
@@ -256,7 +256,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         self, options: RequestOptions, page_cls: type[AsyncPageT]
     ) -> AsyncPaginator[AsyncPageT, Any]:
         """A list response: await it for the first page, ``async for`` it for every item."""
-        from ._pagination import AsyncPaginator
+        from .._send._pagination import AsyncPaginator
 
         async def fetch() -> AsyncPageT:
             result = await self._request(options, page_cls)

@@ -13,10 +13,10 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from holyclient._send._pipeline import Pipeline
-from holyclient._send._steps import Ledger
 
 from holyclient import AsyncClient
+from holyclient._send._pipeline import Pipeline
+from holyclient._send._steps import Ledger
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, BatchStoppedError
 from holyclient.batch import _process as runner_module
 from support import KEY, completion

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .._constants import LOGGER_NAME
 from .._core._request import NOT_GIVEN, build_headers
 from .._http._transport import default_timeout, request_timeout
+from ..pricing._stream_usage import CHARGED_PATHS
 from ._steps import AsyncSend, Exchange, Ledger, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
@@ -50,12 +51,13 @@ logger = logging.getLogger(LOGGER_NAME)
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
 
-    __slots__ = ("_headers", "_urls", "client")
+    __slots__ = ("_chains", "_headers", "_urls", "client")
 
     def __init__(self, client: _BaseClient) -> None:
         self.client = client
         self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
         self._urls: dict[str, str] = {}
+        self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
 
     # --- the steps ---------------------------------------------------------------------------------
 
@@ -71,8 +73,6 @@ class Pipeline:
         Raises:
             BudgetExceededError: what is left cannot cover the attempt's worst case.
         """
-        from ..pricing._stream_usage import CHARGED_PATHS
-
         client = self.client
         body = options.body
         if (
@@ -210,7 +210,9 @@ class Pipeline:
         """Async twin of :meth:`send`; ``steps`` run around the wire, first outermost."""
         ledger = self.reserve(options)
         try:
-            prepared = Prepared(self, options, await self.akey())
+            client = self.client
+            key = client.api_key if client._api_key_provider is None else await self.akey()
+            prepared = Prepared(self, options, key)
             wire = self._chain(steps) if steps else self._awire
             limiter = self.client.limiter if limited else None
             if limiter is None:
@@ -228,9 +230,14 @@ class Pipeline:
         return exchange
 
     def _chain(self, steps: tuple[SendStep, ...]) -> AsyncSend:
+        """``steps`` bound around the wire (built once per tuple of steps: a batch sends thousands)."""
+        known = self._chains.get(id(steps))
+        if known is not None and known[0] is steps:
+            return known[1]
         send: AsyncSend = self._awire
         for step in reversed(steps):
             send = _Link(step, send)
+        self._chains[id(steps)] = (steps, send)
         return send
 
     def _wire(self, prepared: Prepared) -> Exchange:

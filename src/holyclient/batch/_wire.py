@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core._request import NOT_GIVEN
 from .._http._transport import aiohttp_transport_of, default_timeout, request_timeout
-from .._send._steps import Exchange, asent
+from .._send._steps import Exchange, clean_failure
 
 if TYPE_CHECKING:
     from .._send._pipeline import Pipeline
@@ -60,6 +60,9 @@ class DirectWire:
     (a Router's targets each have their own pipeline and session)."""
 
     def __init__(self) -> None:
+        self._wire: Any = (
+            None  # holyclient._http._aiohttp, imported on the first request (it imports aiohttp)
+        )
         self._transports: dict[int, tuple[Pipeline, Any]] = {}
         self._timeouts: dict[tuple[int, Any], dict[str, float | None]] = {}
 
@@ -104,25 +107,27 @@ class DirectWire:
             or not self.usable()
         ):
             return await send(prepared)
-        from .._http._aiohttp import read_body
-        from .._http._aiohttp import send as wire_send
+        wire = self._wire
+        if wire is None:
+            from .._http import _aiohttp as wire
 
+            self._wire = wire
         # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
         data = json.dumps(options.body or {}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         timeouts = self._timeout(prepared.pipeline, options.timeout)
-
-        async def post() -> Answer:
+        try:
             session = await transport.session()
-            response = await wire_send(
+            response = await wire.send(
                 session, "POST", prepared.url(), prepared.wire_headers(), data.encode(), timeouts
             )
-            content = await read_body(response)
+            content = await wire.read_body(response)
             encoding = response.headers.get("Content-Encoding", "").lower()
             if encoding in _DECODERS:
                 content = _decoded(content, encoding)
-            return Answer(response.status, response.headers, content)
-
-        answer = await asent(post, prepared.request)
-        if 300 <= answer.status_code < 400:  # a redirect: httpx2 follows it, as for any call
-            return await send(prepared)
-        return Exchange(prepared, answer)
+        except Exception as exc:
+            failure = clean_failure(exc, prepared.request)
+        else:
+            if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
+                return await send(prepared)
+            return Exchange(prepared, Answer(response.status, response.headers, content))
+        raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained

@@ -102,17 +102,19 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
 
     Raises:
         LeaseHeldError: another worker holds it.
+        LeaseLostError: the lease was lost part-way (another worker took it): the run is cancelled at
+            once, so that two workers never send the same shard.
     """
     import anyio
 
-    from ..ratelimit._lease import RENEW_EVERY, ShardLease
+    from ..ratelimit import _lease
     from ..ratelimit._redis import _redis_errors
 
     output: Path = args.output
     if args.shard_spec is None or args.limiter is None:
         yield
         return
-    lease = ShardLease(limiter._async_client(), api_key, output.name)
+    lease = _lease.ShardLease(limiter._async_client(), api_key, output.name)
     try:
         await lease.take()
     except _redis_errors() as exc:
@@ -126,11 +128,13 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
 
     async def renew() -> None:
         while True:
-            await anyio.sleep(RENEW_EVERY)
+            await anyio.sleep(_lease.RENEW_EVERY)
             try:
                 if not await lease.renew():
-                    print("holyclient batch: warning: the shard lease was lost", file=sys.stderr)
-                    return
+                    # Another worker sends this shard now: stop ours at once (raising cancels the run).
+                    raise _lease.LeaseLostError(
+                        "the shard lease was lost (it lapsed and another worker took it over): stopped sending"
+                    )
             except _redis_errors():
                 pass  # Redis away for a while: try again at the next renewal
 

@@ -30,6 +30,10 @@ class LeaseHeldError(RuntimeError):
     """Another worker holds the lease of this shard."""
 
 
+class LeaseLostError(LeaseHeldError):
+    """The lease was lost while the run went (it lapsed and another worker took it, or it was deleted)."""
+
+
 class ShardLease:
     """The lease on one shard of one batch, named by the API key's hash and the shard's output file name.
 

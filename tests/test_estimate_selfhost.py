@@ -179,6 +179,20 @@ def test_request_files_are_the_workload_scaled_to_requests_per_month(tmp_path, c
     assert 8.0 < plan["api"]["per_million_tokens"] < 8.1
 
 
+def test_compare_prices_the_request_files_workload_once_on_its_cheapest_model(tmp_path, capsys):
+    # 2 requests x max_tokens 100 = 200 output tokens a month, whatever --compare lists (it was 400 with
+    # two models), and the API side is one model's price (gpt-4o-mini, the cheaper), not a blend of both.
+    requests = tmp_path / "req.jsonl"
+    line = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 100}
+    requests.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
+    common = (str(requests), "--self-host", "a100-80gb x2", "--json")
+    alone = _plan(capsys, *common, "--model", "gpt-4o-mini")
+    compared = _plan(capsys, *common, "--compare", "gpt-4.1,gpt-4o-mini")
+    assert alone["workload"]["tokens_per_month"] == compared["workload"]["tokens_per_month"] == 200
+    assert compared["api"]["per_million_tokens"] == pytest.approx(alone["api"]["per_million_tokens"])
+    assert "gpt-4o-mini" in compared["api"]["basis"] + json.dumps(compared["notes"])
+
+
 def test_a_usage_export_is_the_workload_and_prices_the_api_side(capsys):
     from pathlib import Path
 

@@ -257,8 +257,15 @@ def run(
 def _requests_as_usage(state: Any, per_month: float | None, rate: float) -> dict[str, Any]:
     """Request FILEs as the month's workload, in the shape the self-host report reads from --usage."""
     factor = 1.0 if per_month is None or not state.count else per_month / state.count
-    output = sum(t.output_tokens for t in state.totals.values()) * factor
-    usd = state.priced_cost() * factor if not state.unpriced() else None
+    totals = list(state.totals.values())
+    on = ""
+    if state.compare is not None and totals:
+        # Each compared model prices the same requests: the workload is one of them, never their sum.
+        chosen = state.cheapest() or totals[0]
+        totals = [chosen]
+        on = f" on {chosen.model} ({'the cheapest of --compare' if chosen.priced else 'no --compare model is priced'})"
+    output = sum(t.output_tokens for t in totals) * factor
+    usd = sum(t.cost_usd for t in totals) * factor if all(t.priced for t in totals) else None
     return {
         "total": {
             "month": {
@@ -268,5 +275,6 @@ def _requests_as_usage(state: Any, per_month: float | None, rate: float) -> dict
             }
         },
         "source": "request FILEs"
+        + on
         + ("" if per_month is None else f" x {factor:,.4g} ({per_month:,.0f} requests a month)"),
     }

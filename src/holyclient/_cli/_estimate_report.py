@@ -110,6 +110,12 @@ class State:
     def unpriced(self) -> list[str]:
         return [t.model for t in self.totals.values() if not t.priced]
 
+    def cheapest(self) -> Total | None:
+        """With ``--compare``: the cheapest priced model that every request fits (else the cheapest priced)."""
+        priced = [t for t in self.totals.values() if t.priced]
+        fitting = [t for t in priced if not t.misfits] or priced
+        return min(fitting, key=lambda t: t.cost_usd, default=None)
+
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 10)

@@ -292,16 +292,12 @@ def _misfit(info: Any, prompt: int, cap: int | None, *, chat: bool) -> str | Non
 
 
 def _exit_code(state: State, max_cost: float | None) -> int:
-    priced = [t for t in state.totals.values() if t.priced]
+    cheapest = state.cheapest()
     if max_cost is not None and state.unpriced():
         _warn(f"--max-cost checks priced models only; no price for {', '.join(state.unpriced())}")
-    if max_cost is None or not priced:
+    if max_cost is None or cheapest is None:
         return 0
-    if state.compare is None:
-        total = state.priced_cost()
-    else:
-        fitting = [t for t in priced if not t.misfits] or priced
-        total = min(t.cost_usd for t in fitting)
+    total = state.priced_cost() if state.compare is None else cheapest.cost_usd
     if total > max_cost:
         print(
             f"holyclient estimate: estimated ${total:.6f} exceeds --max-cost ${max_cost:.6f}", file=sys.stderr

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from ._argtypes import non_negative_float, positive_float, positive_int
+from ._estimate_report import max_cost_exit, state_exit
 
 
 def _currency(text: str) -> str:
@@ -251,7 +252,21 @@ def run(
         sys.stdout.write("\n")
     else:
         sys.stdout.write("\n".join(text))
-    return 0
+    if requests is not None:
+        return state_exit(requests, args.max_cost)
+    return _usage_exit(document.get("usage"), args.max_cost)
+
+
+def _usage_exit(report: dict[str, Any] | None, max_cost: float | None) -> int:
+    """``--max-cost`` on a usage workload: its period cost on HolySheep, or the cheapest ``--compare`` target's."""
+    if report is None:
+        return 0
+    if "compare" in report:
+        priced = [entry for entry in report["compare"] if entry["period_usd"] is not None]
+        unpriced = [entry["model"] for entry in report["compare"] if entry["period_usd"] is None]
+        total = min((entry["period_usd"] for entry in priced), default=None)
+        return max_cost_exit(total, max_cost, unpriced)
+    return max_cost_exit(report["total"]["period"]["holysheep_usd"], max_cost, report["unpriced_models"])
 
 
 def _requests_as_usage(state: Any, per_month: float | None, rate: float) -> dict[str, Any]:

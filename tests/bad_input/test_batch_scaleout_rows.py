@@ -50,6 +50,14 @@ ROWS = [
     row("shard-k-not-below-n", r"holyclient batch: --shard 4/4: K must be below N", (*RUN, "--shard", "4/4")),
     row("shard-zero-shards", r"holyclient batch: --shard must be K/N", (*RUN, "--shard", "0/0")),
     row("shard-negative", r"holyclient batch: --shard must be K/N", (*RUN, "--shard=-1/4")),
+    row("shard-non-ascii-count", r"holyclient batch: --shard must be K/N", (*RUN, "--shard", "0/²")),
+    row("shard-non-ascii-index", r"holyclient batch: --shard must be K/N", (*RUN, "--shard", "¹/4")),
+    row(
+        "shard-auto-non-ascii-index",
+        r"holyclient batch: --shard auto: JOB_COMPLETION_INDEX='²' is not a shard number",
+        (*RUN, "--shard", "auto/4"),
+        env={"JOB_COMPLETION_INDEX": "²"},
+    ),
     row(
         "shard-auto-without-index",
         r"holyclient batch: --shard auto/N reads K from JOB_COMPLETION_INDEX",
@@ -85,6 +93,11 @@ ROWS = [
         "limiter-bad-db",
         r"holyclient batch: --limiter 'redis://h:6379/abc': database must be a number",
         (*RUN, "--limiter", "redis://h:6379/abc"),
+    ),
+    row(
+        "limiter-non-ascii-db",
+        r"holyclient batch: --limiter 'redis://h:6379/²': database must be a number",
+        (*RUN, "--limiter", "redis://h:6379/²"),
     ),
     row(
         "limiter-password-not-echoed",

@@ -31,6 +31,12 @@ def shard_of(custom_id: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(custom_id.encode()).digest()[:8], "big") % count
 
 
+def _whole(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts '²' and '١', which ``int`` then refuses or reads."""
+    text = text.strip()
+    return text.isascii() and text.isdigit()
+
+
 def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> tuple[int, int]:
     """``(K, N)`` from ``K/N`` or ``auto/N`` (``K`` from ``JOB_COMPLETION_INDEX`` or ``SLURM_ARRAY_TASK_ID``).
 
@@ -39,7 +45,7 @@ def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> tuple[in
     """
     environ = os.environ if environ is None else environ
     index, slash, count = text.partition("/")
-    if not slash or not count.strip().isdigit() or int(count) < 1:
+    if not slash or not _whole(count) or int(count) < 1:
         raise ShardError(f"--shard must be K/N (0 <= K < N, e.g. 0/4) or auto/N, got {text!r}")
     total = int(count)
     if index.strip() == "auto":
@@ -49,9 +55,9 @@ def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> tuple[in
                 f"--shard auto/N reads K from {' or '.join(SHARD_INDEX_VARIABLES)}: neither is set"
             )
         index = environ[source].strip()
-        if not index.isdigit():
+        if not _whole(index):
             raise ShardError(f"--shard auto: {source}={index!r} is not a shard number")
-    elif not index.strip().isdigit():
+    elif not _whole(index):
         raise ShardError(f"--shard must be K/N (0 <= K < N, e.g. 0/4) or auto/N, got {text!r}")
     shard = int(index)
     if shard >= total:

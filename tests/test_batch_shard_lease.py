@@ -86,3 +86,51 @@ def test_a_worker_that_loses_its_shard_lease_stops_sending_at_once_and_exits_2(
     assert sent - stolen_at[0] <= 20, (stolen_at, sent)
     written = (tmp_path / "out.jsonl.shard-0-of-1").read_text().splitlines()
     assert len(written) <= sent < 300
+
+
+def _run_in_thread(argv: list[str]) -> tuple[threading.Thread, list[int]]:
+    codes: list[int] = []
+    thread = threading.Thread(target=lambda: codes.append(main(argv)))
+    thread.start()
+    return thread, codes
+
+
+def _wait_for_lease(client: Any) -> None:
+    deadline = time.monotonic() + 10
+    while not client.keys("*:lease:*"):
+        assert time.monotonic() < deadline, "the first worker never took its lease"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    ("same_input", "code"), [(False, 0), (True, 2)], ids=["unrelated-batches", "the-same-batch"]
+)
+def test_the_shard_lease_names_the_batch_not_only_the_output_file_name(
+    tmp_path: Path,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    same_input: bool,
+    code: int,
+) -> None:
+    """Two batches with the same ``-o`` name in two directories (two hosts) share a lease only when they
+    are the same batch: an unrelated one must not be blocked, the same one (a second worker) must be."""
+    monkeypatch.setattr("holyclient.ratelimit._lease.RENEW_EVERY", 0.05)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = _input(tmp_path / "a" / "in.jsonl", 60)
+    second = (
+        _input(tmp_path / "b" / "in.jsonl", 60)
+        if same_input
+        else _input(tmp_path / "b" / "in.jsonl", 5, "yo")
+    )
+    watcher = _redis(redis_server)
+    with LocalServer(latency=0.05, log_requests=False) as server:
+        argv = _argv(first, tmp_path / "a" / "results.jsonl", server, redis_server, "--concurrency", "1")
+        thread, codes = _run_in_thread(argv)
+        _wait_for_lease(watcher)
+        result = main(_argv(second, tmp_path / "b" / "results.jsonl", server, redis_server))
+        thread.join()
+    watcher.close()
+    assert codes == [0]
+    assert result == code, capsys.readouterr().err

@@ -114,7 +114,9 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
     if args.shard_spec is None or args.limiter is None:
         yield
         return
-    lease = _lease.ShardLease(limiter._async_client(), api_key, output.name)
+    # Named by the shard's file name and its requests (ids and bodies): the same batch run from two
+    # hosts (other paths, same input) shares a lease; an unrelated batch with the same -o name does not.
+    lease = _lease.ShardLease(limiter._async_client(), api_key, f"{output.name}:{args.batch_digest}")
     try:
         await lease.take()
     except _redis_errors() as exc:

@@ -163,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.input}: no requests (the file is empty or has only blank lines)")
     if args.shard_spec is not None:
         report.ids, report.versions, report.requests = IdSet(shard_ids), IdSet(shard_versions), len(shard_ids)
+        args.batch_digest = report.versions.digest()  # names the shard lease
         if not report.requests:
             print(
                 f"holyclient batch: shard {args.shard}: no requests of {args.input} fall in it",

@@ -24,7 +24,7 @@ from .._parsing import (
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
-    from .._client._streaming import AsyncStream, Stream
+    from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")

@@ -12,7 +12,7 @@ from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
-    from .._client._streaming import AsyncStream, Stream
+    from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionMessageParam
 
 CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)

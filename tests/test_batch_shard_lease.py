@@ -7,6 +7,10 @@ Times are scaled down through the lease's own knobs (renewal period, time to liv
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -21,6 +25,15 @@ from holyclient.testing import LocalServer
 from redis_server import RedisServer, redis_server_fixture  # noqa: F401
 
 KEY = "sk-holy-shard-lease-key"
+
+#: A worker whose lease lives 3 s and is renewed every 0.5 s (15 s and 5 s in production).
+SHORT_LEASE_WORKER = """
+import sys
+from holyclient.ratelimit import _lease
+_lease.LEASE_SECONDS, _lease.RENEW_EVERY = 3.0, 0.5
+from holyclient._cli import main
+sys.exit(main(sys.argv[1:]))
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -134,3 +147,81 @@ def test_the_shard_lease_names_the_batch_not_only_the_output_file_name(
     watcher.close()
     assert codes == [0]
     assert result == code, capsys.readouterr().err
+
+
+def _short_leases(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("holyclient.ratelimit._lease.LEASE_SECONDS", 1.0)
+    monkeypatch.setattr("holyclient.ratelimit._lease.RENEW_EVERY", 0.2)
+
+
+def test_a_shard_restarted_after_its_worker_was_killed_waits_out_the_dead_lease_and_finishes(
+    tmp_path: Path,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A Kubernetes Job restarts a pod at once after it died: the new worker must take the shard over once
+    the dead worker's lease lapses (bounded by its time to live), not exit 2 and burn a pod retry."""
+    monkeypatch.setattr("holyclient.ratelimit._lease.LEASE_SECONDS", 3.0)
+    monkeypatch.setattr("holyclient.ratelimit._lease.RENEW_EVERY", 0.5)
+    source = _input(tmp_path / "in.jsonl", 40)
+    output = tmp_path / "out.jsonl"
+    shard = tmp_path / "out.jsonl.shard-0-of-1"
+    with LocalServer(latency=0.05, log_requests=False) as server:
+        argv = _argv(source, output, server, redis_server, "--concurrency", "1")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        worker = subprocess.Popen(
+            [sys.executable, "-c", SHORT_LEASE_WORKER, *argv], env=env, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 30
+        while not (shard.exists() and len(shard.read_bytes().splitlines()) >= 5):
+            assert worker.poll() is None and time.monotonic() < deadline, (
+                worker.stderr.read() if worker.stderr else ""
+            )
+            time.sleep(0.01)
+        worker.kill()  # kill -9: no release, the lease stays until it lapses
+        worker.communicate()
+        watcher = _redis(redis_server)
+        (name,) = watcher.keys("*:lease:*")
+        assert watcher.pttl(name) > 0  # still held by the dead worker
+        watcher.close()
+        started = time.monotonic()
+        code = main(argv)
+        elapsed = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert re.search(r"waiting up to [1-3] s for it to lapse", err) and "took over the shard" in err
+    assert elapsed < 3.0 + 35 * 0.05 + 2.0  # the lease's 3 s at most, then the remaining requests
+    ids = [json.loads(line)["custom_id"] for line in shard.read_text().splitlines()]
+    assert sorted(ids) == sorted(f"r{i}" for i in range(40))  # each exactly once
+
+
+def test_a_second_worker_exits_2_when_the_lease_holder_keeps_renewing_it(
+    tmp_path: Path,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _short_leases(monkeypatch)
+    source = _input(tmp_path / "in.jsonl", 60)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    watcher = _redis(redis_server)
+    with LocalServer(latency=0.05, log_requests=False) as server:
+        thread, codes = _run_in_thread(
+            _argv(source, tmp_path / "a" / "out.jsonl", server, redis_server, "--concurrency", "1")
+        )
+        _wait_for_lease(watcher)
+        sent_before = server.stats["requests"]
+        started = time.monotonic()
+        code = main(_argv(source, tmp_path / "b" / "out.jsonl", server, redis_server, "--concurrency", "1"))
+        waited = time.monotonic() - started
+        thread.join()
+        sent = server.stats["requests"]
+    watcher.close()
+    err = capsys.readouterr().err
+    assert codes == [0] and code == 2, err
+    assert "renewed" in err and "another worker is running this shard" in err
+    assert waited < 1.0  # found alive at its first renewal (0.2 s), not after a full lease
+    assert sent == 60 and sent_before <= 60  # the second worker sent nothing
+    assert not list((tmp_path / "b").iterdir())

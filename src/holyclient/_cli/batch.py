@@ -50,8 +50,8 @@ exit codes:
   0    every request succeeded
   1    some requests failed (they are in OUTPUT with their error)
   2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
-       another worker holds this --shard's lease in Redis (or took it over part-way: the run
-       stops sending at once)
+       a live worker holds this --shard's lease in Redis (one that died is waited for, at most
+       the lease's 15 s, then taken over), or took it over part-way (the run stops sending at once)
   130  interrupted (rerun to resume)"""
 
 

@@ -225,3 +225,34 @@ def test_a_second_worker_exits_2_when_the_lease_holder_keeps_renewing_it(
     assert waited < 1.0  # found alive at its first renewal (0.2 s), not after a full lease
     assert sent == 60 and sent_before <= 60  # the second worker sent nothing
     assert not list((tmp_path / "b").iterdir())
+
+
+def test_taking_a_dead_workers_lease_waits_no_longer_than_the_time_it_had_left(
+    redis_server: RedisServer,
+) -> None:
+    import anyio
+    import redis.asyncio
+
+    from holyclient.ratelimit._lease import ShardLease
+
+    told: list[float] = []
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        await anyio.sleep(seconds)
+
+    async def main_() -> bool:
+        client = redis.asyncio.Redis.from_url(redis_server.url)
+        try:
+            lease = ShardLease(client, KEY, "out.jsonl.shard-0-of-1:x", seconds=1.0)
+            await client.set(lease.key, "a-worker-that-died", px=400)
+            taken = await lease.take(on_wait=told.append, sleep=sleep)
+            assert await client.get(lease.key) == lease.token.encode()
+            return taken
+        finally:
+            await client.aclose()
+
+    assert anyio.run(main_) is True
+    assert len(told) == 1 and 0.3 < told[0] <= 0.4
+    assert sum(slept) <= told[0] + 0.1  # polled until it lapsed, not a whole lease longer

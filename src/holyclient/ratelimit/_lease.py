@@ -121,8 +121,8 @@ class ShardLease:
     def _held(self, left: int, *, renewed: bool = False) -> str:
         how = "it renewed its lease while this one waited" if renewed else "its lease in Redis is live"
         return (
-            f"another worker is running this shard ({how}; the lease expires {max(left, 0) / 1000:.0f} s after "
-            "its last renewal): this worker stops, the other finishes the shard"
+            f"another worker is running this shard ({how}, {max(left, 0) / 1000:.0f} s left on it): "
+            "this worker stops, the other one finishes the shard"
         )
 
     async def renew(self) -> bool:

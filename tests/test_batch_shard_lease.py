@@ -149,11 +149,6 @@ def test_the_shard_lease_names_the_batch_not_only_the_output_file_name(
     assert result == code, capsys.readouterr().err
 
 
-def _short_leases(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("holyclient.ratelimit._lease.LEASE_SECONDS", 1.0)
-    monkeypatch.setattr("holyclient.ratelimit._lease.RENEW_EVERY", 0.2)
-
-
 def test_a_shard_restarted_after_its_worker_was_killed_waits_out_the_dead_lease_and_finishes(
     tmp_path: Path,
     redis_server: RedisServer,
@@ -191,7 +186,9 @@ def test_a_shard_restarted_after_its_worker_was_killed_waits_out_the_dead_lease_
     err = capsys.readouterr().err
     assert code == 0, err
     assert re.search(r"waiting up to [1-3] s for it to lapse", err) and "took over the shard" in err
-    assert elapsed < 3.0 + 35 * 0.05 + 2.0  # the lease's 3 s at most, then the remaining requests
+    # The lease's 3 s at most, then the remaining 35 requests (generous: the machine may be busy;
+    # the bound itself is proven with an injected sleep below).
+    assert elapsed < 15
     ids = [json.loads(line)["custom_id"] for line in shard.read_text().splitlines()]
     assert sorted(ids) == sorted(f"r{i}" for i in range(40))  # each exactly once
 
@@ -202,7 +199,8 @@ def test_a_second_worker_exits_2_when_the_lease_holder_keeps_renewing_it(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _short_leases(monkeypatch)
+    monkeypatch.setattr("holyclient.ratelimit._lease.LEASE_SECONDS", 3.0)
+    monkeypatch.setattr("holyclient.ratelimit._lease.RENEW_EVERY", 0.2)
     source = _input(tmp_path / "in.jsonl", 60)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -222,7 +220,7 @@ def test_a_second_worker_exits_2_when_the_lease_holder_keeps_renewing_it(
     err = capsys.readouterr().err
     assert codes == [0] and code == 2, err
     assert "renewed" in err and "another worker is running this shard" in err
-    assert waited < 1.0  # found alive at its first renewal (0.2 s), not after a full lease
+    assert waited < 2.5  # found alive at its next renewal (0.2 s), not after waiting out its 3 s lease
     assert sent == 60 and sent_before <= 60  # the second worker sent nothing
     assert not list((tmp_path / "b").iterdir())
 

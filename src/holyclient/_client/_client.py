@@ -118,15 +118,12 @@ class Client(SyncRequestMethods, _BaseClient):
             record_rate=record_rate,
         )
         self._owns_http = http_client is None
-        self._http = new_sync_client(self.timeout) if http_client is None else http_client
+        if http_client is not None:
+            self._http = http_client
         self._sleep = sleep
-        self._bind_resources()
 
-    def _bind_resources(self) -> None:
-        from ..resources import SYNC_RESOURCES
-
-        for name, resource in SYNC_RESOURCES.items():
-            setattr(self, name, resource(self))
+    def _new_http(self) -> Any:
+        return new_sync_client(self.timeout)
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         attempts = self._start(options)
@@ -166,8 +163,9 @@ class Client(SyncRequestMethods, _BaseClient):
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
-        if self._owns_http:
-            self._http.close()
+        http = self._made_http()
+        if self._owns_http and http is not None:
+            http.close()
 
     def __enter__(self) -> Client:
         return self
@@ -233,15 +231,12 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             record_rate=record_rate,
         )
         self._owns_http = http_client is None
-        self._http = new_async_client(self.timeout) if http_client is None else http_client
+        if http_client is not None:
+            self._http = http_client
         self._sleep = sleep
-        self._bind_resources()
 
-    def _bind_resources(self) -> None:
-        from ..resources import ASYNC_RESOURCES
-
-        for name, resource in ASYNC_RESOURCES.items():
-            setattr(self, name, resource(self))
+    def _new_http(self) -> Any:
+        return new_async_client(self.timeout)
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         attempts = self._start(options)
@@ -290,8 +285,9 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
-        if self._owns_http:
-            await self._http.aclose()
+        http = self._made_http()
+        if self._owns_http and http is not None:
+            await http.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         return self

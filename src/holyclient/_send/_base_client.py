@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
@@ -33,11 +34,31 @@ if TYPE_CHECKING:
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
+#: The resources a client binds on first access (``client.chat`` ...): the keys of
+#: ``resources.SYNC_RESOURCES`` / ``ASYNC_RESOURCES`` (a test keeps them equal).
+RESOURCE_NAMES = frozenset(
+    {
+        "audio",
+        "batches",
+        "beta",
+        "chat",
+        "completions",
+        "embeddings",
+        "files",
+        "images",
+        "models",
+        "moderations",
+        "responses",
+    }
+)
+
+#: Held while a client makes its HTTP client: two threads' first calls must not make two pools.
+_MAKING = threading.RLock()
+
 
 class _BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
-    _http: Any
     _owns_http: bool
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
@@ -125,6 +146,7 @@ class _BaseClient(ResponseModes):
         ``default_headers`` and ``default_query`` are merged into the current ones. ``copy()`` is the
         same method under openai's other name.
         """
+        self._http  # noqa: B018  # made now: the copy shares this client's pool, which the original closes
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
         new.default_query = dict(self.default_query)
@@ -156,8 +178,46 @@ class _BaseClient(ResponseModes):
 
     copy = with_options
 
-    def _bind_resources(self) -> None:
+    # --- bound on first use: ``Client()`` costs no connection pool (an SSL context alone is ~30 ms)
+    # and imports no resource module until a call needs it, as openai's cached properties do ---
+
+    @property
+    def _http(self) -> Any:
+        """The HTTP client: the caller's, or our own, made on first use."""
+        try:
+            return self.__dict__["_http_"]
+        except KeyError:
+            with _MAKING:
+                if "_http_" not in self.__dict__:
+                    self.__dict__["_http_"] = self._new_http()
+            return self.__dict__["_http_"]
+
+    @_http.setter
+    def _http(self, value: Any) -> None:
+        self.__dict__["_http_"] = value
+
+    def _made_http(self) -> Any:
+        """The HTTP client if it was made or given (``close()`` makes none to close it)."""
+        return self.__dict__.get("_http_")
+
+    def _new_http(self) -> Any:
         raise NotImplementedError
+
+    def _bind_resources(self) -> None:
+        """Forget the resources bound to the client this one was copied from (they rebind on first use)."""
+        for name in RESOURCE_NAMES:
+            self.__dict__.pop(name, None)
+
+    if not TYPE_CHECKING:  # type checkers see the class annotations of each resource instead
+
+        def __getattr__(self, name: str) -> Any:
+            if name not in RESOURCE_NAMES:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            from .. import resources
+
+            table = resources.ASYNC_RESOURCES if self._is_async else resources.SYNC_RESOURCES
+            resource = self.__dict__[name] = table[name](self)
+            return resource
 
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries

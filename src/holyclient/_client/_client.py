@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core._request import RequestOptions
 from .._http._transport import new_async_client, new_sync_client, translate_error
-from .._send._base_client import _BaseClient
+from .._send._base_client import RESOURCE_NAMES, _BaseClient
 from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from .._send._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
 
@@ -40,7 +40,25 @@ SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
 AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
 
 
-class Client(SyncRequestMethods, _BaseClient):
+class _LazyResources:
+    """Binds a client's resources on first access (``client.chat`` ...), as openai's cached properties do:
+    ``Client()`` imports no resource module. Here, above ``resources/``, not in the send path below it."""
+
+    _is_async: bool
+
+    if not TYPE_CHECKING:  # type checkers see each client's class annotations instead
+
+        def __getattr__(self, name: str) -> Any:
+            if name not in RESOURCE_NAMES:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            from .. import resources
+
+            table = resources.ASYNC_RESOURCES if self._is_async else resources.SYNC_RESOURCES
+            resource = self.__dict__[name] = table[name](self)
+            return resource
+
+
+class Client(_LazyResources, SyncRequestMethods, _BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
     Args:
@@ -176,7 +194,7 @@ class Client(SyncRequestMethods, _BaseClient):
         self.close()
 
 
-class AsyncClient(AsyncRequestMethods, _BaseClient):
+class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 

@@ -45,8 +45,9 @@ class _Phase:
     One per request, reachable from the connector through a context variable (the connector is shared
     by every request, the deadline is not). Outside those phases the deadline is off and aiohttp's
     ``sock_read`` bounds the wait for the answer. When the deadline passes, the task sending the
-    request is cancelled and the cancellation turned into the phase's timeout (what ``asyncio.timeout``
-    does, which Python 3.10 lacks and which cannot be moved from aiohttp's body-writing task).
+    request is cancelled and the cancellation turned into the phase's timeout: what ``asyncio.timeout``
+    does, but its deadline is bound to the task that entered it, and aiohttp writes the body from
+    another task.
     """
 
     __slots__ = ("_handle", "_task", "expired", "name", "timeouts")
@@ -126,7 +127,7 @@ def _translate(exc: BaseException) -> BaseException:
     message = str(exc) or type(exc).__name__
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return httpx2.ConnectTimeout(message)
-    if isinstance(exc, (aiohttp.ServerTimeoutError, asyncio.TimeoutError, TimeoutError)):  # distinct on 3.10
+    if isinstance(exc, (aiohttp.ServerTimeoutError, TimeoutError)):
         return httpx2.ReadTimeout(message)
     if isinstance(exc, (aiohttp.ClientProxyConnectionError, aiohttp.ClientHttpProxyError)):
         return httpx2.ProxyError(message)

@@ -208,17 +208,6 @@ class _BaseClient(ResponseModes):
         for name in RESOURCE_NAMES:
             self.__dict__.pop(name, None)
 
-    if not TYPE_CHECKING:  # type checkers see the class annotations of each resource instead
-
-        def __getattr__(self, name: str) -> Any:
-            if name not in RESOURCE_NAMES:
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            from .. import resources
-
-            table = resources.ASYNC_RESOURCES if self._is_async else resources.SYNC_RESOURCES
-            resource = self.__dict__[name] = table[name](self)
-            return resource
-
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
 

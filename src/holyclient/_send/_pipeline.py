@@ -163,7 +163,7 @@ class Pipeline:
 
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
-        from .._core._binary import billed_usage
+        from ..pricing._tracker import billed_usage
 
         client = self.client
         try:

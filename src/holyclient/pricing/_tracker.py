@@ -375,3 +375,18 @@ class UsageTracker:
         snap = self.snapshot()
         budget = "" if snap.budget_usd is None else f", budget_usd={snap.budget_usd}"
         return f"UsageTracker(total_cost_usd={snap.total_cost_usd:.6f}{budget})"
+
+
+def billed_usage(result: Any) -> tuple[str | None, Any]:
+    """The model and token usage a response bills, for ``client.usage``.
+
+    ``(None, None)`` for objects without a usage model (a translation's extra ``usage`` dict, text, bytes),
+    and for objects that report usage billed by other requests: a ``Batch`` carries the
+    tokens of the whole batch every time it is retrieved, which must not be charged again.
+    """
+    if not getattr(type(result), "usage_is_billed", True):
+        return None, None
+    usage = getattr(result, "usage", None)
+    if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
+        return None, None
+    return getattr(result, "model", None), usage

@@ -26,6 +26,7 @@ target and hands the attempt to that target's pipeline, so the target's key, bud
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -236,7 +237,7 @@ class Pipeline:
             return known[1]
         send: AsyncSend = self._awire
         for step in reversed(steps):
-            send = _Link(step, send)
+            send = functools.partial(step, send=send)
         self._chains[id(steps)] = (steps, send)
         return send
 
@@ -251,16 +252,3 @@ class Pipeline:
         http = self.client._http
         response = await asent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)
-
-
-class _Link:
-    """One step bound to the rest of the chain."""
-
-    __slots__ = ("_next", "_step")
-
-    def __init__(self, step: SendStep, send: AsyncSend) -> None:
-        self._step = step
-        self._next = send
-
-    async def __call__(self, prepared: Prepared) -> Exchange:
-        return await self._step(prepared, self._next)

@@ -153,7 +153,8 @@ AsyncSend = Callable[[Prepared], Awaitable[Exchange]]
 
 
 class SendStep(Protocol):
-    """A step around the wire (see the module docstring): ``await step(prepared, send)``."""
+    """A step around the wire (see the module docstring), called as ``await step(prepared, send=...)``:
+    the parameter names are part of the protocol."""
 
     async def __call__(self, prepared: Prepared, send: AsyncSend) -> Exchange: ...
 

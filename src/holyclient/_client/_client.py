@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core._request import RequestOptions
-from .._http._transport import new_async_client, new_sync_client, translate_error
+from .._http._transport import new_async_client, new_sync_client
 from .._send._base_client import RESOURCE_NAMES, _BaseClient
 from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from .._send._steps import clean_failure
 from .._send._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
                 first = first_event(chunks)  # retried only before the first event
             except BaseException as exc:
                 response.close()
-                failure = translate_error(exc, request)
+                failure = clean_failure(exc, lambda: request)
                 exchange.failed(failure)
             else:
                 decoder = ChunkDecoder(cast_to, response, request)
@@ -291,7 +292,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
                 first = await afirst_event(chunks)  # retried only before the first event
             except BaseException as exc:
                 await response.aclose()
-                failure = translate_error(exc, request)
+                failure = clean_failure(exc, lambda: request)
                 exchange.failed(failure)
             else:
                 decoder = ChunkDecoder(cast_to, response, request)

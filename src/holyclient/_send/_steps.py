@@ -191,7 +191,12 @@ async def asent(fn: Callable[[], Awaitable[T]], request: Callable[[], Any]) -> T
 
 
 def clean_failure(exc: BaseException, request: Callable[[], Any]) -> BaseException:
-    """Our error for ``exc`` (redacted), marked when the library says the request never left."""
+    """Our error for ``exc`` (redacted), marked when the library says the request never left.
+
+    The one key-safety helper of the send path: every place that catches what the HTTP library raised
+    (the wire, the fast path, a stream's first event and its chunks, compare's stream reader) turns it
+    into our error here and raises that *outside* its ``except`` block (:func:`sent` / :func:`asent`
+    do both), so the library's exception, whose request holds the key, is never chained."""
     from ._attempts import mark_never_sent
 
     if not isinstance(exc, Exception):

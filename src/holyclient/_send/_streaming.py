@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core._parse import parse_model
 from .._core._sse import DONE, SSEDecoder, stream_error
-from .._http._transport import translate_error
+from ._steps import clean_failure
 
 if TYPE_CHECKING:
     from ..pricing._stream_usage import Outcome, StreamMeter
@@ -154,8 +154,8 @@ class Stream(Generic[T]):
                 if show is None or show(item):
                     yield item
             outcome = "complete"
-        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
-            failure = translate_error(exc, self.response.request)
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
+            failure = clean_failure(exc, lambda: self.response.request)
             if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
                 raise
             outcome = "unknown"
@@ -228,8 +228,8 @@ class AsyncStream(Generic[T]):
                 if show is None or show(item):
                     yield item
             outcome = "complete"
-        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
-            failure = translate_error(exc, self.response.request)
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
+            failure = clean_failure(exc, lambda: self.response.request)
             if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
                 raise
             outcome = "unknown"

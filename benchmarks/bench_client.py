@@ -10,6 +10,7 @@ the best round kept:
                            raw aiohttp, the wire under the default async transport, shown too, and
                            openai on its ``DefaultAioHttpClient`` transport beside plain openai)
 4. import wall time        ``python -c "import holyclient"`` vs ``import httpx``, best of K (target <= 2x)
+   import + ``Client()``     ``import holyclient; holyclient.Client()`` vs ``import httpx`` (target <= 1.5x)
 5. peak RSS                ru_maxrss of the sync child after its N requests (target <= 1.2x floor)
 
 The raw floor is plain httpx2 or httpx posting JSON and ``json.loads``-ing the answer (for streams:
@@ -52,7 +53,7 @@ ASYNC_KINDS = (
     "openai+aiohttp",
 )
 RAW_KINDS = ("raw-httpx2", "raw-httpx")
-TARGETS = {"sync": 1.3, "stream": 2.0, "async": 0.9, "import": 2.0, "rss": 1.2}
+TARGETS = {"sync": 1.3, "stream": 2.0, "async": 0.9, "import": 2.0, "construct": 1.5, "rss": 1.2}
 
 
 # --- workers: run in a fresh child process, print one JSON line ---------------------------------
@@ -478,6 +479,17 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
             "import",
             "ms",
             ms["import openai"],
+        )
+    )
+    add(
+        ratio_row(
+            "import + Client()",
+            ms["holyclient: import + Client()"],
+            ms["import httpx"],
+            "import httpx",
+            "construct",
+            "ms",
+            ms["openai: import + OpenAI()"],
         )
     )
     lines += [

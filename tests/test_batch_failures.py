@@ -15,6 +15,8 @@ import httpx2
 import pytest
 
 from holyclient import AsyncClient
+from holyclient._send._pipeline import Pipeline
+from holyclient._send._steps import Ledger
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, BatchStoppedError
 from holyclient.batch import _process as runner_module
 from support import KEY, completion
@@ -72,10 +74,10 @@ async def _araiser(*args: Any, **kwargs: Any) -> Any:
 
 #: Every step of a request's life, sync and async: (where, attribute, replacement).
 INJECTION_POINTS: list[tuple[str, str, Callable[..., Any]]] = [
-    ("client", "_reserve", _raiser),
-    ("client", "_send_raw", _araiser),
-    ("client", "_status_error", _raiser),
-    ("client", "_settle", _raiser),
+    ("pipeline", "reserve", _raiser),  # the send pipeline's steps, as every request passes them
+    ("pipeline", "_awire", _araiser),
+    ("pipeline", "status_error", _raiser),
+    ("ledger", "settle", _raiser),
     ("runner", "_sleep", _araiser),
     ("slots", "acquire", _araiser),  # a retry's slot (the run itself takes the first attempt's)
     ("requests_limit", "acquire", _araiser),
@@ -98,7 +100,8 @@ async def test_a_failure_at_any_step_of_a_request_is_a_result_and_the_batch_goes
     client = _client(_first_fails_then_ok(), budget_usd=10.0)
     runner = BatchRunner(client, concurrency=3, rpm=10_000, tpm=10_000_000, max_retries=2, sleep=_no_wait)
     target = {
-        "client": client,
+        "pipeline": Pipeline,
+        "ledger": Ledger,
         "runner": runner,
         "slots": runner._slots,
         "requests_limit": runner.requests_limit,
@@ -120,10 +123,10 @@ async def test_a_failure_at_any_step_of_a_request_is_a_result_and_the_batch_goes
     await runner.run(_requests(10), results.append)
     assert sorted(r.custom_id for r in results) == sorted(f"r{i}" for i in range(10))
     assert runner._slots.in_use == 0  # no slot leaked by a request that failed half-way
-    if name != "_settle":
+    if name != "settle":
         assert client.usage.snapshot().reserved_usd == 0  # and no budget reservation kept
     failed = [r for r in results if not r.ok]
-    if name not in ("_settle", "correct", "observe"):  # those fail after the response: the result stands
+    if name not in ("settle", "correct", "observe"):  # those fail after the response: the result stands
         assert failed
     for result in failed:
         line = result.output_line()

@@ -13,6 +13,7 @@ import pytest
 
 from holyclient import AsyncClient
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
+from holyclient.batch._wire import DirectWire
 from holyclient.testing import Fault, LocalServer
 
 KEY = "sk-holy-direct-path-secret-key"
@@ -38,9 +39,10 @@ def _run(
     async def go() -> BatchRunner:
         async with AsyncClient(api_key=KEY, base_url=base_url) as client:
             runner = BatchRunner(client, sleep=sleep, **options)
-            assert (runner._wire is not None) is True
+            wire = runner._steps[-1]
+            assert isinstance(wire, DirectWire) and wire.transport(client._pipeline) is not None
             if not direct:
-                runner._wire = None
+                runner._steps = runner._steps[:-1]
             await runner.run(requests, results.append)
             return runner
 

@@ -102,9 +102,10 @@ def observe(client: Any, probe: Probe) -> Observation:
     options = RequestOptions(probe.method, probe.path, body=probe.body, max_retries=0, stream=probe.stream)
     started = time.perf_counter()
     try:
-        request, response = sender._send_raw(options)
+        exchange = sender._sender.send(options)
     except APIConnectionError as exc:
         return Observation(error=f"{type(exc).__name__}: {exc}")
+    request, response = exchange.request, exchange.response
     status = int(response.status_code)
     seen = Observation(status=status, headers={k.lower(): v for k, v in response.headers.items()})
     if probe.stream and 200 <= status < 300:

@@ -14,13 +14,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from .._core._binary import billed_usage
 from .._core._request import RequestOptions
-from .._http._transport import new_async_client, new_sync_client, translate_error
-from .._send._attempts import mark_never_sent
-from .._send._base_client import _BaseClient
+from .._http._transport import new_async_client, new_sync_client
+from .._send._base_client import RESOURCE_NAMES, _BaseClient
 from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
-from .._send._streaming import AsyncStream, ChunkDecoder, Stream
+from .._send._steps import clean_failure
+from .._send._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
 
 if TYPE_CHECKING:
     from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
@@ -42,7 +41,25 @@ SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
 AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
 
 
-class Client(SyncRequestMethods, _BaseClient):
+class _LazyResources:
+    """Binds a client's resources on first access (``client.chat`` ...), as openai's cached properties do:
+    ``Client()`` imports no resource module. Here, above ``resources/``, not in the send path below it."""
+
+    _is_async: bool
+
+    if not TYPE_CHECKING:  # type checkers see each client's class annotations instead
+
+        def __getattr__(self, name: str) -> Any:
+            if name not in RESOURCE_NAMES:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            from .. import resources
+
+            table = resources.ASYNC_RESOURCES if self._is_async else resources.SYNC_RESOURCES
+            resource = self.__dict__[name] = table[name](self)
+            return resource
+
+
+class Client(_LazyResources, SyncRequestMethods, _BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
     Args:
@@ -120,30 +137,20 @@ class Client(SyncRequestMethods, _BaseClient):
             record_rate=record_rate,
         )
         self._owns_http = http_client is None
-        self._http = new_sync_client(self.timeout) if http_client is None else http_client
+        if http_client is not None:
+            self._http = http_client
         self._sleep = sleep
-        self._bind_resources()
 
-    def _bind_resources(self) -> None:
-        from ..resources import SYNC_RESOURCES
-
-        for name, resource in SYNC_RESOURCES.items():
-            setattr(self, name, resource(self))
+    def _new_http(self) -> Any:
+        return new_sync_client(self.timeout)
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        attempts = self._attempts(options)
-        try:
-            result = self._policy.run(
-                lambda: attempts.send(lambda o: self._send_once(o, cast_to)),
-                self._retries(options),
-                self._sleep,
-            )
-        except BaseException as exc:
-            attempts.failed(exc)
-            raise
-        parsed = self._unwrap(result)
-        self._settle(attempts.reservation, *billed_usage(parsed))
-        return result
+        attempts = self._start(options)
+        return self._policy.run(
+            lambda: self._pipeline.finish(self._sender.send(attempts.next()), cast_to),
+            self._retries(options),
+            self._sleep,
+        )
 
     def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
         """A list response that can fetch its following pages."""
@@ -151,71 +158,33 @@ class Client(SyncRequestMethods, _BaseClient):
         self._unwrap(result)._bind(self, options)
         return result
 
-    def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
-        """Send once, no retry: the request and the HTTP response, whatever its status.
-
-        Raises:
-            APIConnectionError: (or ``APITimeoutError``) when no response was obtained.
-        """
-        if self._api_key_provider is not None:
-            self._accept_api_key(self._api_key_provider())
-        request = self._build_request(options)
-        try:
-            response = self._http.send(request, stream=options.stream)
-        except Exception as exc:
-            error: BaseException | None = mark_never_sent(translate_error(exc, request), exc)
-        else:
-            error = None
-        if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
-            raise error
-        return request, response
-
-    def _send_limited(self, options: RequestOptions) -> tuple[Any, Any]:
-        """:meth:`_send_raw` through the limiter, if any (the batch runner admits by itself)."""
-        if self.limiter is None:
-            return self._send_raw(options)
-        from ..ratelimit._protocol import admission_cost, response_feedback
-
-        admission = self.limiter.acquire_sync(*admission_cost(self.limiter, options.body))
-        request, response = self._send_raw(options)
-        self.limiter.observe_sync(admission, response_feedback(response, stream=options.stream))
-        return request, response
-
-    def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        request, response = self._send_limited(options)
-        return self._parse(response, request, cast_to)
-
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
-        attempts, meter = self._metered(options)
+        attempts, hide = self._start_stream(options)
 
-        def attempt(options: RequestOptions) -> Stream[ModelT]:
-            request, response = self._send_limited(options)
+        def attempt() -> Stream[ModelT]:
+            exchange = self._sender.send(attempts.next())
+            request, response = exchange.request, exchange.response
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, response.read(), request)
                 chunks = response.iter_bytes()
-                first = next(chunks, b"")  # retried only before the first byte
+                first = first_event(chunks)  # retried only before the first event
             except BaseException as exc:
                 response.close()
-                failure = translate_error(exc, request)
-                if failure is exc:
-                    raise
+                failure = clean_failure(exc, lambda: request)
+                exchange.failed(failure)
             else:
                 decoder = ChunkDecoder(cast_to, response, request)
-                return Stream(decoder, response, chunks, first, meter(attempts))
-            raise failure
+                return Stream(decoder, response, chunks, first, self._meter(exchange, hide))
+            raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
 
-        try:
-            stream = self._policy.run(lambda: attempts.send(attempt), self._retries(options), self._sleep)
-        except BaseException as exc:
-            attempts.failed(exc)
-            raise
-        return self._wrap_stream(stream)
+        return self._wrap_stream(self._policy.run(attempt, self._retries(options), self._sleep))
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
-        if self._owns_http:
-            self._http.close()
+        http = self._made_http()
+        if self._owns_http and http is not None:
+            http.close()
 
     def __enter__(self) -> Client:
         return self
@@ -226,7 +195,7 @@ class Client(SyncRequestMethods, _BaseClient):
         self.close()
 
 
-class AsyncClient(AsyncRequestMethods, _BaseClient):
+class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 
@@ -281,29 +250,20 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             record_rate=record_rate,
         )
         self._owns_http = http_client is None
-        self._http = new_async_client(self.timeout) if http_client is None else http_client
+        if http_client is not None:
+            self._http = http_client
         self._sleep = sleep
-        self._bind_resources()
 
-    def _bind_resources(self) -> None:
-        from ..resources import ASYNC_RESOURCES
-
-        for name, resource in ASYNC_RESOURCES.items():
-            setattr(self, name, resource(self))
+    def _new_http(self) -> Any:
+        return new_async_client(self.timeout)
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        attempts = self._attempts(options)
-        try:
-            result: ModelT = await self._policy.arun(
-                lambda: attempts.asend(lambda o: self._send_once(o, cast_to)),
-                self._retries(options),
-                self._sleep,
-            )
-        except BaseException as exc:
-            attempts.failed(exc)
-            raise
-        parsed = self._unwrap(result)
-        self._settle(attempts.reservation, *billed_usage(parsed))
+        attempts = self._start(options)
+
+        async def attempt() -> ModelT:
+            return self._pipeline.finish(await self._sender.asend(attempts.next()), cast_to)
+
+        result: ModelT = await self._policy.arun(attempt, self._retries(options), self._sleep)
         return result
 
     def _get_page(
@@ -319,73 +279,34 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
 
         return AsyncPaginator(fetch)
 
-    async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
-        """Send once, no retry: the request and the HTTP response, whatever its status.
-
-        Raises:
-            APIConnectionError: (or ``APITimeoutError``) when no response was obtained.
-        """
-        if self._api_key_provider is not None:
-            self._accept_api_key(await self._api_key_provider())
-        request = self._build_request(options)
-        try:
-            response = await self._http.send(request, stream=options.stream)
-        except Exception as exc:
-            error: BaseException | None = mark_never_sent(translate_error(exc, request), exc)
-        else:
-            error = None
-        if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
-            raise error
-        return request, response
-
-    async def _send_limited(self, options: RequestOptions) -> tuple[Any, Any]:
-        """:meth:`_send_raw` through the limiter, if any (the batch runner admits by itself)."""
-        if self.limiter is None:
-            return await self._send_raw(options)
-        from ..ratelimit._protocol import admission_cost, response_feedback
-
-        admission = await self.limiter.acquire(*admission_cost(self.limiter, options.body))
-        request, response = await self._send_raw(options)
-        await self.limiter.observe(admission, response_feedback(response, stream=options.stream))
-        return request, response
-
-    async def _send_once(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        request, response = await self._send_limited(options)
-        return self._parse(response, request, cast_to)
-
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
-        attempts, meter = self._metered(options)
+        attempts, hide = self._start_stream(options)
 
-        async def attempt(options: RequestOptions) -> AsyncStream[ModelT]:
-            request, response = await self._send_limited(options)
+        async def attempt() -> AsyncStream[ModelT]:
+            exchange = await self._sender.asend(attempts.next())
+            request, response = exchange.request, exchange.response
             try:
                 if response.status_code >= 400:
                     raise self._status_error(response, await response.aread(), request)
                 chunks = response.aiter_bytes()
-                first = await anext(chunks, b"")  # retried only before the first byte
+                first = await afirst_event(chunks)  # retried only before the first event
             except BaseException as exc:
                 await response.aclose()
-                failure = translate_error(exc, request)
-                if failure is exc:
-                    raise
+                failure = clean_failure(exc, lambda: request)
+                exchange.failed(failure)
             else:
                 decoder = ChunkDecoder(cast_to, response, request)
-                return AsyncStream(decoder, response, chunks, first, meter(attempts))
-            raise failure
+                return AsyncStream(decoder, response, chunks, first, self._meter(exchange, hide))
+            raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
 
-        try:
-            stream = await self._policy.arun(
-                lambda: attempts.asend(attempt), self._retries(options), self._sleep
-            )
-        except BaseException as exc:
-            attempts.failed(exc)
-            raise
+        stream = await self._policy.arun(attempt, self._retries(options), self._sleep)
         return self._wrap_stream(stream)
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
-        if self._owns_http:
-            await self._http.aclose()
+        http = self._made_http()
+        if self._owns_http and http is not None:
+            await http.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -107,21 +107,6 @@ def parse_response(cast_to: Any, response: Any, *, request: Any = None) -> Any:
     return parse_model(cast_to, response.content, response, request=request)
 
 
-def billed_usage(result: Any) -> tuple[str | None, Any]:
-    """The model and token usage a response bills, for ``client.usage``.
-
-    ``(None, None)`` for objects without a usage model (a translation's extra ``usage`` dict, text, bytes),
-    and for objects that report usage billed by other requests: a ``Batch`` carries the
-    tokens of the whole batch every time it is retrieved, which must not be charged again.
-    """
-    if not getattr(type(result), "usage_is_billed", True):
-        return None, None
-    usage = getattr(result, "usage", None)
-    if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
-        return None, None
-    return getattr(result, "model", None), usage
-
-
 class StreamedBinaryResponse:
     """A binary body still on the wire (``speech.with_streaming_response.create(...)``): read it in chunks.
 

@@ -45,8 +45,9 @@ class _Phase:
     One per request, reachable from the connector through a context variable (the connector is shared
     by every request, the deadline is not). Outside those phases the deadline is off and aiohttp's
     ``sock_read`` bounds the wait for the answer. When the deadline passes, the task sending the
-    request is cancelled and the cancellation turned into the phase's timeout (what ``asyncio.timeout``
-    does, which Python 3.10 lacks and which cannot be moved from aiohttp's body-writing task).
+    request is cancelled and the cancellation turned into the phase's timeout: what ``asyncio.timeout``
+    does, but its deadline is bound to the task that entered it, and aiohttp writes the body from
+    another task.
     """
 
     __slots__ = ("_handle", "_task", "expired", "name", "timeouts")
@@ -126,7 +127,7 @@ def _translate(exc: BaseException) -> BaseException:
     message = str(exc) or type(exc).__name__
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return httpx2.ConnectTimeout(message)
-    if isinstance(exc, (aiohttp.ServerTimeoutError, asyncio.TimeoutError, TimeoutError)):  # distinct on 3.10
+    if isinstance(exc, (aiohttp.ServerTimeoutError, TimeoutError)):
         return httpx2.ReadTimeout(message)
     if isinstance(exc, (aiohttp.ClientProxyConnectionError, aiohttp.ClientHttpProxyError)):
         return httpx2.ProxyError(message)
@@ -321,7 +322,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             return await self._fallback.handle_async_request(request)
-        session = self._sessions.current() or await self._sessions.here()
+        session = await self.session()
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "transfer-encoding"]
         try:
             content: Any = request.content
@@ -346,6 +347,10 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             request=request,
             extensions=extensions,
         )
+
+    async def session(self) -> aiohttp.ClientSession:
+        """This event loop's session (made on first use): for a step that sends on the wire itself."""
+        return self._sessions.current() or await self._sessions.here()
 
     async def aclose(self) -> None:
         await self._sessions.close()

@@ -79,6 +79,18 @@ def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     return httpx2.AsyncClient(timeout=timeout, transport=transport, follow_redirects=True)
 
 
+def aiohttp_transport_of(http: Any) -> Any:
+    """The :class:`~holyclient._http._aiohttp.AiohttpTransport` under an async client made by
+    :func:`new_async_client`, or ``None`` (another transport, or mounts for proxies): what a step that
+    sends on the wire itself may use."""
+    from ._aiohttp import AiohttpTransport
+
+    transport = getattr(http, "_transport", None)  # httpx2's own client, which we built
+    if not isinstance(transport, AiohttpTransport) or getattr(http, "_mounts", None):
+        return None
+    return transport
+
+
 def _families() -> list[Any]:
     return [module for name in ("httpx2", "httpx") if (module := sys.modules.get(name)) is not None]
 

@@ -23,14 +23,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from .._exceptions import APIConnectionError, APIResponseValidationError
 
 if TYPE_CHECKING:
     from .._core._request import RequestOptions
-    from ..pricing._tracker import Reservation, UsageTracker
 
 T = TypeVar("T")
 
@@ -51,80 +49,34 @@ _NEVER_SENT = (
 
 
 class Attempts:
-    """One call's attempts: the options of each (stable idempotency key, attempt number) and its budget hold.
+    """One call's attempts: the options of each, with a stable idempotency key and the attempt number.
 
-    The call's worst case is reserved when it starts. An attempt whose outcome is unknown may have been
-    billed, so before the next attempt its reservation is kept as spent (uncertain) and a new one is
-    made: the retry may then be refused with :class:`~holyclient.BudgetExceededError`, but the budget
-    holds even if the server does not deduplicate.
+    The budget is held per attempt by the send pipeline (:class:`~holyclient._steps.Ledger`): an
+    attempt whose outcome is unknown may have been billed, so its reservation is kept as spent
+    (uncertain) and the next attempt reserves anew -- it may then be refused with
+    :class:`~holyclient.BudgetExceededError`, but the budget holds even if the server does not deduplicate.
 
     Args:
         options: the call's options.
-        tracker: the client's usage tracker.
-        reserve: reserves the call's worst case (returns None when no budget is set).
     """
 
-    __slots__ = (
-        "_count",
-        "_key",
-        "_options",
-        "_reserve",
-        "_set_count",
-        "_tracker",
-        "_unknown",
-        "reservation",
-    )
+    __slots__ = ("_count", "_key", "_options", "_set_count")
 
-    def __init__(
-        self,
-        options: RequestOptions,
-        tracker: UsageTracker,
-        reserve: Callable[[RequestOptions], Reservation | None],
-    ) -> None:
+    def __init__(self, options: RequestOptions) -> None:
         self._options = options
-        self._tracker = tracker
-        self._reserve = reserve
-        self.reservation = reserve(options)
         given = {name.lower() for name in options.extra_headers or ()}
         self._set_count = ATTEMPT_HEADER not in given
         wants_key = options.method != "GET" and IDEMPOTENCY_HEADER.lower() not in given
         self._key = f"holyclient-retry-{os.urandom(16).hex()}" if wants_key else None
         self._count = 0
-        self._unknown = False
 
-    def send(self, fn: Callable[[RequestOptions], T]) -> T:
-        """Make the next attempt with ``fn``."""
-        options = self._next()
-        try:
-            return fn(options)
-        except BaseException as exc:
-            self._unknown = outcome_unknown(exc)
-            raise
+    @property
+    def options(self) -> RequestOptions:
+        """The call's options, as the caller gave them."""
+        return self._options
 
-    async def asend(self, fn: Callable[[RequestOptions], Awaitable[T]]) -> T:
-        """Async twin of :meth:`send`."""
-        options = self._next()
-        try:
-            return await fn(options)
-        except BaseException as exc:
-            self._unknown = outcome_unknown(exc)
-            raise
-
-    def failed(self, exc: BaseException) -> None:
-        """Settle the reservation of a call that failed for good with ``exc``."""
-        if self.reservation is None:
-            return
-        if outcome_unknown(exc):
-            self._tracker.settle_uncertain(self.reservation)
-        else:
-            self._tracker.settle(self.reservation, None)
-
-    def _next(self) -> RequestOptions:
-        if self._unknown and self.reservation is not None:  # the last attempt may have been billed
-            self._tracker.settle_uncertain(self.reservation)
-            self.reservation = None
-            self.reservation = self._reserve(self._options)
-        self._unknown = False
+    def next(self) -> RequestOptions:
+        """The options of the next attempt."""
         headers: dict[str, str] = {}
         if self._key is not None:
             headers[IDEMPOTENCY_HEADER] = self._key

@@ -9,19 +9,20 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core._binary import parse_response
-from .._core._parse import make_status_error
-from .._core._request import NOT_GIVEN, RequestOptions, build_headers
-from .._core._retry import RetryPolicy, retry_after_seconds
+from .._core._request import NOT_GIVEN, RequestOptions
+from .._core._retry import RetryPolicy
 from .._exceptions import APIError, ConfigurationError
-from .._http._transport import default_timeout, request_timeout
-from ..pricing._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
+from .._http._transport import default_timeout
+from ..pricing._stream_usage import StreamMeter, ask_for_usage
 from ._attempts import Attempts
+from ._pipeline import Pipeline
 from ._recorder import make_recorder
 from ._response import ResponseModes
 
@@ -29,15 +30,39 @@ if TYPE_CHECKING:
     from ..pricing._tracker import UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
+    from ._steps import Exchange, Sender
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
+
+#: The resources a client binds on first access (``client.chat`` ...): the keys of
+#: ``resources.SYNC_RESOURCES`` / ``ASYNC_RESOURCES`` (a test keeps them equal).
+RESOURCE_NAMES = frozenset(
+    {
+        "audio",
+        "batches",
+        "beta",
+        "chat",
+        "completions",
+        "embeddings",
+        "files",
+        "images",
+        "models",
+        "moderations",
+        "responses",
+    }
+)
+
+#: Held while a client makes its HTTP client: two threads' first calls must not make two pools.
+_MAKING = threading.RLock()
 
 
 class _BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
-    _http: Any
     _owns_http: bool
+    #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
+    #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
+    _sender_factory: Callable[[Any], Sender] | None = None
 
     def __init__(
         self,
@@ -97,14 +122,6 @@ class _BaseClient(ResponseModes):
             )
         self.api_key = key
 
-    def _identity_headers(self) -> dict[str, str]:
-        headers = {}
-        if self.organization is not None:
-            headers["OpenAI-Organization"] = self.organization
-        if self.project is not None:
-            headers["OpenAI-Project"] = self.project
-        return headers
-
     @property
     def usage(self) -> UsageTracker:
         """Tokens and cost per model of every call made through this client and its copies."""
@@ -129,6 +146,7 @@ class _BaseClient(ResponseModes):
         ``default_headers`` and ``default_query`` are merged into the current ones. ``copy()`` is the
         same method under openai's other name.
         """
+        self._http  # noqa: B018  # made now: the copy shares this client's pool, which the original closes
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
         new.default_query = dict(self.default_query)
@@ -160,61 +178,77 @@ class _BaseClient(ResponseModes):
 
     copy = with_options
 
-    def _bind_resources(self) -> None:
+    # --- bound on first use: ``Client()`` costs no connection pool (an SSL context alone is ~30 ms)
+    # and imports no resource module until a call needs it, as openai's cached properties do ---
+
+    @property
+    def _http(self) -> Any:
+        """The HTTP client: the caller's, or our own, made on first use."""
+        try:
+            return self.__dict__["_http_"]
+        except KeyError:
+            with _MAKING:
+                if "_http_" not in self.__dict__:
+                    self.__dict__["_http_"] = self._new_http()
+            return self.__dict__["_http_"]
+
+    @_http.setter
+    def _http(self, value: Any) -> None:
+        self.__dict__["_http_"] = value
+
+    def _made_http(self) -> Any:
+        """The HTTP client if it was made or given (``close()`` makes none to close it)."""
+        return self.__dict__.get("_http_")
+
+    def _new_http(self) -> Any:
         raise NotImplementedError
 
-    def _build_request(self, options: RequestOptions) -> Any:
-        defaults = self.default_headers
-        if self.organization is not None or self.project is not None:
-            defaults = {**self._identity_headers(), **defaults}
-        headers = build_headers(self.api_key, defaults, options.extra_headers, stream=options.stream)
-        timeout = self.timeout if options.timeout is NOT_GIVEN else default_timeout(options.timeout)
-        query = {**self.default_query, **options.query} if options.query else self.default_query
-        return self._http.build_request(
-            options.method,
-            self.base_url + options.path,
-            json=options.body if options.method != "GET" and options.content is None else None,
-            content=options.content,
-            params=query or None,
-            headers=headers,
-            timeout=request_timeout(timeout),
-        )
+    def _bind_resources(self) -> None:
+        """Forget the resources bound to the client this one was copied from (they rebind on first use)."""
+        for name in RESOURCE_NAMES:
+            self.__dict__.pop(name, None)
 
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
 
-    def _reserve(self, options: RequestOptions) -> Any:
-        """Check the budget before sending (only when one is set: counting tokens is not free)."""
-        if self._budget_usd is None or options.body is None:
-            return None
-        if options.path not in CHARGED_PATHS and "messages" not in options.body:
-            return None
-        return self._usage.reserve(options.body)
+    @property
+    def _pipeline(self) -> Pipeline:
+        """This client's send pipeline (one per client object: a copy gets its own, reading its settings)."""
+        pipeline = self.__dict__.get("_pipeline_")
+        if pipeline is None or pipeline.client is not self:
+            pipeline = self.__dict__["_pipeline_"] = Pipeline(self)
+        return pipeline
 
-    def _settle(self, reservation: Any, model: str | None, usage: Any) -> None:
-        usage_dict = usage.model_dump() if usage is not None else None
-        if reservation is not None:
-            self._usage.settle(reservation, usage_dict)
-        elif usage_dict is not None and model:
-            self._usage.record(model, usage_dict)
+    @property
+    def _sender(self) -> Sender:
+        """What sends this client's attempts: its pipeline, or what ``_sender_factory`` makes (a Router's)."""
+        sender = self.__dict__.get("_sender_")
+        if sender is None or sender.client is not self:
+            factory = self._sender_factory
+            sender = self.__dict__["_sender_"] = Pipeline(self) if factory is None else factory(self)
+        return sender
 
-    def _attempts(self, options: RequestOptions) -> Attempts:
-        """One call's attempts, its worst case reserved (see :class:`~holyclient._send._attempts.Attempts`)."""
-        if self._recorder is not None:
-            self._recorder.observe(options)
-        return Attempts(options, self._usage, self._reserve)
+    def _start(self, options: RequestOptions) -> Attempts:
+        """A call begins: it is recorded (``record_to``) and its attempts numbered."""
+        self._pipeline.record(options)
+        return Attempts(options)
 
-    def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
-        """A streaming call's attempts (asking for usage in the stream) and how to make the meter that
-        will charge the stream, once an attempt has returned it."""
+    def _start_stream(self, options: RequestOptions) -> tuple[Attempts, bool]:
+        """A streaming call begins, asking for usage in the stream: its attempts, and whether to hide
+        the usage-only chunk the caller did not ask for."""
         body, hide = ask_for_usage(options.path, options.body)
         if body is not options.body:
             options = dataclasses.replace(options, body=body)
+        return self._start(options), hide
 
-        def meter(attempts: Attempts) -> StreamMeter:
-            return StreamMeter(self._usage, attempts.reservation, body, hide_usage_chunk=hide)
-
-        return self._attempts(options), meter
+    def _meter(self, exchange: Exchange, hide: bool) -> StreamMeter:
+        """The meter that charges a stream: it takes over the attempt's reservation."""
+        ledger = exchange.ledger
+        tracker = ledger.tracker if ledger is not None else self._usage
+        reservation = ledger.reservation if ledger is not None else None
+        if ledger is not None:
+            ledger.reservation = None
+        return StreamMeter(tracker, reservation, exchange.prepared.options.body, hide_usage_chunk=hide)
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
         """A read response as ``cast_to``, or the status error it carries."""
@@ -228,6 +262,5 @@ class _BaseClient(ResponseModes):
         return cast("ModelT", result)
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
-        return make_status_error(
-            response, content, request=request, retry_after=retry_after_seconds(response.headers)
-        )
+        error: APIError = self._pipeline.status_error(response, content, request)
+        return error

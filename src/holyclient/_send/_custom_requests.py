@@ -125,14 +125,18 @@ class SyncRequestMethods:
         client: Any = self  # the Client this mixin is part of
 
         def attempt() -> Any:
-            request, response = client._send_raw(_streamed(options))
+            exchange = client._sender.send(_streamed(options))
+            request, response = exchange.request, exchange.response
             if response.status_code < 400:
+                exchange.settle(None, None)
                 return response
             try:
                 content = response.read()
             finally:
                 response.close()
-            raise client._status_error(response, content, request)
+            error = client._status_error(response, content, request)
+            exchange.failed(error)
+            raise error
 
         return StreamedBinaryResponse(client._policy.run(attempt, client._retries(options), client._sleep))
 
@@ -241,14 +245,18 @@ class AsyncRequestMethods:
         client: Any = self  # the AsyncClient this mixin is part of
 
         async def attempt() -> Any:
-            request, response = await client._send_raw(_streamed(options))
+            exchange = await client._sender.asend(_streamed(options))
+            request, response = exchange.request, exchange.response
             if response.status_code < 400:
+                exchange.settle(None, None)
                 return response
             try:
                 content = await response.aread()
             finally:
                 await response.aclose()
-            raise client._status_error(response, content, request)
+            error = client._status_error(response, content, request)
+            exchange.failed(error)
+            raise error
 
         return AsyncStreamedBinaryResponse(
             await client._policy.arun(attempt, client._retries(options), client._sleep)

@@ -9,11 +9,19 @@ recorded (today ``/v1/chat/completions``; the recorder follows that list, so a s
 
 Writes append under a lock (threads and asyncio tasks may share a client) and stop after
 ``record_max`` lines per recorder, so a forgotten recorder cannot fill a disk.
+
+Recording never fails a live request: when the file cannot be written (a missing directory, a full
+disk, a read-only file) the recorder warns once on the ``holyclient`` logger, stops, and says so in the
+client's ``usage.snapshot().warnings``. A write that fails part-way is cut back to the last full line,
+so the file never holds a torn line for the next record to be glued onto (as ``batch``'s
+``OutputWriter`` does).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import random
 import threading
@@ -21,8 +29,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._constants import LOGGER_NAME
+
 if TYPE_CHECKING:
     from .._core._request import RequestOptions
+    from ..pricing._tracker import UsageTracker
+
+logger = logging.getLogger(LOGGER_NAME)
 
 __all__ = ["REPLAYABLE_PATHS", "JsonlSink", "Recorder", "batch_line"]
 
@@ -55,13 +68,29 @@ class JsonlSink:
         self._lock = threading.Lock()
 
     def write(self, record: Mapping[str, Any]) -> bool:
-        """Append ``record``; False (nothing written) once the limit is reached."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        """Append ``record``; False (nothing written) once the limit is reached.
+
+        Raises:
+            OSError: the line could not be written; the file is cut back to its last full line.
+        """
+        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode()
         with self._lock:
             if self.written >= self.limit:
                 return False
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(line)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                good = os.fstat(fd).st_size
+                try:
+                    view = memoryview(line)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                except OSError:
+                    # a short write left part of a line: cut it, or the next line is glued onto it
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, good)
+                    raise
+            finally:
+                os.close(fd)
             self.written += 1
             return True
 
@@ -95,21 +124,39 @@ class Recorder:
         self._urls = (CHAT_COMPLETIONS_URL,)  # what ``holyclient compare`` replays
         self._count = 0
         self._lock = threading.Lock()
+        self.stopped: str | None = None  # why recording stopped (a write failed), or None
 
     @property
     def path(self) -> Path:
         return self._sink.path
 
-    def observe(self, options: RequestOptions) -> None:
-        """Record ``options`` if it is replayable and drawn into the sample."""
-        if not replayable(options) or "/v1" + options.path not in self._urls:
+    def observe(self, options: RequestOptions, tracker: UsageTracker | None = None) -> None:
+        """Record ``options`` if it is replayable and drawn into the sample; never raises.
+
+        Args:
+            tracker: where to say that recording stopped (the client's usage tracker).
+        """
+        if self.stopped is not None or not replayable(options) or "/v1" + options.path not in self._urls:
             return
         if self._rng.random() >= self.rate:
             return
         with self._lock:
             self._count += 1
             custom_id = f"{self._prefix}{self._count}"
-        self._sink.write(batch_line(custom_id, options))
+        try:
+            self._sink.write(batch_line(custom_id, options))
+        except Exception as exc:  # a sample is never worth a failed request
+            self._stop(exc, tracker)
+
+    def _stop(self, exc: Exception, tracker: UsageTracker | None) -> None:
+        with self._lock:
+            if self.stopped is not None:
+                return
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            self.stopped = f"recording to {self.path} stopped: {reason}"
+        logger.warning("holyclient: %s", self.stopped)
+        if tracker is not None:
+            tracker.warn(self.stopped)
 
 
 def make_recorder(record_to: str | os.PathLike[str] | None, record_rate: float) -> Recorder | None:

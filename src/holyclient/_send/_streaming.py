@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core._parse import parse_model
 from .._core._sse import DONE, SSEDecoder, stream_error
-from .._http._transport import translate_error
+from ._steps import clean_failure
 
 if TYPE_CHECKING:
     from ..pricing._stream_usage import Outcome, StreamMeter
@@ -28,6 +28,30 @@ def _watch(stream: object, meter: StreamMeter | None) -> None:
     """Settle the meter if ``stream`` is collected unclosed (never at interpreter exit: nothing to save)."""
     if meter is not None:
         weakref.finalize(stream, meter.abandon).atexit = False
+
+
+def first_event(chunks: Iterator[bytes]) -> bytes:
+    """The bytes up to the stream's first event, read before the stream is handed over.
+
+    SSE comments (``: PROCESSING`` keep-alives) carry no event: reading stops at the first real one, so
+    an error the server opens with is seen whatever came before it (a Router fails over on it).
+    """
+    probe, head = SSEDecoder(), bytearray()
+    for chunk in chunks:
+        head += chunk
+        if probe.feed(chunk):
+            break
+    return bytes(head)
+
+
+async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
+    """Async twin of :func:`first_event`."""
+    probe, head = SSEDecoder(), bytearray()
+    async for chunk in chunks:
+        head += chunk
+        if probe.feed(chunk):
+            break
+    return bytes(head)
 
 
 class ChunkDecoder(Generic[T]):
@@ -130,8 +154,8 @@ class Stream(Generic[T]):
                 if show is None or show(item):
                     yield item
             outcome = "complete"
-        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
-            failure = translate_error(exc, self.response.request)
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
+            failure = clean_failure(exc, lambda: self.response.request)
             if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
                 raise
             outcome = "unknown"
@@ -204,8 +228,8 @@ class AsyncStream(Generic[T]):
                 if show is None or show(item):
                     yield item
             outcome = "complete"
-        except Exception as exc:  # anything from the wire becomes ours, redacted (see translate_error)
-            failure = translate_error(exc, self.response.request)
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
+            failure = clean_failure(exc, lambda: self.response.request)
             if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
                 raise
             outcome = "unknown"

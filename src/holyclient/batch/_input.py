@@ -16,7 +16,7 @@ import json
 import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,7 +256,3 @@ def _trusted(raw: bytes, default_model: str | None, position: int) -> BatchReque
         return BatchRequest(str(position), with_default_model(data, default_model, CHAT_COMPLETIONS_URL))
     url = data.get("url", CHAT_COMPLETIONS_URL)
     return BatchRequest(data["custom_id"], with_default_model(data["body"], default_model, url), url)
-
-
-def body_model(body: Mapping[str, Any]) -> str:
-    return str(body.get("model") or "unknown")

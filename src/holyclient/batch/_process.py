@@ -29,11 +29,11 @@ from ._concurrency import AdaptiveConcurrency, Slots
 from ._guard import SlotHold, StopBreaker
 from ._pack import PackedRequest
 from ._types import BatchRequest, BatchResult, BatchStats, request_fingerprint
-from ._wire import DirectSender
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient
     from .._core._retry import RetryPolicy
+    from .._send._steps import Exchange, SendStep
     from ..ratelimit import Feedback, Limiter
 
 logger = logging.getLogger(LOGGER_NAME)
@@ -80,7 +80,7 @@ class RequestProcessor:
     _policy: RetryPolicy
     _breaker: StopBreaker
     _stop_scope: anyio.CancelScope | None
-    _wire: DirectSender | None
+    _steps: tuple[SendStep, ...]
 
     # --- one request ------------------------------------------------------------------------------
 
@@ -95,7 +95,6 @@ class RequestProcessor:
         """
         slot = SlotHold(self._slots, slot_held)
         model: str | None = None
-        reservation: Any = None
         try:
             body = dict(request.body)
             model = str(body.get("model") or "") or None
@@ -104,24 +103,14 @@ class RequestProcessor:
             options = RequestOptions(
                 "POST", PATHS[request.url], body=body, timeout=self.timeout, max_retries=0
             )
-            try:
-                reservation = self.client._reserve(options)
-            except BudgetExceededError as exc:
-                return BatchResult(
-                    request.custom_id, error=_error("budget_exceeded", str(exc)), attempts=0, model=model
-                )
             result = await self._with_retries(request, options, model, slot)
         except Exception as exc:  # by construction: a failed request is a result, never an exception
             logger.debug("Batch request %s failed", request.custom_id, exc_info=True)
             result = BatchResult(
                 request.custom_id, error=_error("request_failed", self._scrub(exc)), model=model
             )
-        except BaseException:  # cancelled: release what the budget held for it
-            self._release(reservation)
-            raise
         finally:
             slot.release()
-        self._settle(reservation, result)
         if not isinstance(request, PackedRequest):  # a packed request's lines carry their own
             result.fingerprint = request_fingerprint(request.body)
         return result
@@ -131,12 +120,6 @@ class RequestProcessor:
         text = f"{type(exc).__name__}: {exc}"
         key = str(getattr(self.client, "api_key", "") or "")
         return text.replace(key, "***") if len(key) >= 8 else text
-
-    def _release(self, reservation: Any) -> None:
-        try:
-            self.client._settle(reservation, None, None)
-        except Exception:  # pragma: no cover - settling a reservation has no I/O to fail
-            logger.debug("Releasing a batch reservation failed", exc_info=True)
 
     async def _with_retries(
         self, request: BatchRequest, options: RequestOptions, model: str | None, slot: SlotHold
@@ -160,19 +143,19 @@ class RequestProcessor:
             self.stats.retries += 1
             logger.debug("Batch request %s: %s; retrying in %.2fs", request.custom_id, failure, delay)
             await self._sleep(delay)  # outside the slot: another request is sent meanwhile
-        result.attempts = retries_done + 1
+        # a request the budget refused was never sent: that attempt does not count
+        result.attempts = retries_done + (0 if isinstance(failure, BudgetExceededError) else 1)
         return result
 
-    def _settle(self, reservation: Any, result: BatchResult) -> None:
-        """Record the request's usage on the client's tracker (and release its budget reservation)."""
-        if not result.ok or result.usage is None:
-            self._release(reservation)
-            return
+    @staticmethod
+    def _settle(exchange: Exchange, result: BatchResult) -> None:
+        """The pipeline's settlement step: the answer's usage on its client's tracker (a Router's target
+        included), or the reservation released when the answer reports none."""
         try:
-            self.client._settle(reservation, result.model, _Usage(result.usage))
-        except Exception:  # an odd usage object: the result stands, the reservation is released
+            exchange.settle(result.model, _Usage(result.usage) if result.usage is not None else None)
+        except Exception as exc:  # an odd usage object: the result stands, the reservation is released
             logger.debug("Batch request %s: usage not recorded", result.custom_id, exc_info=True)
-            self._release(reservation)
+            exchange.failed(exc)
 
     async def _attempt_in_slot(
         self, request: BatchRequest, options: RequestOptions, model: str | None, slot: SlotHold
@@ -229,40 +212,53 @@ class RequestProcessor:
     async def _attempt(
         self, request: BatchRequest, options: RequestOptions, model: str | None
     ) -> tuple[BatchResult, BaseException | None]:
-        """One HTTP attempt, without retry: the result it would leave, and the error to judge retrying by."""
-        client = self.client
+        """One attempt through the client's send pipeline (its budget, key, identity, error translation
+        and usage; the fast path as a send step), without retry: the result it would leave, and the
+        error to judge retrying by."""
         try:
-            answer: Any = None
-            if self._wire is not None and self._wire.usable():
-                answer = await self._wire.send(options, options.body or {})
-                exchange = answer.httpx  # httpx2 objects, built only for an error
-                if 300 <= answer.status_code < 400:  # a redirect: httpx2 follows it, as for any call
-                    answer = None
-            if answer is None:
-                http_request, answer = await client._send_raw(options)
-                exchange = lambda: (http_request, answer)  # noqa: E731
+            exchange = await self.client._sender.asend(options, steps=self._steps, limited=False)
         except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
             return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
+        except BudgetExceededError as refused:
+            error = _error("budget_exceeded", str(refused))
+            return BatchResult(request.custom_id, error=error, attempts=0, model=model), refused
+        try:
+            return self._judge(request, exchange, model)
+        except BaseException as exc:  # whatever failed after the answer: its reservation is not kept held
+            exchange.failed(exc)
+            raise
+
+    def _judge(
+        self, request: BatchRequest, exchange: Exchange, model: str | None
+    ) -> tuple[BatchResult, BaseException | None]:
+        """An attempt's answer as its result: parsed, or the status error to judge retrying by."""
+        answer = exchange.response
         request_id = answer.headers.get("x-request-id")
         status = int(answer.status_code)
         if status >= 400:
-            http_request, response = exchange()
-            status_error = client._status_error(response, answer.content, http_request)
+            http_request, response = exchange.httpx()
+            status_error = self.client._status_error(response, answer.content, http_request)
+            exchange.failed(status_error)
             # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
             body = parse_error_body(answer.content)
             return BatchResult(request.custom_id, status, request_id, body, model=model), status_error
         try:
-            raw = read_answer(request.url, answer.content, exchange)
-        except APIResponseValidationError as exc:
+            raw = read_answer(request.url, answer.content, exchange.httpx)
+        except BaseException as exc:
+            exchange.failed(exc)  # a 2xx we could not read may have been billed: kept as uncertain
+            if not isinstance(exc, APIResponseValidationError):
+                raise
             error = _error("invalid_response", exc.message)
             return BatchResult(request.custom_id, status, request_id, exc.body, error, model=model), exc
         answered = raw.get("model")
-        return BatchResult(
+        result = BatchResult(
             request.custom_id,
             status,
             request_id,
             raw,
             model=answered if isinstance(answered, str) and answered else model,
             usage=usage_of(raw),
-        ), None
+        )
+        self._settle(exchange, result)
+        return result, None

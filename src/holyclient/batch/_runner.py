@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +33,11 @@ from ._guard import BatchStoppedError, StopBreaker, unwrapped
 from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, may_be_one_input, split, unpack
 from ._process import RequestProcessor
 from ._types import BatchRequest, BatchResult, BatchStats
-from ._wire import DirectSender
+from ._wire import DirectWire
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient
+    from .._send._steps import SendStep
     from ..ratelimit import Limiter
 
 #: Retries per request. Higher than a single call's default: a batch of thousands meets every transient
@@ -100,6 +101,8 @@ class BatchRunner(RequestProcessor):
         pack_inputs: pack embedding requests with the same model and parameters into requests of up to
             this many inputs (at most 2,048; ``None``: no packing); each still gets its own result.
         pack_tokens: most counted tokens in one packed request.
+        send_steps: the :class:`~holyclient._steps.SendStep` objects every attempt passes on its way to the wire,
+            outermost first (``compare`` times attempts with one); the fast path comes last.
     """
 
     def __init__(
@@ -121,6 +124,7 @@ class BatchRunner(RequestProcessor):
         limiter: Limiter | None = None,
         pack_inputs: int | None = None,
         pack_tokens: int = DEFAULT_PACK_TOKENS,
+        send_steps: Sequence[SendStep] = (),
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -143,7 +147,7 @@ class BatchRunner(RequestProcessor):
         self.stop_after = stop_after
         self._breaker = StopBreaker(stop_after, clock)
         self._stop_scope: anyio.CancelScope | None = None
-        self._wire = DirectSender.for_client(client)
+        self._steps: tuple[SendStep, ...] = (*send_steps, DirectWire())
         self._pack = (pack_inputs, pack_tokens) if pack_inputs is not None else None
         if self._pack is not None:
             Packer(*self._pack)  # refuse bad limits now, not at the first request

@@ -18,7 +18,8 @@ def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, b
     """The ``AsyncClient`` to run a sync batch with, and whether it is ours to close.
 
     A connection pool belongs to the event loop it first ran in, and each :func:`run_batch` call runs
-    a new loop; so a client with its own pool is run through a twin with the same settings and usage
+    a new loop; so a client with its own pool is run through a twin with all the same settings (key or
+    key provider, organization, project, default headers and query, limiter, budget) and usage
     tracker, on a fresh pool. An ``AsyncClient`` given its ``http_client`` by the caller is used as is.
     """
     from .._client._client import AsyncClient
@@ -30,15 +31,27 @@ def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, b
             "run_batch() cannot reuse a Client's own http_client (it is synchronous): pass an AsyncClient "
             "built with an httpx2.AsyncClient / httpx.AsyncClient instead"
         )
+    provider = client._api_key_provider
+    api_key: Any = client.api_key
+    if provider is not None:  # a Client's provider is a plain function: called before each attempt too
+
+        async def api_key() -> str:
+            key: str = provider() if not isinstance(client, AsyncClient) else await provider()
+            return key
+
     twin = AsyncClient(
-        api_key=client.api_key,
+        api_key=api_key,
+        organization=client.organization,
+        project=client.project,
         base_url=client.base_url,
         timeout=client.timeout,
         max_retries=client.max_retries,
         default_headers=client.default_headers,
+        default_query=client.default_query,
         allow_insecure_http=client._allow_insecure_http,
         max_retry_after=client._policy.max_retry_after,
         budget_usd=client._budget_usd,
+        limiter=client.limiter,
     )
     twin._usage = client.usage
     return twin, True

@@ -1,34 +1,36 @@
-"""The batch runner's direct path: its POSTs sent straight on the client's aiohttp session.
+"""The batch runner's fast path: a :class:`~holyclient._steps.SendStep` that sends its POSTs on the
+client's aiohttp session.
 
 On a fast endpoint (embeddings answer in milliseconds) the client's CPU is the limit, and most of it
 went to the layers between the runner and the socket: httpx2 building a request (URL parsing,
 header objects), its client (auth, redirects, cookies) and the response stream re-read through
-an adapter. A batch request needs none of that -- one URL per endpoint, headers fixed for the run,
-a JSON body -- so :class:`DirectSender` builds each request's headers once and sends through the
-transport's own wire step (:func:`holyclient._http._aiohttp.send`, the same timeouts and error mapping as
-every other call). The guarantees are the client's own, on the rare paths that need them: an error
-is translated by :func:`~holyclient._http._transport.translate_error` (redacted, key-free) against an httpx2
-request built only then; a status error or an unreadable answer is judged on an httpx2 response
-built only then, by the client's own code (``Retry-After`` included).
+an adapter. A batch request needs none of that -- one URL per endpoint, a JSON body -- so
+:class:`DirectWire` sends from what the pipeline prepared (the attempt's key, identity headers and
+default query: :meth:`~holyclient._steps.Prepared.url`, :meth:`~holyclient._steps.Prepared.wire_headers`,
+cached per key) through the transport's own wire step (:func:`holyclient._http._aiohttp.send`, the same
+timeouts and error mapping as every other call). Everything else -- budget, key provider, limiter,
+error translation, usage -- is the pipeline's, as for any call. An error is translated (redacted,
+key-free) against an httpx2 request built only then; a status error or an unreadable answer is judged
+on an httpx2 response built only then (:meth:`~holyclient._steps.Exchange.httpx`).
 
-It is used only where it changes nothing else: the client's own pool on the aiohttp transport,
-running on asyncio, no proxy mounted. Anything else goes through ``client._send_raw``, and so does an
-attempt answered with a redirect (sent again through httpx2, which follows redirects as every call does).
+It sends by itself only where that changes nothing else: a JSON POST, the client's own pool on the
+aiohttp transport, on asyncio, no proxy mounted. Anything else goes on down the chain (httpx2), and so
+does an attempt answered with a redirect (sent again through httpx2, which follows redirects).
 """
 
 from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._core._request import NOT_GIVEN, RequestOptions, build_headers
-from .._http._transport import default_timeout, request_timeout, translate_error
-from .._send._attempts import mark_never_sent
+from .._core._request import NOT_GIVEN
+from .._http._transport import aiohttp_transport_of, default_timeout, request_timeout
+from .._send._steps import Exchange, clean_failure
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient
+    from .._send._pipeline import Pipeline
+    from .._send._steps import AsyncSend, Prepared
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
@@ -43,58 +45,35 @@ def _decoded(content: bytes, encoding: str) -> bytes:
 
 
 class Answer:
-    """A response as the runner reads it: status, headers, the whole body; httpx2 objects on demand."""
+    """A response as the runner reads it: status, headers, the whole body."""
 
-    __slots__ = ("_sender", "content", "headers", "options", "status_code")
+    __slots__ = ("content", "headers", "status_code")
 
-    def __init__(
-        self, sender: DirectSender, options: RequestOptions, status: int, headers: Any, content: bytes
-    ) -> None:
-        self._sender = sender
-        self.options = options
+    def __init__(self, status: int, headers: Any, content: bytes) -> None:
         self.status_code = status
         self.headers = headers
         self.content = content
 
-    def httpx(self) -> tuple[Any, Any]:
-        """``(request, response)`` as httpx2 objects, for the client's error and parsing code."""
-        import httpx2
 
-        request = self._sender.request(self.options)
-        response = httpx2.Response(
-            self.status_code, headers=list(self.headers.items()), content=self.content, request=request
+class DirectWire:
+    """The fast path as a send step (see the module docstring); one per runner, for every client it meets
+    (a Router's targets each have their own pipeline and session)."""
+
+    def __init__(self) -> None:
+        self._wire: Any = (
+            None  # holyclient._http._aiohttp, imported on the first request (it imports aiohttp)
         )
-        return request, response
+        self._transports: dict[int, tuple[Pipeline, Any]] = {}
+        self._timeouts: dict[tuple[int, Any], dict[str, float | None]] = {}
 
-
-class DirectSender:
-    """Sends a client's batch requests on its aiohttp session (see the module docstring)."""
-
-    def __init__(self, client: AsyncClient, transport: Any) -> None:
-        self.client = client
-        self._transport = transport
-        headers = build_headers(client.api_key, client.default_headers, None)
-        headers = {"Accept-Encoding": "gzip, deflate", **headers, "Content-Type": "application/json"}
-        self._headers = list(headers.items())
-        self._timeouts: dict[Any, dict[str, float | None]] = {}
-
-    @classmethod
-    def for_client(cls, client: AsyncClient) -> DirectSender | None:
-        """A sender for ``client``, or ``None`` when its requests must go through httpx2."""
-        from .._client._client import AsyncClient
-        from .._http._aiohttp import AiohttpTransport
-
-        if type(client)._send_raw is not AsyncClient._send_raw:
-            return None  # a subclass that sends its own way (timing, routing) keeps doing so
-        http = client._http
-        transport = getattr(http, "_transport", None)
-        if (
-            not client._owns_http
-            or not isinstance(transport, AiohttpTransport)
-            or getattr(http, "_mounts", None)
-        ):
-            return None
-        return cls(client, transport)
+    def transport(self, pipeline: Pipeline) -> Any:
+        """The aiohttp transport ``pipeline``'s requests may be sent on, or ``None``."""
+        known = self._transports.get(id(pipeline))
+        if known is None or known[0] is not pipeline:
+            client = pipeline.client
+            transport = aiohttp_transport_of(client._http) if client._owns_http else None
+            known = self._transports[id(pipeline)] = (pipeline, transport)
+        return known[1]
 
     @staticmethod
     def usable() -> bool:
@@ -103,44 +82,52 @@ class DirectSender:
 
         return sniffio.current_async_library() == "asyncio"
 
-    def _timeout(self, options: RequestOptions) -> dict[str, float | None]:
-        key = options.timeout if isinstance(options.timeout, (int, float)) else id(options.timeout)
+    def _timeout(self, pipeline: Pipeline, timeout: Any) -> dict[str, float | None]:
+        key = (id(pipeline), timeout if isinstance(timeout, (int, float)) else id(timeout))
         timeouts = self._timeouts.get(key)
         if timeouts is None:
-            timeout = (
-                self.client.timeout if options.timeout is NOT_GIVEN else default_timeout(options.timeout)
-            )
-            connect, read, write, pool = request_timeout(timeout)
-            timeouts = {"connect": connect, "read": read, "write": write, "pool": pool}
-            self._timeouts[key] = timeouts
+            chosen = pipeline.client.timeout if timeout is NOT_GIVEN else default_timeout(timeout)
+            connect, read, write, pool = request_timeout(chosen)
+            timeouts = self._timeouts[key] = {"connect": connect, "read": read, "write": write, "pool": pool}
         return timeouts
 
-    def request(self, options: RequestOptions) -> Any:
-        """The httpx2 request ``options`` stand for (errors carry it, redacted)."""
-        return self.client._build_request(options)
-
-    async def send(self, options: RequestOptions, body: Mapping[str, Any]) -> Answer:
-        """POST ``body``; the whole answer, whatever its status.
+    async def __call__(self, prepared: Prepared, send: AsyncSend) -> Exchange:
+        """Send a JSON POST on the session; anything else, or a redirect, down the chain.
 
         Raises:
-            APIConnectionError: (or ``APITimeoutError``) when no answer was obtained, as from ``_send_raw``.
+            APIConnectionError: (or ``APITimeoutError``) when no answer was obtained.
         """
-        from .._http._aiohttp import read_body, send
+        options = prepared.options
+        transport = self.transport(prepared.pipeline)
+        if (
+            transport is None
+            or options.method != "POST"
+            or options.stream
+            or options.content is not None
+            or not self.usable()
+        ):
+            return await send(prepared)
+        wire = self._wire
+        if wire is None:
+            from .._http import _aiohttp as wire
 
-        url = self.client.base_url + options.path
-        # outside the ``try``: a body that is not JSON fails the request (as httpx2's would), unretried
-        data = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+            self._wire = wire
+        # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
+        data = json.dumps(options.body or {}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        timeouts = self._timeout(prepared.pipeline, options.timeout)
         try:
-            session = self._transport._sessions.current() or await self._transport._sessions.here()
-            response = await send(session, "POST", url, self._headers, data, self._timeout(options))
-            content = await read_body(response)
+            session = await transport.session()
+            response = await wire.send(
+                session, "POST", prepared.url(), prepared.wire_headers(), data.encode(), timeouts
+            )
+            content = await wire.read_body(response)
             encoding = response.headers.get("Content-Encoding", "").lower()
             if encoding in _DECODERS:
                 content = _decoded(content, encoding)
         except Exception as exc:
-            error: BaseException | None = mark_never_sent(translate_error(exc, self.request(options)), exc)
+            failure = clean_failure(exc, prepared.request)
         else:
-            error = None
-        if error is not None:  # raised outside ``except``: the library error (and its key) is not chained
-            raise error
-        return Answer(self, options, response.status, response.headers, content)
+            if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
+                return await send(prepared)
+            return Exchange(prepared, Answer(response.status, response.headers, content))
+        raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained

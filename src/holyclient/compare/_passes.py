@@ -14,8 +14,9 @@ from typing import Any
 
 import anyio
 
+from .._client._client import AsyncClient
 from ..batch import BatchRequest, BatchResult
-from ._run import SideRun, TimedClient, Timing, run_side
+from ._run import SideRun, Timing, run_side
 from ._state import StateWriter, endpoint_of
 
 #: Retries per request after its first attempt (the runner honours ``Retry-After``).
@@ -69,12 +70,12 @@ async def run_passes(
             counts = ", ".join(f"{name} {count}/{len(passes[name])}" for name, count in received.items())
             log(f"answers so far: {counts or 'none yet'}")
 
-    old_client = TimedClient(api_key=old.api_key, base_url=old.base_url, budget_usd=budget, max_retries=0)
+    old_client = AsyncClient(api_key=old.api_key, base_url=old.base_url, budget_usd=budget, max_retries=0)
     new_client = old_client.with_options(api_key=new.api_key, base_url=new.base_url)
     options: dict[str, Any] = {"concurrency": concurrency, "rpm": rpm, "max_retries": MAX_RETRIES}
     runs: dict[str, SideRun] = {}
 
-    async def side(label: str, client: TimedClient, name: str) -> None:
+    async def side(label: str, client: AsyncClient, name: str) -> None:
         started = anyio.current_time()
         requests = passes[name]
         run = await run_side(client, requests, streams, done=done.get(name), record=recorder(name), **options)

@@ -2,8 +2,8 @@
 
 The one place in ``compare`` that does I/O. Requests go through :class:`~holyclient.batch.BatchRunner`
 (bounded concurrency, rate limits, retries that do not hold a slot, the client's budget); the
-client below only adds a stopwatch around each attempt and replays ``"stream": true`` requests as
-streams, folding the chunks back into one completion so the runner sees an ordinary answer.
+:class:`Timer` send step only adds a stopwatch around each attempt and replays ``"stream": true``
+requests as streams, folding the chunks back into one completion so the runner sees an ordinary answer.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from .._client._client import AsyncClient
 from .._core._request import RequestOptions
 from .._core._sse import SSEDecoder
-from .._http._transport import translate_error
+from .._send._steps import AsyncSend, Exchange, Prepared, asent
 from ..batch import BatchRequest, BatchResult, BatchRunner
 from ._streams import assemble, chunk_has_output
 
@@ -43,68 +43,70 @@ class _Assembled:
         self.status_code = status_code
         self.headers = headers
         self.content = json.dumps(body).encode()
-        self.request: Any = None
 
 
-class TimedClient(AsyncClient):
-    """An ``AsyncClient`` that times each attempt, and sends the bodies in ``stream_keys`` as streams.
+class Timer:
+    """A :class:`~holyclient._steps.SendStep` that times each attempt, and sends the bodies in
+    ``stream_keys`` as streams, folded back into one completion so the runner sees an ordinary answer.
 
     Attempts are keyed by :func:`fingerprint` of the body; the last attempt of a request wins (the one
     whose answer the runner keeps). Two identical requests in one sample share their timing.
     """
 
-    timings: dict[str, Timing]
-    stream_keys: frozenset[str]
+    def __init__(self, stream_keys: frozenset[str] = frozenset()) -> None:
+        self.timings: dict[str, Timing] = {}
+        self.stream_keys = stream_keys
 
-    async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
+    async def __call__(self, prepared: Prepared, send: AsyncSend) -> Exchange:
+        options = prepared.options
         body = dict(options.body or {})
         key = fingerprint(body)
         if key not in self.stream_keys:
             started = time.perf_counter()
-            request, response = await super()._send_raw(options)
+            exchange = await send(prepared)
             self.timings[key] = Timing(time.perf_counter() - started)
-            return request, response
+            return exchange
         body["stream"] = True
         body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
-        streamed = dataclasses.replace(options, body=body, stream=True)
+        streamed = Prepared(
+            prepared.pipeline, dataclasses.replace(options, body=body, stream=True), prepared.key
+        )
         started = time.perf_counter()
-        request, response = await super()._send_raw(streamed)
+        exchange = await send(streamed)
+        response = exchange.response
         if response.status_code >= 400:
             await response.aread()
             self.timings[key] = Timing(time.perf_counter() - started)
-            return request, response
-        decoder, events, ttft = SSEDecoder(), [], None
-        failure: BaseException | None = None
-        try:
-            async for chunk in response.aiter_bytes():
-                new = decoder.feed(chunk)
-                if ttft is None and any(_has_output(data) for data in new):
-                    ttft = time.perf_counter() - started
-                events.extend(new)
-            events.extend(decoder.flush())
-        except BaseException as exc:  # a stream cut part-way: a connection error the runner retries
-            failure = translate_error(exc, request)
-            if failure is exc:
-                raise
-        finally:
-            await response.aclose()
-        if (
-            failure is not None
-        ):  # raised outside ``except``: the HTTP library's error (and key) is not chained
-            raise failure
+            return exchange
+        events, ttft = await asent(lambda: _read_events(response, started), lambda: exchange.request)
         self.timings[key] = Timing(time.perf_counter() - started, ttft)
         completion, error = assemble(events)
         if error is not None:
-            return request, _Assembled(502, response.headers, error)
-        return request, _Assembled(response.status_code, response.headers, completion)
+            return Exchange(streamed, _Assembled(502, response.headers, error))
+        return Exchange(streamed, _Assembled(response.status_code, response.headers, completion))
+
+
+async def _read_events(response: Any, started: float) -> tuple[list[bytes], float | None]:
+    """A stream's ``data`` payloads and its time to first token (a cut stream raises, to be translated)."""
+    decoder, events, ttft = SSEDecoder(), [], None
+    try:
+        async for chunk in response.aiter_bytes():
+            new = decoder.feed(chunk)
+            if ttft is None and any(_has_output(data) for data in new):
+                ttft = time.perf_counter() - started
+            events.extend(new)
+        events.extend(decoder.flush())
+    finally:
+        await response.aclose()
+    return events, ttft
 
 
 async def _warm_up(client: AsyncClient) -> None:
     """One free ``GET /models``, untimed: the first request of a run must not carry the connection set-up
     (and the HTTP library's first-use costs), or p95 of a small sample measures those instead."""
     try:
-        _, response = await AsyncClient._send_raw(client, RequestOptions("GET", "/models", max_retries=0))
-        await response.aclose()
+        exchange = await client._sender.asend(RequestOptions("GET", "/models", max_retries=0))
+        await exchange.response.aclose()
     except Exception:  # an endpoint without /models, or down: the run itself will say so
         return
 
@@ -128,7 +130,7 @@ Recorder = Callable[[BatchResult, "Timing | None", str], None]
 
 
 async def run_side(
-    client: TimedClient,
+    client: AsyncClient,
     requests: Sequence[BatchRequest],
     streams: set[str],
     *,
@@ -148,12 +150,11 @@ async def run_side(
     run = SideRun(dict(done.results), dict(done.timings)) if done else SideRun()
     todo = [request for request in requests if request.custom_id not in run.results]
     keys = {request.custom_id: fingerprint(request.body) for request in todo}
-    client.timings = {}
-    client.stream_keys = frozenset(keys[cid] for cid in streams if cid in keys)
+    timer = Timer(frozenset(keys[cid] for cid in streams if cid in keys))
 
     def keep(result: BatchResult) -> None:
         run.results[result.custom_id] = result
-        timing = client.timings.get(keys[result.custom_id])
+        timing = timer.timings.get(keys[result.custom_id])
         if timing is not None:
             run.timings[result.custom_id] = timing
         if record is not None:
@@ -161,6 +162,8 @@ async def run_side(
 
     if todo:
         await _warm_up(client)
-        runner = BatchRunner(client, concurrency=concurrency, rpm=rpm, max_retries=max_retries)
+        runner = BatchRunner(
+            client, concurrency=concurrency, rpm=rpm, max_retries=max_retries, send_steps=[timer]
+        )
         await runner.run(todo, keep)
     return run

@@ -20,53 +20,41 @@ def chunk_has_output(chunk: Any) -> bool:
 
 
 def assemble(events: list[bytes]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """``(completion, None)`` for a stream's ``data`` payloads, or ``(None, error_body)`` for an error event."""
-    content: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    completion: dict[str, Any] = {"object": "chat.completion", "choices": [], "usage": None}
-    finish = None
+    """``(completion, None)`` for a stream's ``data`` payloads, or ``(None, error_body)`` for an error event.
+
+    The chunks are folded by the client's own :func:`~holyclient.accumulate_chunks` (the official SDK's
+    rules), so ``compare`` judges a streamed answer exactly as a caller of ``create(stream=True)`` gets it.
+    """
+    from pydantic import ValidationError
+
+    from .._chat_stream import accumulate_chunks
+    from ..types.chat import ChatCompletionChunk
+
+    chunks: list[ChatCompletionChunk] = []
     for data in events:
         if data.strip() == b"[DONE]":
             break
         try:
             chunk = json.loads(data)
         except ValueError:
-            return None, {"error": {"message": "a stream event is not JSON", "type": "invalid_response"}}
+            return None, _invalid("a stream event is not JSON")
         if not isinstance(chunk, dict):
             continue
         if "error" in chunk:
             return None, chunk
-        for key in ("id", "model", "created"):
-            completion.setdefault(key, chunk.get(key))
-        if chunk.get("usage"):
-            completion["usage"] = chunk["usage"]
-        for choice in chunk.get("choices") or ():
-            if choice.get("index", 0) != 0:
-                continue
-            delta = choice.get("delta") or {}
-            if isinstance(delta.get("content"), str):
-                content.append(delta["content"])
-            for call in delta.get("tool_calls") or ():
-                slot = calls.setdefault(
-                    call.get("index", 0),
-                    {"id": None, "type": "function", "function": {"name": "", "arguments": ""}},
-                )
-                slot["id"] = call.get("id") or slot["id"]
-                function = call.get("function") or {}
-                slot["function"]["name"] += function.get("name") or ""
-                slot["function"]["arguments"] += function.get("arguments") or ""
-            finish = choice.get("finish_reason") or finish
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": "".join(content) if content or not calls else None,
-    }
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    completion["choices"] = [{"index": 0, "message": message, "finish_reason": finish}]
-    if completion.get("created") is None:
-        completion["created"] = 0
-    if completion.get("model") is None:
-        completion["model"] = ""
-    if completion.get("id") is None:
-        completion["id"] = ""
+        defaults = {"id": "", "created": 0, "model": "", "object": "chat.completion.chunk", "choices": []}
+        try:
+            chunks.append(ChatCompletionChunk.model_validate({**defaults, **chunk}))
+        except ValidationError:
+            return None, _invalid("a stream event is not a chat completion chunk")
+    if any(chunk.object == "chat.completion.chunk" for chunk in chunks):
+        completion = accumulate_chunks(chunks).model_dump(mode="json")
+    else:  # no chunk at all: an empty answer
+        message = {"role": "assistant", "content": ""}
+        completion = {"id": "", "object": "chat.completion", "created": 0, "model": "", "usage": None}
+        completion["choices"] = [{"index": 0, "message": message, "finish_reason": None}]
     return completion, None
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_response"}}

@@ -83,6 +83,8 @@ class UsageSnapshot:
         uncertain_usd: the part of ``total_cost_usd`` charged at the worst case for requests whose
             outcome is unknown (the server may or may not have billed them).
         approximate: True when some of the totals were counted locally rather than reported by the server.
+        warnings: what went wrong beside the calls without failing them (a ``record_to`` file that could
+            not be written, so recording stopped).
     """
 
     models: dict[str, ModelUsage]
@@ -92,6 +94,7 @@ class UsageSnapshot:
     remaining_usd: float | None
     unpriced_models: tuple[str, ...]
     uncertain_usd: float = 0.0
+    warnings: tuple[str, ...] = ()
 
     @property
     def approximate(self) -> bool:
@@ -126,6 +129,7 @@ class UsageSnapshot:
             "unpriced_models": list(self.unpriced_models),
             "uncertain_usd": self.uncertain_usd,
             "approximate": self.approximate,
+            "warnings": list(self.warnings),
         }
 
 
@@ -163,6 +167,7 @@ class UsageTracker:
         self._next_id = 0
         self._uncertain = 0.0
         self._later: deque[Callable[[], None]] = deque()
+        self._warnings: list[str] = []
         self.started_at = time.time()  # the start of the period an export() covers
 
     @property
@@ -266,6 +271,11 @@ class UsageTracker:
         """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
         self._later.append(settle)
 
+    def warn(self, text: str) -> None:
+        """Note something that went wrong beside the calls (shown in :meth:`snapshot`'s ``warnings``)."""
+        with self._lock:
+            self._warnings.append(text)
+
     def _apply_later(self) -> None:
         while self._later:
             try:
@@ -347,6 +357,7 @@ class UsageTracker:
                 remaining_usd=remaining,
                 unpriced_models=tuple(name for name, t in self._totals.items() if not t.priced),
                 uncertain_usd=self._uncertain,
+                warnings=tuple(self._warnings),
             )
 
     def export(self) -> dict[str, Any]:
@@ -364,3 +375,18 @@ class UsageTracker:
         snap = self.snapshot()
         budget = "" if snap.budget_usd is None else f", budget_usd={snap.budget_usd}"
         return f"UsageTracker(total_cost_usd={snap.total_cost_usd:.6f}{budget})"
+
+
+def billed_usage(result: Any) -> tuple[str | None, Any]:
+    """The model and token usage a response bills, for ``client.usage``.
+
+    ``(None, None)`` for objects without a usage model (a translation's extra ``usage`` dict, text, bytes),
+    and for objects that report usage billed by other requests: a ``Batch`` carries the
+    tokens of the whole batch every time it is retrieved, which must not be charged again.
+    """
+    if not getattr(type(result), "usage_is_billed", True):
+        return None, None
+    usage = getattr(result, "usage", None)
+    if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
+        return None, None
+    return getattr(result, "model", None), usage

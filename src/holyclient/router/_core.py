@@ -201,7 +201,7 @@ class Routing:
         self._last = exc
 
     def answered(self, status: int) -> None:
-        """Record a raw response (``_send_raw``): its status is the caller's to handle, no failover."""
+        """Record a single attempt's answer (:class:`~._sender.RoutedSender`): its status is the caller's to handle, no failover."""
         assert self.target is not None
         name = self.target.name
         self.latency = self._core.timer() - self._started

@@ -2,9 +2,11 @@
 
 A router *is* a :class:`~holyclient.Client` (or :class:`~holyclient.AsyncClient`): the resources
 (``router.chat.completions.create(...)`` and every other endpoint) are the client's, unchanged. Only
-``_request`` / ``_stream`` (and the low-level ``_send_raw``) differ: they walk the failover order of
-:mod:`._core` and hand the call to the chosen target's own client, which holds that target's key,
-base URL, retries and usage. A key can therefore only ever travel to its own target's host.
+``_request`` / ``_stream`` differ: they walk the failover order of :mod:`._core` and hand the call to
+the chosen target's own client, which holds that target's key, base URL, retries and usage. Single
+attempts (binary downloads, the batch runner) go through the router's
+:class:`~holyclient.router._sender.RoutedSender`, which hands each to a target's own send pipeline.
+A key can therefore only ever travel to its own target's host.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._client._client import AsyncClient, Client
-from ._core import mark
 from ._mirror import side
 from ._select import StickyKey, failover_safe, opening_error
+from ._sender import RoutedSender
 from ._shell import RouterShell
 from ._target import Target
 
@@ -65,6 +67,8 @@ class Router(RouterShell, Client):
         ConfigurationError: no target, no weight above 0, two targets with one name, a target without
             a key, or ``mirror`` without ``shadow`` and ``mirror_to``.
     """
+
+    _sender_factory = RoutedSender
 
     def __init__(
         self,
@@ -114,8 +118,7 @@ class Router(RouterShell, Client):
         )
 
     def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], ModelT]) -> ModelT:
-        if self._recorder is not None:
-            self._recorder.observe(options)
+        self._pipeline.record(options)
         routing = self._core.start(options)
         while True:
             target, prepared = routing.next()
@@ -151,21 +154,6 @@ class Router(RouterShell, Client):
         page = self._unwrap(result)
         page._bind(self._page_client(page), options)
         return result
-
-    def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
-        """One response, whatever its status, failing over only when none came (binary downloads, the
-        batch runner: they handle statuses themselves)."""
-        routing = self._core.start(options)
-        while True:
-            target, prepared = routing.next()
-            try:
-                request, response = self._clients[target.name]._send_raw(prepared)
-            except BaseException as exc:
-                routing.failed(exc)
-                continue
-            routing.answered(response.status_code)
-            mark(response, target.name)
-            return request, response
 
     def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         thread = threading.Thread(
@@ -212,6 +200,8 @@ class AsyncRouter(RouterShell, AsyncClient):
 
     Mirrored copies run as tasks the caller never awaits; ``await router.close()`` waits for them (5 s at most).
     """
+
+    _sender_factory = RoutedSender
 
     def __init__(
         self,
@@ -260,8 +250,7 @@ class AsyncRouter(RouterShell, AsyncClient):
         )
 
     async def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], Any]) -> Any:
-        if self._recorder is not None:
-            self._recorder.observe(options)
+        self._pipeline.record(options)
         routing = self._core.start(options)
         while True:
             target, prepared = routing.next()
@@ -306,20 +295,6 @@ class AsyncRouter(RouterShell, AsyncClient):
             return result
 
         return AsyncPaginator(fetch)
-
-    async def _send_raw(self, options: RequestOptions) -> tuple[Any, Any]:
-        """Async twin of :meth:`Router._send_raw`."""
-        routing = self._core.start(options)
-        while True:
-            target, prepared = routing.next()
-            try:
-                request, response = await self._clients[target.name]._send_raw(prepared)
-            except BaseException as exc:
-                routing.failed(exc)
-                continue
-            routing.answered(response.status_code)
-            mark(response, target.name)
-            return request, response
 
     async def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         mirror = self._core.mirror

@@ -27,6 +27,8 @@ class ChainedTracker(UsageTracker):
         self._links_lock = threading.Lock()
 
     def reserve(self, body: Mapping[str, Any]) -> Reservation:
+        # settlements queued by finalisers (a stream dropped unclosed) first: they also free the total
+        self._apply_later()
         total = self.parent.reserve(body)  # the total budget first: raises when the router's is spent
         try:
             own = super().reserve(body)

@@ -1,0 +1,254 @@
+"""The send pipeline: the one way every request of a client goes to the wire and back.
+
+Every caller -- resource calls and streams (``Client._request`` / ``_stream``), raw and streaming
+responses, ``client.get/post/...``, the batch runner (its fast path included), Router targets,
+``compare`` and ``doctor`` -- sends each *attempt* through :meth:`Pipeline.send` /
+:meth:`Pipeline.asend` (the sync and async drivers are thin shells over the same steps; retries stay
+with :class:`~holyclient._core._retry.RetryPolicy`, or the batch runner's scheduler). The steps, each written
+once, in the order they run:
+
+1. **record** (:meth:`Pipeline.record`, once per call) -- a sample for ``holyclient compare``; a
+   recorder that fails warns once and stops, it never fails the call.
+2. **reserve** (:meth:`Pipeline.reserve`) -- the attempt's worst case against the budget; settled by
+   its :class:`~holyclient._steps.Ledger` (an unknown outcome stays as uncertain spend).
+3. **key** (:meth:`Pipeline.key`) -- the key for this attempt; a provider is called every time.
+4. **identity** (:meth:`Pipeline.build`, :meth:`Pipeline.url`, :meth:`Pipeline.wire_headers`) --
+   ``OpenAI-Organization`` / ``OpenAI-Project``, default headers and default query.
+5. **limiter** -- the client's ``limiter`` acquires before and observes after the wire.
+6. **wire** -- the caller's :class:`~holyclient._steps.SendStep`\\s, then the HTTP client; anything the
+   library raises is translated and redacted (:func:`~holyclient._steps.sent`).
+7. **parse** (:meth:`Pipeline.finish`) -- the answer as the model asked for, or its status error.
+8. **settle** -- the usage the answer reports is charged on the ledger.
+
+A Router plugs in as the client's :class:`~holyclient._steps.Sender` (``_sender_factory``): it picks a
+target and hands the attempt to that target's pipeline, so the target's key, budget and usage apply.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from .._constants import LOGGER_NAME
+from .._core._request import NOT_GIVEN, build_headers
+from .._http._transport import default_timeout, request_timeout
+from ..pricing._stream_usage import CHARGED_PATHS
+from ._steps import AsyncSend, Exchange, Ledger, Prepared, SendStep, asent, sent
+
+if TYPE_CHECKING:
+    from .._core._request import RequestOptions
+    from ..types._model import BaseModel
+    from ._base_client import _BaseClient
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+__all__ = ["Pipeline"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+
+class Pipeline:
+    """The steps of one client (see the module docstring); it reads the client's settings on each use."""
+
+    __slots__ = ("_chains", "_headers", "_urls", "client")
+
+    def __init__(self, client: _BaseClient) -> None:
+        self.client = client
+        self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
+        self._urls: dict[str, str] = {}
+        self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
+
+    # --- the steps ---------------------------------------------------------------------------------
+
+    def record(self, options: RequestOptions) -> None:
+        """Step 1: append the call to the client's sample (``record_to``); never fails the call."""
+        recorder = self.client._recorder
+        if recorder is not None:
+            recorder.observe(options, self.client._usage)
+
+    def reserve(self, options: RequestOptions) -> Ledger:
+        """Step 2: the attempt's worst case held against the budget (only when one is set).
+
+        Raises:
+            BudgetExceededError: what is left cannot cover the attempt's worst case.
+        """
+        client = self.client
+        body = options.body
+        if (
+            client._budget_usd is None
+            or body is None
+            or (options.path not in CHARGED_PATHS and "messages" not in body)
+        ):
+            return Ledger(client._usage, None)
+        return Ledger(client._usage, client._usage.reserve(body))
+
+    def key(self) -> str:
+        """Step 3: the key for this attempt (a provider is called every time: keys rotate)."""
+        client = self.client
+        if client._api_key_provider is not None:
+            client._accept_api_key(client._api_key_provider())
+        return client.api_key
+
+    async def akey(self) -> str:
+        """Async twin of :meth:`key` (the provider is awaited)."""
+        client = self.client
+        if client._api_key_provider is not None:
+            client._accept_api_key(await client._api_key_provider())
+        return client.api_key
+
+    def identity(self) -> dict[str, str]:
+        """Step 4: the headers every request carries besides the key: organization, project, defaults."""
+        client = self.client
+        headers = {}
+        if client.organization is not None:
+            headers["OpenAI-Organization"] = client.organization
+        if client.project is not None:
+            headers["OpenAI-Project"] = client.project
+        return {**headers, **client.default_headers} if headers else client.default_headers
+
+    def build(self, prepared: Prepared) -> Any:
+        """The httpx(2) request of an attempt: its key, identity headers, default query and timeout."""
+        client, options = self.client, prepared.options
+        headers = build_headers(prepared.key, self.identity(), options.extra_headers, stream=options.stream)
+        timeout = client.timeout if options.timeout is NOT_GIVEN else default_timeout(options.timeout)
+        query = {**client.default_query, **options.query} if options.query else client.default_query
+        return client._http.build_request(
+            options.method,
+            client.base_url + options.path,
+            json=options.body if options.method != "GET" and options.content is None else None,
+            content=options.content,
+            params=query or None,
+            headers=headers,
+            timeout=request_timeout(timeout),
+        )
+
+    def url(self, options: RequestOptions) -> str:
+        """The full URL of ``options``, default query included (cached per path without a call query)."""
+        if options.query:
+            return str(self._query_url(options.path, {**self.client.default_query, **options.query}))
+        url = self._urls.get(options.path)
+        if url is None:
+            url = self._urls[options.path] = str(self._query_url(options.path, self.client.default_query))
+        return url
+
+    def _query_url(self, path: str, query: Mapping[str, object]) -> Any:
+        import httpx2
+
+        url = httpx2.URL(self.client.base_url + path)
+        return url.copy_merge_params(cast("Any", query)) if query else url
+
+    def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:
+        """A JSON POST's headers as a list, rebuilt only when the key or identity changes."""
+        client = self.client
+        stamp = (key, client.organization, client.project)
+        cached = self._headers
+        if cached is not None and cached[0] == stamp and not extra:
+            return cached[1]
+        headers = build_headers(key, self.identity(), extra)
+        headers = {"Accept-Encoding": "gzip, deflate", **headers, "Content-Type": "application/json"}
+        listed = list(headers.items())
+        if not extra:
+            self._headers = (stamp, listed)
+        return listed
+
+    def status_error(self, response: Any, content: bytes, request: Any) -> Any:
+        """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
+        from .._core._parse import make_status_error
+        from .._core._retry import retry_after_seconds
+
+        return make_status_error(
+            response, content, request=request, retry_after=retry_after_seconds(response.headers)
+        )
+
+    def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
+        """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
+        from ..pricing._tracker import billed_usage
+
+        client = self.client
+        try:
+            result = client._parse(exchange.response, exchange.request, cast_to)
+        except BaseException as exc:
+            exchange.failed(exc)
+            raise
+        exchange.settle(*billed_usage(client._unwrap(result)))
+        return result
+
+    # --- the drivers ---------------------------------------------------------------------------------
+
+    def send(self, options: RequestOptions, *, limited: bool = True) -> Exchange:
+        """One attempt through the steps: the answer whatever its status, its reservation held.
+
+        Args:
+            limited: wait for the client's limiter (the batch runner admits by itself).
+
+        Raises:
+            BudgetExceededError: the budget cannot cover the attempt (nothing was sent).
+            APIConnectionError: (or ``APITimeoutError``) no answer was obtained.
+        """
+        ledger = self.reserve(options)
+        try:
+            prepared = Prepared(self, options, self.key())
+            limiter = self.client.limiter if limited else None
+            if limiter is None:
+                exchange = self._wire(prepared)
+            else:
+                from ..ratelimit._protocol import admission_cost, response_feedback
+
+                admission = limiter.acquire_sync(*admission_cost(limiter, options.body))
+                exchange = self._wire(prepared)
+                limiter.observe_sync(admission, response_feedback(exchange.response, stream=options.stream))
+        except BaseException as exc:
+            ledger.failed(exc)
+            raise
+        exchange.ledger = ledger
+        return exchange
+
+    async def asend(
+        self, options: RequestOptions, *, steps: tuple[SendStep, ...] = (), limited: bool = True
+    ) -> Exchange:
+        """Async twin of :meth:`send`; ``steps`` run around the wire, first outermost."""
+        ledger = self.reserve(options)
+        try:
+            client = self.client
+            key = client.api_key if client._api_key_provider is None else await self.akey()
+            prepared = Prepared(self, options, key)
+            wire = self._chain(steps) if steps else self._awire
+            limiter = self.client.limiter if limited else None
+            if limiter is None:
+                exchange = await wire(prepared)
+            else:
+                from ..ratelimit._protocol import admission_cost, response_feedback
+
+                admission = await limiter.acquire(*admission_cost(limiter, options.body))
+                exchange = await wire(prepared)
+                await limiter.observe(admission, response_feedback(exchange.response, stream=options.stream))
+        except BaseException as exc:
+            ledger.failed(exc)
+            raise
+        exchange.ledger = ledger
+        return exchange
+
+    def _chain(self, steps: tuple[SendStep, ...]) -> AsyncSend:
+        """``steps`` bound around the wire (built once per tuple of steps: a batch sends thousands)."""
+        known = self._chains.get(id(steps))
+        if known is not None and known[0] is steps:
+            return known[1]
+        send: AsyncSend = self._awire
+        for step in reversed(steps):
+            send = functools.partial(step, send=send)
+        self._chains[id(steps)] = (steps, send)
+        return send
+
+    def _wire(self, prepared: Prepared) -> Exchange:
+        request = prepared.request()
+        http = self.client._http
+        response = sent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
+        return Exchange(prepared, response, response)
+
+    async def _awire(self, prepared: Prepared) -> Exchange:
+        request = prepared.request()
+        http = self.client._http
+        response = await asent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
+        return Exchange(prepared, response, response)

@@ -1,0 +1,208 @@
+"""The send pipeline's data and its extension point: what one attempt carries to the wire and back.
+
+Every request -- resource calls, streams, raw responses, ``client.get/post``, the batch runner, Router
+targets, ``compare``, ``doctor`` -- passes :class:`~holyclient._pipeline.Pipeline`, whose steps build a
+:class:`Prepared` attempt (key, identity headers, default query), hand it to the **wire**, and get an
+:class:`Exchange` back.
+
+**Extension point.** A feature that must act at the wire -- time it (``compare``), send on the
+transport's own session (the batch runner's fast path) -- is a :class:`SendStep`: an async callable
+``step(prepared, send) -> Exchange`` that may look at or change the attempt, call ``send`` (the rest of
+the chain, ending at the transport) or answer by itself. Steps are passed per call
+(``pipeline.asend(options, steps=[...])``); nothing overrides a client's private method or reaches into
+the transport's attributes (the transport exposes :meth:`~holyclient._http._aiohttp.AiohttpTransport.session`).
+A feature that chooses *which client* sends (a Router target) implements :class:`Sender` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from .._http._transport import translate_error
+
+if TYPE_CHECKING:
+    from .._core._request import RequestOptions
+    from ..pricing._tracker import Reservation, UsageTracker
+    from ._pipeline import Pipeline
+
+__all__ = [
+    "AsyncSend",
+    "Exchange",
+    "Ledger",
+    "Prepared",
+    "SendStep",
+    "Sender",
+    "asent",
+    "sent",
+]
+
+T = TypeVar("T")
+
+
+class Prepared:
+    """One attempt ready for the wire: the options, the key resolved for it, and how to build its request.
+
+    The httpx request (and its header list) is built on first use only: the batch fast path sends from
+    :meth:`url` and :meth:`wire_headers` and builds the httpx request only for an error.
+    """
+
+    __slots__ = ("_request", "key", "options", "pipeline")
+
+    def __init__(self, pipeline: Pipeline, options: RequestOptions, key: str) -> None:
+        self.pipeline = pipeline
+        self.options = options
+        self.key = key
+        self._request: Any = None
+
+    def request(self) -> Any:
+        """The httpx(2) request (identity headers, default query, timeout), built once."""
+        if self._request is None:
+            self._request = self.pipeline.build(self)
+        return self._request
+
+    def url(self) -> str:
+        """The full URL, the client's ``default_query`` included."""
+        return self.pipeline.url(self.options)
+
+    def wire_headers(self) -> list[tuple[str, str]]:
+        """The headers of a JSON POST as a list (cached per key), for a step that sends by itself."""
+        return self.pipeline.wire_headers(self.key, self.options.extra_headers)
+
+
+class Ledger:
+    """An attempt's budget reservation on its client's tracker, settled exactly once.
+
+    An attempt whose outcome is unknown (a timeout after sending) may have been billed: its
+    reservation is kept as uncertain spend, never released.
+    """
+
+    __slots__ = ("reservation", "tracker")
+
+    def __init__(self, tracker: UsageTracker, reservation: Reservation | None) -> None:
+        self.tracker = tracker
+        self.reservation = reservation
+
+    def settle(self, model: str | None, usage: Any) -> None:
+        """Charge the usage the answer reported (``usage.model_dump()``), releasing the rest of the hold."""
+        usage_dict = usage.model_dump() if usage is not None else None
+        reservation, self.reservation = self.reservation, None
+        if reservation is not None:
+            self.tracker.settle(reservation, usage_dict)
+        elif usage_dict is not None and model:
+            self.tracker.record(model, usage_dict)
+
+    def failed(self, exc: BaseException) -> None:
+        """Settle an attempt that failed with ``exc``: uncertain when it may have been billed, else released."""
+        from ._attempts import outcome_unknown
+
+        reservation, self.reservation = self.reservation, None
+        if reservation is None:
+            return
+        if outcome_unknown(exc):
+            self.tracker.settle_uncertain(reservation)
+        else:
+            self.tracker.settle(reservation, None)
+
+
+class Exchange:
+    """One attempt's answer, whatever its status: the prepared attempt, the response, its ledger.
+
+    ``response`` is an httpx(2) response (streamed or read) or, from a step that sends by itself, any
+    object with ``status_code``, ``headers`` and ``content``; :meth:`httpx` gives httpx objects either way.
+    """
+
+    __slots__ = ("_response", "ledger", "prepared", "response")
+
+    def __init__(self, prepared: Prepared, response: Any, httpx_response: Any = None) -> None:
+        self.prepared = prepared
+        self.response = response
+        self._response = httpx_response
+        self.ledger: Ledger | None = None
+
+    @property
+    def request(self) -> Any:
+        return self.prepared.request()
+
+    def httpx(self) -> tuple[Any, Any]:
+        """``(request, response)`` as httpx2 objects, for the client's error and parsing code."""
+        if self._response is None:
+            import httpx2
+
+            response = self.response
+            self._response = httpx2.Response(
+                response.status_code,
+                headers=list(response.headers.items()),
+                content=response.content,
+                request=self.request,
+            )
+        return self.request, self._response
+
+    def settle(self, model: str | None, usage: Any) -> None:
+        """The usage-settlement step: charge what the answer reported."""
+        if self.ledger is not None:
+            self.ledger.settle(model, usage)
+
+    def failed(self, exc: BaseException) -> None:
+        """The attempt failed after its answer (status error, unreadable body): settle its reservation."""
+        if self.ledger is not None:
+            self.ledger.failed(exc)
+
+
+AsyncSend = Callable[[Prepared], Awaitable[Exchange]]
+
+
+class SendStep(Protocol):
+    """A step around the wire (see the module docstring), called as ``await step(prepared, send=...)``:
+    the parameter names are part of the protocol."""
+
+    async def __call__(self, prepared: Prepared, send: AsyncSend) -> Exchange: ...
+
+
+class Sender(Protocol):
+    """What sends one attempt through the pipeline's steps: a client's :class:`~holyclient._pipeline.Pipeline`,
+    or a Router's, which picks a target and hands the attempt to that target's pipeline."""
+
+    def send(self, options: RequestOptions, *, limited: bool = True) -> Exchange: ...
+
+    async def asend(
+        self, options: RequestOptions, *, steps: tuple[SendStep, ...] = (), limited: bool = True
+    ) -> Exchange: ...
+
+
+def sent(fn: Callable[[], T], request: Callable[[], Any]) -> T:
+    """``fn()``, with anything the HTTP library raises translated and redacted by
+    :func:`~holyclient._http._transport.translate_error`, raised outside the ``except`` block so that the
+    library's exception (whose request holds the key) is not chained."""
+    try:
+        return fn()
+    except Exception as exc:
+        error = clean_failure(exc, request)
+    raise error
+
+
+async def asent(fn: Callable[[], Awaitable[T]], request: Callable[[], Any]) -> T:
+    """Async twin of :func:`sent`."""
+    try:
+        return await fn()
+    except Exception as exc:
+        error = clean_failure(exc, request)
+    raise error
+
+
+def clean_failure(exc: BaseException, request: Callable[[], Any]) -> BaseException:
+    """Our error for ``exc`` (redacted), marked when the library says the request never left.
+
+    The one key-safety helper of the send path: every place that catches what the HTTP library raised
+    (the wire, the fast path, a stream's first event and its chunks, compare's stream reader) turns it
+    into our error here and raises that *outside* its ``except`` block (:func:`sent` / :func:`asent`
+    do both), so the library's exception, whose request holds the key, is never chained."""
+    from ._attempts import mark_never_sent
+
+    if not isinstance(exc, Exception):
+        return exc
+    return mark_never_sent(translate_error(exc, request()), exc)
+
+
+def merge_headers(base: Mapping[str, str], extra: Mapping[str, str] | None) -> dict[str, str]:
+    return {**base, **extra} if extra else dict(base)

@@ -1,0 +1,42 @@
+"""``Client()`` / ``AsyncClient()`` are cheap: no connection pool and no resource module until first use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from holyclient import AsyncClient, Client
+from holyclient._send._base_client import RESOURCE_NAMES
+from holyclient.resources import ASYNC_RESOURCES, SYNC_RESOURCES
+
+
+def test_the_lazily_bound_resources_are_exactly_the_registered_ones() -> None:
+    assert RESOURCE_NAMES == set(SYNC_RESOURCES) == set(ASYNC_RESOURCES)
+
+
+def test_constructing_a_client_makes_no_pool_and_imports_no_resource_module() -> None:
+    code = (
+        "import sys, holyclient\n"
+        "c = holyclient.Client(api_key='k'); a = holyclient.AsyncClient(api_key='k')\n"
+        "assert c._made_http() is None and a._made_http() is None\n"
+        "assert not [m for m in sys.modules if m.startswith('holyclient.resources')], sorted(sys.modules)\n"
+        "assert c.chat.completions is c.chat.completions  # bound once, on first access\n"
+        "assert c._made_http() is None\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_resources_bind_to_the_client_they_are_read_from() -> None:
+    client = Client(api_key="k", base_url="http://127.0.0.1:1/v1")
+    chat = client.chat
+    copy = client.with_options(max_retries=5)
+    assert chat._client is client and copy.chat._client is copy
+    assert copy._http is client._http  # a copy shares the pool (made once, for both)
+    assert type(AsyncClient(api_key="k").models).__name__ == "AsyncModels"
+    client.close()
+
+
+def test_closing_a_client_that_never_sent_makes_no_pool() -> None:
+    client = Client(api_key="k")
+    client.close()
+    assert client._made_http() is None

@@ -1,7 +1,9 @@
-"""Shared fixtures: mock transports and a recorded sleep, so no test waits or leaves the machine."""
+"""Shared fixtures: a hermetic environment, mock transports and a recorded sleep, so no test waits or
+leaves the machine, and no test depends on the developer's shell."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,6 +12,47 @@ import pytest
 
 from holyclient import AsyncClient, Client
 from support import KEY
+
+#: Variables that change where a request goes or which credentials it carries. The ``HOLYSHEEP_`` and
+#: ``OPENAI_`` prefixes cover the key, the base URL, the price table, the organisation and project;
+#: HOLYCLIENT_* switches (HOLYCLIENT_SKIP_CONTRACT, HOLYCLIENT_PRISM_BIN ...) are the test run's own.
+HERMETIC_PREFIXES = ("HOLYSHEEP_", "OPENAI_")
+PROXY_VARIABLES = frozenset(
+    name
+    for base in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "WS_PROXY", "WSS_PROXY")
+    for name in (base, base.lower())
+)
+
+
+def leaky_variables(environ: dict[str, str] | os._Environ[str]) -> list[str]:
+    """The variables in ``environ`` a test must not inherit from the shell that started pytest."""
+    return sorted(
+        name for name in environ if name.upper().startswith(HERMETIC_PREFIXES) or name in PROXY_VARIABLES
+    )
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without HOLYSHEEP_*, OPENAI_*, HOLYCLIENT_DEBUG and proxy variables.
+
+    Subprocesses started by a test inherit the cleaned ``os.environ`` too. A test that needs one of them
+    sets it with ``monkeypatch.setenv`` (or uses :func:`api_key_env`).
+    """
+    for name in leaky_variables(os.environ):
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("HOLYCLIENT_DEBUG", raising=False)
+
+
+@pytest.fixture
+def api_key_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``HOLYSHEEP_API_KEY`` set for code that reads the key from the environment.
+
+    The key is the test module's ``KEY`` when it defines one (several modules use their own key to
+    prove that it never leaks), else :data:`support.KEY`.
+    """
+    key = getattr(request.module, "KEY", KEY)
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", key)
+    return str(key)
 
 
 @pytest.fixture

@@ -27,9 +27,7 @@ from holyclient.testing import Fault, FaultMix, LocalServer, RateLimits, Recorde
 KEY = "sk-holy-batch-test-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 @pytest.fixture

@@ -25,9 +25,7 @@ from holyclient.testing._embeddings import embedding_vector
 KEY = "sk-holy-batch-endpoints-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 @pytest.fixture

@@ -26,9 +26,7 @@ KEY = "sk-holy-batch-pack-key"
 MODEL = "text-embedding-3-small"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 @pytest.fixture

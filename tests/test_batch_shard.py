@@ -15,9 +15,7 @@ from holyclient.testing import LocalServer
 KEY = "sk-holy-shard-test-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def _input(path: Path, n: int) -> Path:

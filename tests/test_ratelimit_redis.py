@@ -38,9 +38,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def _body(i: int) -> dict[str, Any]:

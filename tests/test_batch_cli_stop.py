@@ -132,20 +132,32 @@ def test_on_a_terminal_progress_is_a_live_bar(tmp_path: Path, monkeypatch: pytes
     assert shown == [3]
 
 
-def test_the_live_bar_renders_with_rich(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_live_bar_renders_with_rich_and_is_removed_when_it_stops() -> None:
     import io
 
     import anyio
 
     from holyclient._cli._batch_progress import LiveBar
 
-    stream = io.StringIO()
+    class Terminal(io.StringIO):
+        """What rich takes for a terminal (the bar is only ever shown on one)."""
+
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
 
     async def briefly() -> None:
+        # The bar is updated before its first sleep and refreshed when it stops, so any time box works.
         with anyio.move_on_after(0.05):
-            await LiveBar(10, stream).run(lambda: 4, lambda elapsed: "4/10 done")
+            await LiveBar(10, stream).run(lambda: 4, lambda elapsed: "4/10 done, 0 failed")
 
     anyio.run(briefly)
+    shown = stream.getvalue()
+    assert " 4/10" in shown  # the M of N column
+    assert "4/10 done, 0 failed" in shown  # the progress line as the description
+    assert "━" in shown  # the bar itself
+    assert shown.endswith("\x1b[2K")  # transient: the last thing written erases the bar's line
 
 
 def test_the_api_key_flag_is_sent_and_never_printed(

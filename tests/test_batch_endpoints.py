@@ -173,6 +173,9 @@ def test_the_runner_takes_a_url_per_request_async_and_sync(server: LocalServer) 
     with Client(base_url=server.base_url) as client:
         lines = [request(f"r{i}", url) for i, url in enumerate(URLS)]
         synced = run_batch(client, lines)
+    every_id = sorted(f"r{i}" for i in range(len(URLS)))
+    assert sorted(result.custom_id for result in results) == every_id  # one result per request, async
+    assert sorted(result.custom_id for result in synced) == every_id  # and sync
     for result in [*results, *synced]:
         url = URLS[int(result.custom_id[1:])]
         assert_answered(result.output_line(), url)

@@ -28,11 +28,14 @@ from redis_server import RedisServer, redis_server_fixture  # noqa: F401
 
 KEY = "sk-holy-shared-limiter-key"
 
-#: A worker whose wall clock runs 2 s ahead of the others (and of Redis): the limiter must not care.
+#: A worker whose clocks (wall and monotonic: all a process reads) run 2 s ahead of the others and of
+#: Redis. The limiter reads neither for its window; that it follows the Redis server's TIME alone is
+#: proven in test_ratelimit_script.py by moving the server's clock and the worker's separately.
 SKEWED_WORKER = """
 import sys, time
-_real_time = time.time
+_real_time, _real_monotonic = time.time, time.monotonic
 time.time = lambda: _real_time() + 2.0
+time.monotonic = lambda: _real_monotonic() + 2.0
 from holyclient._cli import main
 sys.exit(main(sys.argv[1:]))
 """

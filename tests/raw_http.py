@@ -55,8 +55,12 @@ def canned_server(answer: bytes) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def deaf_server() -> Iterator[str]:
-    """A server that accepts connections and never reads from them (a write that can never finish)."""
+def deaf_server(connected: threading.Event | None = None) -> Iterator[str]:
+    """A server that accepts connections and never reads from them (a write that can never finish).
+
+    ``connected`` is set once a connection is accepted: a test waits on it instead of sleeping and
+    hoping the client got that far.
+    """
     listener = socket.create_server(("127.0.0.1", 0))
     # small buffers: the client's send blocks after a few hundred KiB, not tens of MiB
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -73,6 +77,8 @@ def deaf_server() -> Iterator[str]:
             except OSError:
                 return
             accepted.append(conn)
+            if connected is not None:
+                connected.set()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -92,10 +93,11 @@ async def test_the_connect_timeout_covers_dns_resolution() -> None:
 
 async def test_waiting_for_a_free_connection_is_a_pool_timeout() -> None:
     transport = AiohttpTransport(max_connections=1, fallback=_fallback)
-    with deaf_server() as url:
+    connected = threading.Event()
+    with deaf_server(connected) as url:
         async with httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(5.0, pool=0.2)) as http:
             holder = asyncio.create_task(http.get(url))  # takes the only connection, never answered
-            await asyncio.sleep(0.1)
+            assert await asyncio.to_thread(connected.wait, GUARD)  # the holder has its connection
             with pytest.raises(httpx2.PoolTimeout):
                 await asyncio.wait_for(http.get(url), GUARD)
             holder.cancel()
@@ -104,12 +106,13 @@ async def test_waiting_for_a_free_connection_is_a_pool_timeout() -> None:
 
 
 async def test_a_pool_timeout_reaches_the_caller_as_a_timeout_naming_the_pool() -> None:
-    with deaf_server() as url:
+    connected = threading.Event()
+    with deaf_server(connected) as url:
         client = AsyncClient(api_key=KEY, base_url=url, max_retries=0, timeout=httpx2.Timeout(5.0, pool=0.2))
         client._http._transport._max_connections = 1  # type: ignore[attr-defined]
         async with client:
             holder = asyncio.ensure_future(client.models.list())  # a paginator is awaitable, not a coroutine
-            await asyncio.sleep(0.1)
+            assert await asyncio.to_thread(connected.wait, GUARD)  # the holder has its connection
             with pytest.raises(APITimeoutError) as caught:
                 await asyncio.wait_for(client.models.list(), GUARD)
             holder.cancel()

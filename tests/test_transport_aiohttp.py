@@ -251,3 +251,23 @@ async def test_certificates_are_verified_and_ssl_cert_file_is_honoured(
         await listener.wait_closed()
 
     assert models.data == []
+
+
+async def test_a_stream_is_retried_before_its_first_byte_only(server: LocalServer) -> None:
+    slept: list[float] = []
+
+    async def record(seconds: float) -> None:
+        slept.append(seconds)
+
+    # a 503, then a connection dropped before any byte, then a stream cut after its first chunk
+    server.enqueue(Fault.status(503), Fault.drop(), Fault.stream_cut(after_chunks=1))
+    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=5, sleep=record) as client:
+        assert isinstance(client._http._transport, AiohttpTransport)
+        stream = await client.chat.completions.create(model="gpt-4.1", messages=USER, stream=True)
+        received = []
+        with pytest.raises(APIConnectionError):
+            async for chunk in stream:
+                received.append(chunk)
+    assert len(received) == 1  # the first chunk reached the caller ...
+    assert server.stats["requests"] == 3 and len(slept) == 2  # ... so the cut was not retried
+    assert server.stats["by_fault"] == {"503": 1, "drop": 1, "stream_cut": 1}

@@ -211,6 +211,7 @@ def _wait_for_lines(out: Path, count: int, process: subprocess.Popen[bytes]) -> 
     raise AssertionError(f"the batch did not write {count} lines in time")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_killed_or_interrupted_run_resumes_without_resending_finished_requests(
     sig: signal.Signals, tmp_path: Path

@@ -181,6 +181,7 @@ def test_the_runner_takes_a_url_per_request_async_and_sync(server: LocalServer) 
         assert_answered(result.output_line(), url)
 
 
+@pytest.mark.slow
 def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: Path) -> None:
     lines = [request(f"r{i}", URLS[i % 5]) for i in range(300)]
     source = _write(tmp_path / "in.jsonl", lines)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import leaky_variables
+from hermetic import leaky_variables
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What a developer's shell may well hold; each would redirect or re-key the tests' requests.

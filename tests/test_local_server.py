@@ -739,6 +739,7 @@ def test_serve_reports_a_port_in_use(capsys: pytest.CaptureFixture[str]) -> None
     assert "cannot listen" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_subprocess_prints_url_serves_and_exits_zero_on_signal(sig: signal.Signals) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -806,6 +807,7 @@ def test_the_official_openai_sdk_parses_every_endpoint(srv: LocalServer) -> None
             list(sdk.chat.completions.create(model="gpt-4o-mini", messages=HELLO["messages"], stream=True))
 
 
+@pytest.mark.slow
 def test_server_modules_import_neither_httpx_nor_pydantic_nor_the_client() -> None:
     code = (
         "import sys, holyclient; before = set(sys.modules); "

@@ -37,6 +37,7 @@ def test_the_default_async_client_sends_through_aiohttp() -> None:
     assert isinstance(new_async_client(None)._transport, AiohttpTransport)
 
 
+@pytest.mark.slow
 def test_aiohttp_is_imported_by_the_first_request_not_by_the_client() -> None:
     code = "import sys, holyclient; holyclient.AsyncClient(api_key='sk-x'); print('aiohttp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -145,9 +145,8 @@ def main(argv: list[str]) -> int:
     text = render(index())
     if "--check" in argv:
         if TARGET.read_text(encoding="utf-8") != text:
-            print(
-                f"{TARGET.relative_to(ROOT)} is stale: run python scripts/gen_test_index.py", file=sys.stderr
-            )
+            sys.stderr.write(f"{TARGET.relative_to(ROOT)} is stale: run python scripts/gen_test_index.py
+")
             return 1
         return 0
     TARGET.write_text(text, encoding="utf-8")

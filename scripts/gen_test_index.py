@@ -145,8 +145,7 @@ def main(argv: list[str]) -> int:
     text = render(index())
     if "--check" in argv:
         if TARGET.read_text(encoding="utf-8") != text:
-            sys.stderr.write(f"{TARGET.relative_to(ROOT)} is stale: run python scripts/gen_test_index.py
-")
+            sys.stderr.write(f"{TARGET.relative_to(ROOT)} is stale: run python scripts/gen_test_index.py\n")
             return 1
         return 0
     TARGET.write_text(text, encoding="utf-8")

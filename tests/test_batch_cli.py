@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
+from batch_support import read_lines, write_chat_input
 from holyclient import AsyncClient, Client
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, run_batch
@@ -45,24 +46,11 @@ def _body(custom_id: str, max_tokens: int = 20) -> dict[str, Any]:
 
 
 def _input(path: Path, n: int) -> Path:
-    with path.open("w") as file:
-        for i in range(n):
-            line = {
-                "custom_id": f"r{i}",
-                "method": "POST",
-                "url": "/v1/chat/completions",
-                "body": _body(f"r{i}"),
-            }
-            file.write(json.dumps(line) + "\n")
-    return path
-
-
-def _output(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return write_chat_input(path, n, body=lambda i: _body(f"r{i}"))
 
 
 def _assert_exactly_once_and_right(path: Path, n: int) -> None:
-    lines = _output(path)
+    lines = read_lines(path)
     ids = [line["custom_id"] for line in lines]
     assert len(ids) == n and set(ids) == {f"r{i}" for i in range(n)}
     for line in lines:
@@ -168,7 +156,7 @@ def test_retry_failed_sends_only_the_failures_again(
     with LocalServer(latency=0.005, hook=hook) as server:
         args = ["batch", str(source), "-o", str(out), "--base-url", server.base_url]
         assert main(args) == 1
-        failed = {line["custom_id"] for line in _output(out) if line["response"]["status_code"] != 200}
+        failed = {line["custom_id"] for line in read_lines(out) if line["response"]["status_code"] != 200}
         assert failed == doomed
         server.reset()
         assert main(args) == 1  # resuming without --retry-failed sends nothing and still reports them
@@ -228,7 +216,7 @@ def test_killed_or_interrupted_run_resumes_without_resending_finished_requests(
             assert b"run the same command again" in err
         else:
             assert process.returncode == -signal.SIGKILL
-        written = {line["custom_id"] for line in _output(out)}  # every line complete
+        written = {line["custom_id"] for line in read_lines(out)}  # every line complete
         assert 60 <= len(written) < 400
         server.reset()
         assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
@@ -325,7 +313,7 @@ def test_an_unwritable_output_stops_the_batch_with_a_message(
     code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--concurrency", "4"])
     assert code == 2
     assert "No space left on device" in capsys.readouterr().err
-    assert len(_output(out)) == 5
+    assert len(read_lines(out)) == 5
     assert server.stats["requests"] < 50  # it stopped sending
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
+from batch_support import read_results, write_jsonl
 from holyclient import AsyncClient, Client
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, run_batch
@@ -50,15 +51,6 @@ def request(custom_id: str, url: str) -> dict[str, Any]:
 URLS = ["/v1/chat/completions", "/v1/embeddings", "/v1/completions", "/v1/responses", "/v1/moderations"]
 
 
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def _output(path: Path) -> dict[str, dict[str, Any]]:
-    return {line["custom_id"]: line for line in map(json.loads, path.read_text().splitlines())}
-
-
 def assert_answered(line: dict[str, Any], url: str) -> None:
     """The output line holds that endpoint's answer to the request named by its custom_id."""
     assert line["error"] is None and line["response"]["status_code"] == 200, line
@@ -80,10 +72,10 @@ def assert_answered(line: dict[str, Any], url: str) -> None:
 def test_each_endpoint_runs_and_writes_its_answers_in_the_batch_output_format(
     server: LocalServer, tmp_path: Path, url: str
 ) -> None:
-    source = _write(tmp_path / "in.jsonl", [request(f"r{i}", url) for i in range(5)])
+    source = write_jsonl(tmp_path / "in.jsonl", [request(f"r{i}", url) for i in range(5)])
     out = tmp_path / "out.jsonl"
     assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
-    lines = _output(out)
+    lines = read_results(out)
     assert sorted(lines) == [f"r{i}" for i in range(5)]
     for line in lines.values():
         assert_answered(line, url)
@@ -94,12 +86,12 @@ def test_a_mixed_file_sends_each_line_to_its_own_endpoint_and_prices_it(
     server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = [request(f"{url[4:].replace('/', '-')}-{i}", url) for i in range(3) for url in URLS]
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
     code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--json"])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
-    written = _output(out)
+    written = read_results(out)
     assert len(written) == 15
     for line in lines:
         assert_answered(written[line["custom_id"]], line["url"])
@@ -123,7 +115,7 @@ def test_a_mixed_file_sends_each_line_to_its_own_endpoint_and_prices_it(
 def test_dry_run_prices_every_endpoint_with_its_own_output_rule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = _write(tmp_path / "in.jsonl", [request(f"r{i}", url) for i, url in enumerate(URLS)])
+    source = write_jsonl(tmp_path / "in.jsonl", [request(f"r{i}", url) for i, url in enumerate(URLS)])
     assert main(["batch", str(source), "--dry-run", "--json"]) == 0
     models = json.loads(capsys.readouterr().out)["models"]
     embeddings = models["text-embedding-3-small"]
@@ -139,12 +131,12 @@ def test_dry_run_prices_every_endpoint_with_its_own_output_rule(
 def test_a_moderation_without_model_is_sent_without_one(server: LocalServer, tmp_path: Path) -> None:
     line = request("m", "/v1/moderations")
     del line["body"]["model"]
-    source = _write(tmp_path / "in.jsonl", [line])
+    source = write_jsonl(tmp_path / "in.jsonl", [line])
     out = tmp_path / "out.jsonl"
     argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--model", "gpt-4o"]
     assert main(argv) == 0
     assert "model" not in server.requests[0].body  # --model is a chat model: not given to moderations
-    assert_answered(_output(out)["m"], "/v1/moderations")
+    assert_answered(read_results(out)["m"], "/v1/moderations")
 
 
 def test_tpm_limit_counts_embeddings_by_their_input_only() -> None:
@@ -184,7 +176,7 @@ def test_the_runner_takes_a_url_per_request_async_and_sync(server: LocalServer) 
 @pytest.mark.slow
 def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: Path) -> None:
     lines = [request(f"r{i}", URLS[i % 5]) for i in range(300)]
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
     with LocalServer(latency=0.03) as server:
         argv = [sys.executable, "-m", "holyclient", "batch", str(source), "-o", str(out)]
@@ -197,7 +189,7 @@ def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: P
             time.sleep(0.01)
         process.send_signal(signal.SIGKILL)
         process.communicate(timeout=20)
-        first = set(_output(out))
+        first = set(read_results(out))
         assert 40 <= len(first) < 300
         server.reset()
         assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
@@ -208,6 +200,6 @@ def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: P
     ids = [json.loads(line)["custom_id"] for line in out.read_text().splitlines()]
     assert sorted(ids) == sorted(line["custom_id"] for line in lines)  # each exactly once
     assert not {f"text {custom_id}" for custom_id in first} & resent
-    written = _output(out)
+    written = read_results(out)
     for line in lines:
         assert_answered(written[line["custom_id"]], line["url"])

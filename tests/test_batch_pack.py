@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
+from batch_support import read_results, write_jsonl
 from holyclient import AsyncClient
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
@@ -44,15 +45,6 @@ def _line(i: int, text: str | None = None, **body: Any) -> dict[str, Any]:
     return {"custom_id": f"c{i}", "method": "POST", "url": "/v1/embeddings", "body": body}
 
 
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def _output(path: Path) -> dict[str, dict[str, Any]]:
-    return {line["custom_id"]: line for line in map(json.loads, path.read_text().splitlines())}
-
-
 def _vector(line: dict[str, Any]) -> list[float]:
     (item,) = line["response"]["body"]["data"]
     assert item["index"] == 0
@@ -65,7 +57,7 @@ def test_ten_thousand_lines_go_in_forty_requests_each_with_its_own_vector_and_a_
     poisoned = 4321
     lines = [_line(i) for i in range(10_000)]
     lines[poisoned] = _line(poisoned, f"{_text(poisoned)} {REJECT_MARKER}")
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
     code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"])
     assert code == 1  # the poisoned line failed
@@ -73,7 +65,7 @@ def test_ten_thousand_lines_go_in_forty_requests_each_with_its_own_vector_and_a_
     # 40 packs of up to 256 inputs, plus the halvings that isolate the bad input (8 levels, 2 each)
     assert sum(1 for r in sent if r.status == 200) <= 40 + 8
     assert len(sent) <= 40 + 2 * 8 + 1
-    written = _output(out)
+    written = read_results(out)
     assert len(written) == 10_000 == len(out.read_text().splitlines())
     bad = written.pop(f"c{poisoned}")
     assert bad["response"]["status_code"] == 400 and REJECT_MARKER in json.dumps(bad["response"]["body"])
@@ -86,14 +78,14 @@ def test_a_packed_line_gets_its_share_of_the_usage_and_the_shares_add_up(
     server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = [_line(i, "word " * (i + 1)) for i in range(6)]
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
     argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack", "--json"]
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     (request,) = server.requests
     assert len(request.body["input"]) == 6
-    written = _output(out)
+    written = read_results(out)
     shares = [written[f"c{i}"]["response"]["body"]["usage"]["prompt_tokens"] for i in range(6)]
     assert shares == sorted(shares) and shares[0] < shares[-1]  # longer texts, larger shares
     assert sum(shares) == summary["prompt_tokens"] == summary["models"][MODEL]["prompt_tokens"]
@@ -108,19 +100,19 @@ def test_lines_with_different_parameters_are_not_packed_together(server: LocalSe
             "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]},
         }
     )
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
     assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"]) == 0
     bodies = sorted(
         (r.path, len(r.body.get("input") or []), r.body.get("dimensions")) for r in server.requests
     )
     assert bodies == [("/v1/chat/completions", 0, None), ("/v1/embeddings", 2, 3), ("/v1/embeddings", 2, 5)]
-    written = _output(out)
+    written = read_results(out)
     assert len(_vector(written["c1"])) == 5 and len(_vector(written["c0"])) == 3
 
 
 def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp_path: Path) -> None:
-    source = _write(tmp_path / "in.jsonl", [_line(i) for i in range(50)])
+    source = write_jsonl(tmp_path / "in.jsonl", [_line(i) for i in range(50)])
     out = tmp_path / "out.jsonl"
     argv = [
         "batch",
@@ -150,11 +142,11 @@ def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp
     ]
     assert main(argv) == 0
     assert all(len(r.body["input"]) <= 5 for r in server.requests)  # 7 or 8 tokens an input
-    assert len(_output(out)) == 50
+    assert len(read_results(out)) == 50
 
 
 def test_resume_and_retry_failed_work_per_custom_id(server: LocalServer, tmp_path: Path) -> None:
-    source = _write(tmp_path / "in.jsonl", [_line(i) for i in range(20)])
+    source = write_jsonl(tmp_path / "in.jsonl", [_line(i) for i in range(20)])
     out = tmp_path / "out.jsonl"
     server.enqueue(Fault.status(503))  # the first packed request fails (no retry allowed)
     argv = [
@@ -171,15 +163,15 @@ def test_resume_and_retry_failed_work_per_custom_id(server: LocalServer, tmp_pat
     assert main([*argv, "--max-retries", "0"]) == 1
     failed = {
         custom_id
-        for custom_id, line in _output(out).items()
+        for custom_id, line in read_results(out).items()
         if line["error"] or line["response"]["status_code"] != 200
     }
-    assert len(failed) == 5 and len(_output(out)) == 20
+    assert len(failed) == 5 and len(read_results(out)) == 20
     server.reset()
     assert main([*argv, "--retry-failed"]) == 0
     (request,) = server.requests  # only the failed lines, packed again
     assert {f"c{_text_index(text)}" for text in request.body["input"]} == failed
-    written = _output(out)
+    written = read_results(out)
     assert len(written) == 20 and len(out.read_text().splitlines()) == 20
     for custom_id, line in written.items():
         assert _vector(line) == list(embedding_vector(MODEL, _text(int(custom_id[1:])), 3))
@@ -258,7 +250,7 @@ def test_dry_run_with_pack_counts_the_requests_it_would_send(
             "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x"}]},
         }
     )
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     assert main(["batch", str(source), "--dry-run", "--pack"]) == 0
     assert "with --pack: 4 requests sent for 601 lines" in capsys.readouterr().out  # 256 + 256 + 88, + chat
     assert main(["batch", str(source), "--dry-run", "--pack", "--json"]) == 0

@@ -18,6 +18,7 @@ import pytest
 
 pytest.importorskip("redis")
 
+from batch_support import write_chat_input
 from holyclient import AsyncClient, Client, RateLimitError
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
@@ -48,21 +49,12 @@ def _body(i: int) -> dict[str, Any]:
     return {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"prompt {i}"}], "max_tokens": 8}
 
 
-def _input(path: Path, n: int) -> Path:
-    lines = (
-        json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions", "body": _body(i)})
-        for i in range(n)
-    )
-    path.write_text("".join(line + "\n" for line in lines))
-    return path
-
-
 @pytest.mark.slow
 def test_four_worker_processes_share_one_limit_and_their_shards_merge_exactly_once(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
     n, rpm, window = 2000, 600, 2.0
-    source = _input(tmp_path / "in.jsonl", n)
+    source = write_chat_input(tmp_path / "in.jsonl", n, body=_body)
     with LocalServer(
         latency=0.01, rate_limits=RateLimits(rpm=rpm, window=window), log_requests=False
     ) as server:
@@ -157,7 +149,7 @@ async def test_redis_restarted_mid_run_falls_back_says_so_and_returns_to_the_sha
 def test_batch_with_redis_unreachable_runs_on_the_local_fallback_and_says_so_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = _input(tmp_path / "in.jsonl", 20)
+    source = write_chat_input(tmp_path / "in.jsonl", 20, body=_body)
     with LocalServer(latency=0.001) as server:
         code = main(
             [
@@ -185,7 +177,7 @@ def test_a_second_worker_on_a_leased_shard_exits_2_and_writes_nothing(
 ) -> None:
     import redis
 
-    source = _input(tmp_path / "in.jsonl", 10)
+    source = write_chat_input(tmp_path / "in.jsonl", 10, body=_body)
     holder = redis.Redis.from_url(redis_server.url)
     holder.set(f"holyclient:{{{key_hash(KEY)}}}:lease:out.jsonl.shard-1-of-2", "other-worker", px=60_000)
     with LocalServer() as server:
@@ -205,7 +197,7 @@ def test_a_second_worker_on_a_leased_shard_exits_2_and_writes_nothing(
 def test_a_finished_shard_releases_its_lease(tmp_path: Path, redis_server: RedisServer) -> None:
     import redis
 
-    source = _input(tmp_path / "in.jsonl", 10)
+    source = write_chat_input(tmp_path / "in.jsonl", 10, body=_body)
     with LocalServer() as server:
         argv = ["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--base-url", server.base_url]
         argv += ["--shard", "0/2", "--limiter", redis_server.url, "--progress-every", "0"]

@@ -19,6 +19,11 @@ exceptions as ``{"error": class name, "status_code", "body"}``. Server-generated
 ``created`` timestamps are dropped, so a tool loop that echoes a call id back still compares equal.
 Each side gets ``max_retries=0`` unless the test passes client options.
 
+The differential harness is this package, one way per need: :class:`Differential` (here) against a real
+``LocalServer``; ``differential.mock_pair`` for both SDKs over one MockTransport handler (``support.Canned``
+for a scripted answer); ``differential.fake_api.FakeAPI``, a MockTransport handler answering every
+endpoint like the API (``tests/test_endpoints_wire.py``).
+
 Both SDKs failing the same way is not a pass: ``check`` requires each app to return a result unless the
 test declares the error it expects (``expect_error="NotFoundError"``), and then requires that error on
 both sides. Without this, a server answering 500 to everything made most differential tests pass.

@@ -12,7 +12,22 @@ import pytest
 
 from hermetic import leaky_variables
 from holyclient import AsyncClient, Client
+from holyclient.testing import LocalServer
 from support import KEY
+
+
+@pytest.fixture
+def local_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:
+    """The one local server fixture: a started ``LocalServer`` on 127.0.0.1, stopped after the test.
+
+    Configure it with ``LocalServer`` keyword arguments, for a test by indirect parametrization
+    (``@pytest.mark.parametrize("local_server", [{"api_key": "k"}], indirect=True)``) or for a test or
+    module by a marker (``pytestmark = pytest.mark.local_server(latency=0.01)``); the parameter wins.
+    """
+    marker = request.node.get_closest_marker("local_server")
+    options = {**(marker.kwargs if marker else {}), **(getattr(request, "param", None) or {})}
+    with LocalServer(**options) as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)

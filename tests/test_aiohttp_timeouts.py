@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -24,12 +23,6 @@ GUARD = 10.0
 
 def _fallback() -> ShardedAsyncTransport:
     return ShardedAsyncTransport(max_connections=4, max_keepalive_connections=4)
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
 
 
 async def test_a_peer_that_never_reads_a_large_body_trips_the_write_timeout() -> None:
@@ -56,14 +49,14 @@ async def test_a_streamed_request_body_is_bounded_by_the_write_timeout_too() -> 
                 await asyncio.wait_for(http.post(url, content=body()), GUARD)
 
 
-async def test_a_large_body_still_arrives_whole_with_its_content_length(server: LocalServer) -> None:
+async def test_a_large_body_still_arrives_whole_with_its_content_length(local_server: LocalServer) -> None:
     text = "y" * (1 << 20)
-    async with AsyncClient(api_key=KEY, base_url=server.base_url, timeout=5.0) as client:
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url, timeout=5.0) as client:
         completion = await client.chat.completions.create(
             model="gpt-4.1", messages=[{"role": "user", "content": text}]
         )
     assert completion.choices[0].message.content == "Echo: " + text
-    assert server.requests[-1].body["messages"][0]["content"] == text
+    assert local_server.requests[-1].body["messages"][0]["content"] == text
 
 
 class SlowResolver:

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ KEY = "sk-holy-batch-endpoints-key"
 
 
 pytestmark = pytest.mark.usefixtures("api_key_env")
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
 
 
 def request(custom_id: str, url: str) -> dict[str, Any]:
@@ -70,25 +63,25 @@ def assert_answered(line: dict[str, Any], url: str) -> None:
 
 @pytest.mark.parametrize("url", URLS)
 def test_each_endpoint_runs_and_writes_its_answers_in_the_batch_output_format(
-    server: LocalServer, tmp_path: Path, url: str
+    local_server: LocalServer, tmp_path: Path, url: str
 ) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [request(f"r{i}", url) for i in range(5)])
     out = tmp_path / "out.jsonl"
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
     lines = read_results(out)
     assert sorted(lines) == [f"r{i}" for i in range(5)]
     for line in lines.values():
         assert_answered(line, url)
-    assert {r.path for r in server.requests} == {url}
+    assert {r.path for r in local_server.requests} == {url}
 
 
 def test_a_mixed_file_sends_each_line_to_its_own_endpoint_and_prices_it(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = [request(f"{url[4:].replace('/', '-')}-{i}", url) for i in range(3) for url in URLS]
     source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--json"])
+    code = main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--json"])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     written = read_results(out)
@@ -128,14 +121,14 @@ def test_dry_run_prices_every_endpoint_with_its_own_output_rule(
     assert models["gpt-4o-mini"]["requests"] == 2 and models["gpt-4o-mini"]["max_output_tokens"] == 1024
 
 
-def test_a_moderation_without_model_is_sent_without_one(server: LocalServer, tmp_path: Path) -> None:
+def test_a_moderation_without_model_is_sent_without_one(local_server: LocalServer, tmp_path: Path) -> None:
     line = request("m", "/v1/moderations")
     del line["body"]["model"]
     source = write_jsonl(tmp_path / "in.jsonl", [line])
     out = tmp_path / "out.jsonl"
-    argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--model", "gpt-4o"]
+    argv = ["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--model", "gpt-4o"]
     assert main(argv) == 0
-    assert "model" not in server.requests[0].body  # --model is a chat model: not given to moderations
+    assert "model" not in local_server.requests[0].body  # --model is a chat model: not given to moderations
     assert_answered(read_results(out)["m"], "/v1/moderations")
 
 
@@ -153,16 +146,16 @@ def test_tpm_limit_counts_embeddings_by_their_input_only() -> None:
     assert estimator.estimate(completions, "/v1/completions")[0] == 8 + 7
 
 
-def test_the_runner_takes_a_url_per_request_async_and_sync(server: LocalServer) -> None:
+def test_the_runner_takes_a_url_per_request_async_and_sync(local_server: LocalServer) -> None:
     requests = [BatchRequest(f"r{i}", request(f"r{i}", url)["body"], url) for i, url in enumerate(URLS)]
     results: list[BatchResult] = []
 
     async def go() -> None:
-        async with AsyncClient(base_url=server.base_url) as client:
+        async with AsyncClient(base_url=local_server.base_url) as client:
             await BatchRunner(client, concurrency=4).run(requests, results.append)
 
     anyio.run(go)
-    with Client(base_url=server.base_url) as client:
+    with Client(base_url=local_server.base_url) as client:
         lines = [request(f"r{i}", url) for i, url in enumerate(URLS)]
         synced = run_batch(client, lines)
     every_id = sorted(f"r{i}" for i in range(len(URLS)))
@@ -178,9 +171,9 @@ def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: P
     lines = [request(f"r{i}", URLS[i % 5]) for i in range(300)]
     source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    with LocalServer(latency=0.03) as server:
+    with LocalServer(latency=0.03) as local_server:
         argv = [sys.executable, "-m", "holyclient", "batch", str(source), "-o", str(out)]
-        argv += ["--base-url", server.base_url, "--concurrency", "8"]
+        argv += ["--base-url", local_server.base_url, "--concurrency", "8"]
         env = {**os.environ, "HOLYSHEEP_API_KEY": KEY}
         process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
@@ -191,11 +184,11 @@ def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: P
         process.communicate(timeout=20)
         first = set(read_results(out))
         assert 40 <= len(first) < 300
-        server.reset()
-        assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
+        local_server.reset()
+        assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
         resent = {
             r.body.get("input") or r.body.get("prompt") or r.body["messages"][0]["content"]
-            for r in server.requests
+            for r in local_server.requests
         }
     ids = [json.loads(line)["custom_id"] for line in out.read_text().splitlines()]
     assert sorted(ids) == sorted(line["custom_id"] for line in lines)  # each exactly once

@@ -8,7 +8,6 @@ with a 400, which packing must isolate to that one line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +29,6 @@ MODEL = "text-embedding-3-small"
 pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
-
-
 def _text(i: int) -> str:
     return f"chunk number {i} of the corpus"
 
@@ -52,16 +45,16 @@ def _vector(line: dict[str, Any]) -> list[float]:
 
 
 def test_ten_thousand_lines_go_in_forty_requests_each_with_its_own_vector_and_a_poisoned_input_alone(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     poisoned = 4321
     lines = [_line(i) for i in range(10_000)]
     lines[poisoned] = _line(poisoned, f"{_text(poisoned)} {REJECT_MARKER}")
     source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"])
+    code = main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack"])
     assert code == 1  # the poisoned line failed
-    sent = server.requests
+    sent = local_server.requests
     # 40 packs of up to 256 inputs, plus the halvings that isolate the bad input (8 levels, 2 each)
     assert sum(1 for r in sent if r.status == 200) <= 40 + 8
     assert len(sent) <= 40 + 2 * 8 + 1
@@ -75,15 +68,15 @@ def test_ten_thousand_lines_go_in_forty_requests_each_with_its_own_vector_and_a_
 
 
 def test_a_packed_line_gets_its_share_of_the_usage_and_the_shares_add_up(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = [_line(i, "word " * (i + 1)) for i in range(6)]
     source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack", "--json"]
+    argv = ["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack", "--json"]
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
-    (request,) = server.requests
+    (request,) = local_server.requests
     assert len(request.body["input"]) == 6
     written = read_results(out)
     shares = [written[f"c{i}"]["response"]["body"]["usage"]["prompt_tokens"] for i in range(6)]
@@ -92,7 +85,9 @@ def test_a_packed_line_gets_its_share_of_the_usage_and_the_shares_add_up(
     assert summary["requests"] == summary["succeeded"] == 6
 
 
-def test_lines_with_different_parameters_are_not_packed_together(server: LocalServer, tmp_path: Path) -> None:
+def test_lines_with_different_parameters_are_not_packed_together(
+    local_server: LocalServer, tmp_path: Path
+) -> None:
     lines = [_line(0), _line(1, dimensions=5), _line(2), _line(3, dimensions=5)]
     lines.append(
         {
@@ -102,16 +97,16 @@ def test_lines_with_different_parameters_are_not_packed_together(server: LocalSe
     )
     source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"]) == 0
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack"]) == 0
     bodies = sorted(
-        (r.path, len(r.body.get("input") or []), r.body.get("dimensions")) for r in server.requests
+        (r.path, len(r.body.get("input") or []), r.body.get("dimensions")) for r in local_server.requests
     )
     assert bodies == [("/v1/chat/completions", 0, None), ("/v1/embeddings", 2, 3), ("/v1/embeddings", 2, 5)]
     written = read_results(out)
     assert len(_vector(written["c1"])) == 5 and len(_vector(written["c0"])) == 3
 
 
-def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp_path: Path) -> None:
+def test_pack_inputs_and_pack_tokens_bound_each_request(local_server: LocalServer, tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [_line(i) for i in range(50)])
     out = tmp_path / "out.jsonl"
     argv = [
@@ -120,14 +115,14 @@ def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp
         "-o",
         str(out),
         "--base-url",
-        server.base_url,
+        local_server.base_url,
         "--pack",
         "--pack-inputs",
         "8",
     ]
     assert main(argv) == 0
-    assert sorted(len(r.body["input"]) for r in server.requests) == [2] + [8] * 6
-    server.reset()
+    assert sorted(len(r.body["input"]) for r in local_server.requests) == [2] + [8] * 6
+    local_server.reset()
     out.unlink()
     argv = [
         "batch",
@@ -135,27 +130,27 @@ def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp
         "-o",
         str(out),
         "--base-url",
-        server.base_url,
+        local_server.base_url,
         "--pack",
         "--pack-tokens",
         "40",
     ]
     assert main(argv) == 0
-    assert all(len(r.body["input"]) <= 5 for r in server.requests)  # 7 or 8 tokens an input
+    assert all(len(r.body["input"]) <= 5 for r in local_server.requests)  # 7 or 8 tokens an input
     assert len(read_results(out)) == 50
 
 
-def test_resume_and_retry_failed_work_per_custom_id(server: LocalServer, tmp_path: Path) -> None:
+def test_resume_and_retry_failed_work_per_custom_id(local_server: LocalServer, tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [_line(i) for i in range(20)])
     out = tmp_path / "out.jsonl"
-    server.enqueue(Fault.status(503))  # the first packed request fails (no retry allowed)
+    local_server.enqueue(Fault.status(503))  # the first packed request fails (no retry allowed)
     argv = [
         "batch",
         str(source),
         "-o",
         str(out),
         "--base-url",
-        server.base_url,
+        local_server.base_url,
         "--pack",
         "--pack-inputs",
         "5",
@@ -167,9 +162,9 @@ def test_resume_and_retry_failed_work_per_custom_id(server: LocalServer, tmp_pat
         if line["error"] or line["response"]["status_code"] != 200
     }
     assert len(failed) == 5 and len(read_results(out)) == 20
-    server.reset()
+    local_server.reset()
     assert main([*argv, "--retry-failed"]) == 0
-    (request,) = server.requests  # only the failed lines, packed again
+    (request,) = local_server.requests  # only the failed lines, packed again
     assert {f"c{_text_index(text)}" for text in request.body["input"]} == failed
     written = read_results(out)
     assert len(written) == 20 and len(out.read_text().splitlines()) == 20
@@ -181,20 +176,20 @@ def _text_index(text: str) -> int:
     return int(text.split()[2])
 
 
-def test_a_line_with_several_inputs_keeps_them_together_in_order(server: LocalServer) -> None:
+def test_a_line_with_several_inputs_keeps_them_together_in_order(local_server: LocalServer) -> None:
     multi = {"model": MODEL, "input": ["alpha", "beta", "gamma"], "dimensions": 3}
     requests = [BatchRequest("one", {"model": MODEL, "input": "zero", "dimensions": 3}, "/v1/embeddings")]
     requests.append(BatchRequest("multi", multi, "/v1/embeddings"))
     results: list[BatchResult] = []
 
     async def go() -> BatchRunner:
-        async with AsyncClient(base_url=server.base_url) as client:
+        async with AsyncClient(base_url=local_server.base_url) as client:
             runner = BatchRunner(client, pack_inputs=16)
             await runner.run(requests, results.append)
             return runner
 
     stats = anyio.run(go).stats
-    assert len(server.requests) == 1
+    assert len(local_server.requests) == 1
     assert stats.succeeded == 2 and stats.successful_attempts == 1  # mean latency per request sent
     by_id = {r.custom_id: r for r in results}
     data = by_id["multi"].body["data"]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -236,13 +236,6 @@ class Differential:
 
 
 @pytest.fixture
-def local_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:
-    """A ``LocalServer`` logging requests; parametrize indirectly with ``LocalServer`` kwargs."""
-    options = getattr(request, "param", None) or {}
-    with LocalServer(**options) as server:
-        yield server
-
-
-@pytest.fixture
 def differential(local_server: LocalServer) -> Differential:
+    """Both SDKs against the top conftest's ``local_server`` (parametrize it indirectly to configure it)."""
     return Differential(local_server)

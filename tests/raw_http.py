@@ -23,9 +23,13 @@ def _read_head(conn: socket.socket) -> bytes:
 
 
 @contextlib.contextmanager
-def canned_server(answer: bytes) -> Iterator[str]:
-    """A server that reads each request head and sends ``answer``, then closes; yields its base URL."""
-    listener = socket.create_server(("127.0.0.1", 0))
+def canned_server(answer: bytes, heads: list[bytes] | None = None, host: str = "127.0.0.1") -> Iterator[str]:
+    """A server that reads each request head and sends ``answer``, then closes; yields its base URL.
+
+    ``heads`` collects each request head as received (headers included: what was really sent);
+    ``host`` may be another loopback address (``127.0.0.2``) to play a second host.
+    """
+    listener = socket.create_server((host, 0))
     listener.settimeout(0.05)
     stop = threading.Event()
 
@@ -39,7 +43,9 @@ def canned_server(answer: bytes) -> Iterator[str]:
                 return
             conn.settimeout(5)
             with conn:
-                _read_head(conn)
+                head = _read_head(conn)
+                if heads is not None:
+                    heads.append(head)
                 with contextlib.suppress(OSError):
                     conn.sendall(answer)
                     conn.shutdown(socket.SHUT_WR)
@@ -47,7 +53,7 @@ def canned_server(answer: bytes) -> Iterator[str]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        yield f"http://{host}:{listener.getsockname()[1]}/v1"
     finally:
         stop.set()
         thread.join(timeout=5)
@@ -55,8 +61,12 @@ def canned_server(answer: bytes) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def deaf_server() -> Iterator[str]:
-    """A server that accepts connections and never reads from them (a write that can never finish)."""
+def deaf_server(connected: threading.Event | None = None) -> Iterator[str]:
+    """A server that accepts connections and never reads from them (a write that can never finish).
+
+    ``connected`` is set once a connection is accepted: a test waits on it instead of sleeping and
+    hoping the client got that far.
+    """
     listener = socket.create_server(("127.0.0.1", 0))
     # small buffers: the client's send blocks after a few hundred KiB, not tens of MiB
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -73,6 +83,8 @@ def deaf_server() -> Iterator[str]:
             except OSError:
                 return
             accepted.append(conn)
+            if connected is not None:
+                connected.set()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()

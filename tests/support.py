@@ -61,3 +61,18 @@ class Recorder:
 
     def bodies(self) -> list[dict[str, Any]]:
         return [json.loads(r.content) for r in self.requests]
+
+
+class Canned:
+    """A handler answering every request with one body (JSON, or SSE for a list of chunks)."""
+
+    def __init__(self, body: dict[str, Any] | list[dict[str, Any]]) -> None:
+        self.body = body
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(json.loads(request.content or b"null"))
+        if isinstance(self.body, list):
+            content = sse(*self.body, "[DONE]")
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+        return httpx2.Response(200, json=self.body)

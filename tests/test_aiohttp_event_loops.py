@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,12 +16,6 @@ KEY = "sk-aiohttp-loops-key"
 USER = [{"role": "user", "content": "hello"}]
 
 
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
-
-
 def _transport(client: AsyncClient) -> AiohttpTransport:
     transport = client._http._transport
     assert isinstance(transport, AiohttpTransport)
@@ -30,9 +23,9 @@ def _transport(client: AsyncClient) -> AiohttpTransport:
 
 
 def test_two_loops_in_two_threads_share_one_client_without_closing_each_others_session(
-    server: LocalServer,
+    local_server: LocalServer,
 ) -> None:
-    client = AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=0)
+    client = AsyncClient(api_key=KEY, base_url=local_server.base_url, max_retries=0)
     both_running = threading.Barrier(2, timeout=10)
     results: dict[str, list[object]] = {}
 
@@ -61,8 +54,8 @@ def test_two_loops_in_two_threads_share_one_client_without_closing_each_others_s
         assert answers == ["Echo: hello"] * 30, (name, [a for a in answers if a != "Echo: hello"][:3])
 
 
-def test_loops_one_after_another_each_close_their_session_when_they_end(server: LocalServer) -> None:
-    client = AsyncClient(api_key=KEY, base_url=server.base_url)
+def test_loops_one_after_another_each_close_their_session_when_they_end(local_server: LocalServer) -> None:
+    client = AsyncClient(api_key=KEY, base_url=local_server.base_url)
     sessions = []
 
     async def ask() -> str | None:
@@ -81,8 +74,8 @@ def test_loops_one_after_another_each_close_their_session_when_they_end(server: 
 
 # a loop closed without shutdown_asyncgens() leaves its keep-alive socket to the garbage collector
 @pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_loop_closed_without_shutdown_gives_up_its_session_on_next_use(server: LocalServer) -> None:
-    client = AsyncClient(api_key=KEY, base_url=server.base_url)
+def test_a_loop_closed_without_shutdown_gives_up_its_session_on_next_use(local_server: LocalServer) -> None:
+    client = AsyncClient(api_key=KEY, base_url=local_server.base_url)
 
     async def ask() -> object:
         completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Iterator
+import threading
 from typing import Any
 
 import httpx2
@@ -23,12 +23,6 @@ GUARD = 10.0
 
 def _fallback() -> ShardedAsyncTransport:
     return ShardedAsyncTransport(max_connections=4, max_keepalive_connections=4)
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
 
 
 async def test_a_peer_that_never_reads_a_large_body_trips_the_write_timeout() -> None:
@@ -55,14 +49,14 @@ async def test_a_streamed_request_body_is_bounded_by_the_write_timeout_too() -> 
                 await asyncio.wait_for(http.post(url, content=body()), GUARD)
 
 
-async def test_a_large_body_still_arrives_whole_with_its_content_length(server: LocalServer) -> None:
+async def test_a_large_body_still_arrives_whole_with_its_content_length(local_server: LocalServer) -> None:
     text = "y" * (1 << 20)
-    async with AsyncClient(api_key=KEY, base_url=server.base_url, timeout=5.0) as client:
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url, timeout=5.0) as client:
         completion = await client.chat.completions.create(
             model="gpt-4.1", messages=[{"role": "user", "content": text}]
         )
     assert completion.choices[0].message.content == "Echo: " + text
-    assert server.requests[-1].body["messages"][0]["content"] == text
+    assert local_server.requests[-1].body["messages"][0]["content"] == text
 
 
 class SlowResolver:
@@ -92,10 +86,11 @@ async def test_the_connect_timeout_covers_dns_resolution() -> None:
 
 async def test_waiting_for_a_free_connection_is_a_pool_timeout() -> None:
     transport = AiohttpTransport(max_connections=1, fallback=_fallback)
-    with deaf_server() as url:
+    connected = threading.Event()
+    with deaf_server(connected) as url:
         async with httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(5.0, pool=0.2)) as http:
             holder = asyncio.create_task(http.get(url))  # takes the only connection, never answered
-            await asyncio.sleep(0.1)
+            assert await asyncio.to_thread(connected.wait, GUARD)  # the holder has its connection
             with pytest.raises(httpx2.PoolTimeout):
                 await asyncio.wait_for(http.get(url), GUARD)
             holder.cancel()
@@ -104,12 +99,13 @@ async def test_waiting_for_a_free_connection_is_a_pool_timeout() -> None:
 
 
 async def test_a_pool_timeout_reaches_the_caller_as_a_timeout_naming_the_pool() -> None:
-    with deaf_server() as url:
+    connected = threading.Event()
+    with deaf_server(connected) as url:
         client = AsyncClient(api_key=KEY, base_url=url, max_retries=0, timeout=httpx2.Timeout(5.0, pool=0.2))
         client._http._transport._max_connections = 1  # type: ignore[attr-defined]
         async with client:
             holder = asyncio.ensure_future(client.models.list())  # a paginator is awaitable, not a coroutine
-            await asyncio.sleep(0.1)
+            assert await asyncio.to_thread(connected.wait, GUARD)  # the holder has its connection
             with pytest.raises(APITimeoutError) as caught:
                 await asyncio.wait_for(client.models.list(), GUARD)
             holder.cancel()

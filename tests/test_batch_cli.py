@@ -12,13 +12,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from batch_support import read_lines, write_chat_input
 from holyclient import AsyncClient, Client
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, run_batch
@@ -27,15 +27,8 @@ from holyclient.testing import Fault, FaultMix, LocalServer, RateLimits, Recorde
 KEY = "sk-holy-batch-test-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer(latency=0.01) as running:
-        yield running
+# the key from the environment, and a little latency so that requests overlap as real ones do
+pytestmark = [pytest.mark.usefixtures("api_key_env"), pytest.mark.local_server(latency=0.01)]
 
 
 def _body(custom_id: str, max_tokens: int = 20) -> dict[str, Any]:
@@ -47,24 +40,11 @@ def _body(custom_id: str, max_tokens: int = 20) -> dict[str, Any]:
 
 
 def _input(path: Path, n: int) -> Path:
-    with path.open("w") as file:
-        for i in range(n):
-            line = {
-                "custom_id": f"r{i}",
-                "method": "POST",
-                "url": "/v1/chat/completions",
-                "body": _body(f"r{i}"),
-            }
-            file.write(json.dumps(line) + "\n")
-    return path
-
-
-def _output(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return write_chat_input(path, n, body=lambda i: _body(f"r{i}"))
 
 
 def _assert_exactly_once_and_right(path: Path, n: int) -> None:
-    lines = _output(path)
+    lines = read_lines(path)
     ids = [line["custom_id"] for line in lines]
     assert len(ids) == n and set(ids) == {f"r{i}" for i in range(n)}
     for line in lines:
@@ -78,7 +58,7 @@ def _sent_ids(requests: list[RecordedRequest]) -> list[str]:
 
 
 def test_invalid_input_is_reported_by_line_and_nothing_is_sent(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = _input(tmp_path / "in.jsonl", 3)
     with source.open("a") as file:
@@ -86,25 +66,25 @@ def test_invalid_input_is_reported_by_line_and_nothing_is_sent(
         file.write(json.dumps({"custom_id": "r1", "body": _body("x")}) + "\n")
         file.write(json.dumps({"custom_id": "e", "url": "/v1/embedding", "body": _body("e")}) + "\n")
     out = tmp_path / "out.jsonl"
-    code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url])
+    code = main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url])
     err = capsys.readouterr().err
     assert code == 2
     assert f"{source}:4: not valid JSON" in err
     assert f"{source}:5: duplicate custom_id 'r1' (first on line 2)" in err
     assert f"{source}:6: field 'url': unsupported url '/v1/embedding'" in err
-    assert server.stats["requests"] == 0
+    assert local_server.stats["requests"] == 0
     assert not out.exists()
 
 
 def test_dry_run_prints_the_estimate_and_sends_nothing(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = _input(tmp_path / "in.jsonl", 10)
-    code = main(["batch", str(source), "--dry-run", "--base-url", server.base_url])
+    code = main(["batch", str(source), "--dry-run", "--base-url", local_server.base_url])
     out = capsys.readouterr().out
     assert code == 0
     assert "10 valid requests" in out and "gpt-4o-mini" in out and "$" in out
-    assert server.stats["requests"] == 0
+    assert local_server.stats["requests"] == 0
 
 
 def test_every_request_once_with_the_right_answer_despite_faults(
@@ -113,7 +93,7 @@ def test_every_request_once_with_the_right_answer_despite_faults(
     mix = FaultMix(rate=0.2, seed=3, retry_after=0.1, hang_seconds=2.0)
     source = _input(tmp_path / "in.jsonl", 300)
     out = tmp_path / "out.jsonl"
-    with LocalServer(latency=0.01, faults=mix) as server:
+    with LocalServer(latency=0.01, faults=mix) as local_server:
         code = main(
             [
                 "batch",
@@ -121,14 +101,14 @@ def test_every_request_once_with_the_right_answer_despite_faults(
                 "-o",
                 str(out),
                 "--base-url",
-                server.base_url,
+                local_server.base_url,
                 "--concurrency",
                 "32",
                 "--timeout",
                 "0.3",
             ]
         )
-        stats = server.stats
+        stats = local_server.stats
     err = capsys.readouterr().err
     assert code == 0, err
     _assert_exactly_once_and_right(out, 300)
@@ -138,20 +118,20 @@ def test_every_request_once_with_the_right_answer_despite_faults(
 
 
 def test_resume_skips_written_results_and_repairs_a_torn_last_line(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = _input(tmp_path / "in.jsonl", 60)
     out = tmp_path / "out.jsonl"
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
     lines = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(b"".join(lines[:30]) + lines[30][:25])  # a crash in the middle of line 31
     kept = {json.loads(line)["custom_id"] for line in lines[:30]}
-    server.reset()
+    local_server.reset()
     capsys.readouterr()
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
     assert "torn last line" in capsys.readouterr().err
     _assert_exactly_once_and_right(out, 60)
-    sent = _sent_ids(server.requests)
+    sent = _sent_ids(local_server.requests)
     assert len(sent) == 30 and not kept & set(sent)
 
 
@@ -167,17 +147,17 @@ def test_retry_failed_sends_only_the_failures_again(
 
     source = _input(tmp_path / "in.jsonl", 20)
     out = tmp_path / "out.jsonl"
-    with LocalServer(latency=0.005, hook=hook) as server:
-        args = ["batch", str(source), "-o", str(out), "--base-url", server.base_url]
+    with LocalServer(latency=0.005, hook=hook) as local_server:
+        args = ["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]
         assert main(args) == 1
-        failed = {line["custom_id"] for line in _output(out) if line["response"]["status_code"] != 200}
+        failed = {line["custom_id"] for line in read_lines(out) if line["response"]["status_code"] != 200}
         assert failed == doomed
-        server.reset()
+        local_server.reset()
         assert main(args) == 1  # resuming without --retry-failed sends nothing and still reports them
-        assert server.stats["requests"] == 0
+        assert local_server.stats["requests"] == 0
         failing = False
         assert main([*args, "--retry-failed"]) == 0
-        assert set(_sent_ids(server.requests)) == doomed
+        assert set(_sent_ids(local_server.requests)) == doomed
     _assert_exactly_once_and_right(out, 20)
     assert "2 failed results removed" in capsys.readouterr().err
 
@@ -213,14 +193,15 @@ def _wait_for_lines(out: Path, count: int, process: subprocess.Popen[bytes]) -> 
     raise AssertionError(f"the batch did not write {count} lines in time")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_killed_or_interrupted_run_resumes_without_resending_finished_requests(
     sig: signal.Signals, tmp_path: Path
 ) -> None:
     source = _input(tmp_path / "in.jsonl", 400)
     out = tmp_path / "out.jsonl"
-    with LocalServer(latency=0.03) as server:
-        process = _start_cli(source, out, server.base_url)
+    with LocalServer(latency=0.03) as local_server:
+        process = _start_cli(source, out, local_server.base_url)
         _wait_for_lines(out, 60, process)
         process.send_signal(sig)
         _, err = process.communicate(timeout=20)
@@ -229,11 +210,11 @@ def test_killed_or_interrupted_run_resumes_without_resending_finished_requests(
             assert b"run the same command again" in err
         else:
             assert process.returncode == -signal.SIGKILL
-        written = {line["custom_id"] for line in _output(out)}  # every line complete
+        written = {line["custom_id"] for line in read_lines(out)}  # every line complete
         assert 60 <= len(written) < 400
-        server.reset()
-        assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
-        sent = _sent_ids(server.requests)
+        local_server.reset()
+        assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
+        sent = _sent_ids(local_server.requests)
     _assert_exactly_once_and_right(out, 400)
     assert not written & set(sent)
     assert len(sent) == 400 - len(written)
@@ -250,16 +231,18 @@ def test_matching_rpm_and_tpm_limits_give_no_failures_and_few_429s() -> None:
             await runner.run(requests, results.append)
         return runner
 
-    with LocalServer(latency=0.01, rate_limits=limits) as server:
-        runner = anyio.run(go, server.base_url)
-        rate_limited = server.stats["rate_limited"]
+    with LocalServer(latency=0.01, rate_limits=limits) as local_server:
+        runner = anyio.run(go, local_server.base_url)
+        rate_limited = local_server.stats["rate_limited"]
     assert len(results) == 100 and all(r.ok for r in results)
     assert rate_limited < 0.05 * runner.stats.attempts
     assert runner.stats.elapsed > 1.0  # it did have to wait for the window
 
 
-def test_sync_run_batch_with_a_plain_client_records_its_usage_on_that_client(server: LocalServer) -> None:
-    with Client(base_url=server.base_url) as client:
+def test_sync_run_batch_with_a_plain_client_records_its_usage_on_that_client(
+    local_server: LocalServer,
+) -> None:
+    with Client(base_url=local_server.base_url) as client:
         results = run_batch(client, [_body(f"s{i}") for i in range(5)], concurrency=2)
         assert [r.body["choices"][0]["message"]["content"] for r in results] == [
             f"Echo: prompt s{i}" for i in range(5)
@@ -306,7 +289,10 @@ def test_progress_line_and_summary_show_counts_tokens_cost_rate_and_eta() -> Non
 
 
 def test_an_unwritable_output_stops_the_batch_with_a_message(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    local_server: LocalServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from holyclient.batch import OutputWriter
 
@@ -323,11 +309,13 @@ def test_an_unwritable_output_stops_the_batch_with_a_message(
     monkeypatch.setattr(OutputWriter, "write_line", failing_write)
     source = _input(tmp_path / "in.jsonl", 200)
     out = tmp_path / "out.jsonl"
-    code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--concurrency", "4"])
+    code = main(
+        ["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--concurrency", "4"]
+    )
     assert code == 2
     assert "No space left on device" in capsys.readouterr().err
-    assert len(_output(out)) == 5
-    assert server.stats["requests"] < 50  # it stopped sending
+    assert len(read_lines(out)) == 5
+    assert local_server.stats["requests"] < 50  # it stopped sending
 
 
 def test_without_matching_limits_the_runner_slows_down_on_sustained_429s_and_loses_nothing() -> None:
@@ -340,8 +328,8 @@ def test_without_matching_limits_the_runner_slows_down_on_sustained_429s_and_los
             await runner.run(requests, results.append)
         return runner
 
-    with LocalServer(latency=0.01, rate_limits=RateLimits(rpm=30, window=0.5)) as server:
-        runner = anyio.run(go, server.base_url)
-        assert server.stats["rate_limited"] > 0
+    with LocalServer(latency=0.01, rate_limits=RateLimits(rpm=30, window=0.5)) as local_server:
+        runner = anyio.run(go, local_server.base_url)
+        assert local_server.stats["rate_limited"] > 0
     assert len(results) == 60 and all(r.ok for r in results)
     assert runner.adaptive is not None and runner.adaptive.decreases > 0

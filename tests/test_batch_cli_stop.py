@@ -9,26 +9,12 @@ from typing import Any
 
 import pytest
 
+from batch_support import write_chat_input
 from holyclient._cli import main
 from holyclient.testing import LocalServer
 
 RIGHT_KEY = "sk-holy-the-right-key"
 WRONG_KEY = "sk-holy-a-wrong-key"
-
-
-def _input(path: Path, n: int) -> Path:
-    lines = []
-    for i in range(n):
-        body = {
-            "model": "gpt-4o-mini",
-            "messages": [{"role": "user", "content": f"prompt r{i}"}],
-            "max_tokens": 5,
-        }
-        lines.append(
-            json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions", "body": body})
-        )
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def _ids(out: Path) -> list[str]:
@@ -38,7 +24,7 @@ def _ids(out: Path) -> list[str]:
 def test_a_refused_key_stops_early_and_a_rerun_with_the_right_key_finishes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source = _input(tmp_path / "in.jsonl", 100)
+    source = write_chat_input(tmp_path / "in.jsonl", 100)
     out = tmp_path / "out.jsonl"
     with LocalServer(api_key=RIGHT_KEY) as server:
         monkeypatch.setenv("HOLYSHEEP_API_KEY", WRONG_KEY)
@@ -65,7 +51,7 @@ def test_an_unreachable_server_stops_early_with_one_message(
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    source = _input(tmp_path / "in.jsonl", 20)
+    source = write_chat_input(tmp_path / "in.jsonl", 20)
     out = tmp_path / "out.jsonl"
     base_url = f"http://127.0.0.1:{port}/v1"
     code = main(["batch", str(source), "-o", str(out), "--base-url", base_url])
@@ -79,7 +65,7 @@ def test_json_prints_the_final_summary_as_one_document_on_stdout(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOLYSHEEP_API_KEY", RIGHT_KEY)
-    source = _input(tmp_path / "in.jsonl", 4)
+    source = write_chat_input(tmp_path / "in.jsonl", 4)
     out = tmp_path / "out.jsonl"
     with LocalServer() as server:
         assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--json"]) == 0
@@ -95,7 +81,7 @@ def test_off_a_terminal_progress_is_plain_lines_without_carriage_returns(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOLYSHEEP_API_KEY", RIGHT_KEY)
-    source = _input(tmp_path / "in.jsonl", 3)
+    source = write_chat_input(tmp_path / "in.jsonl", 3)
     out = tmp_path / "out.jsonl"
     with LocalServer(latency=0.3) as server:
         argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--concurrency", "1"]
@@ -123,7 +109,7 @@ def test_on_a_terminal_progress_is_a_live_bar(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(_batch_progress, "LiveBar", FakeBar)
     monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
     monkeypatch.setenv("HOLYSHEEP_API_KEY", RIGHT_KEY)
-    source = _input(tmp_path / "in.jsonl", 3)
+    source = write_chat_input(tmp_path / "in.jsonl", 3)
     with LocalServer() as server:
         assert (
             main(["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--base-url", server.base_url])
@@ -132,27 +118,39 @@ def test_on_a_terminal_progress_is_a_live_bar(tmp_path: Path, monkeypatch: pytes
     assert shown == [3]
 
 
-def test_the_live_bar_renders_with_rich(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_live_bar_renders_with_rich_and_is_removed_when_it_stops() -> None:
     import io
 
     import anyio
 
     from holyclient._cli._batch_progress import LiveBar
 
-    stream = io.StringIO()
+    class Terminal(io.StringIO):
+        """What rich takes for a terminal (the bar is only ever shown on one)."""
+
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
 
     async def briefly() -> None:
+        # The bar is updated before its first sleep and refreshed when it stops, so any time box works.
         with anyio.move_on_after(0.05):
-            await LiveBar(10, stream).run(lambda: 4, lambda elapsed: "4/10 done")
+            await LiveBar(10, stream).run(lambda: 4, lambda elapsed: "4/10 done, 0 failed")
 
     anyio.run(briefly)
+    shown = stream.getvalue()
+    assert " 4/10" in shown  # the M of N column
+    assert "4/10 done, 0 failed" in shown  # the progress line as the description
+    assert "━" in shown  # the bar itself
+    assert shown.endswith("\x1b[2K")  # transient: the last thing written erases the bar's line
 
 
 def test_the_api_key_flag_is_sent_and_never_printed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOLYSHEEP_API_KEY", WRONG_KEY)  # the flag wins over the variable
-    source = _input(tmp_path / "in.jsonl", 3)
+    source = write_chat_input(tmp_path / "in.jsonl", 3)
     out = tmp_path / "out.jsonl"
     with LocalServer(api_key=RIGHT_KEY) as server:
         argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--api-key", RIGHT_KEY]

@@ -9,13 +9,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from batch_support import read_results, write_jsonl
 from holyclient import AsyncClient, Client
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, run_batch
@@ -25,15 +25,7 @@ from holyclient.testing._embeddings import embedding_vector
 KEY = "sk-holy-batch-endpoints-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def request(custom_id: str, url: str) -> dict[str, Any]:
@@ -50,15 +42,6 @@ def request(custom_id: str, url: str) -> dict[str, Any]:
 
 
 URLS = ["/v1/chat/completions", "/v1/embeddings", "/v1/completions", "/v1/responses", "/v1/moderations"]
-
-
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def _output(path: Path) -> dict[str, dict[str, Any]]:
-    return {line["custom_id"]: line for line in map(json.loads, path.read_text().splitlines())}
 
 
 def assert_answered(line: dict[str, Any], url: str) -> None:
@@ -80,28 +63,28 @@ def assert_answered(line: dict[str, Any], url: str) -> None:
 
 @pytest.mark.parametrize("url", URLS)
 def test_each_endpoint_runs_and_writes_its_answers_in_the_batch_output_format(
-    server: LocalServer, tmp_path: Path, url: str
+    local_server: LocalServer, tmp_path: Path, url: str
 ) -> None:
-    source = _write(tmp_path / "in.jsonl", [request(f"r{i}", url) for i in range(5)])
+    source = write_jsonl(tmp_path / "in.jsonl", [request(f"r{i}", url) for i in range(5)])
     out = tmp_path / "out.jsonl"
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
-    lines = _output(out)
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
+    lines = read_results(out)
     assert sorted(lines) == [f"r{i}" for i in range(5)]
     for line in lines.values():
         assert_answered(line, url)
-    assert {r.path for r in server.requests} == {url}
+    assert {r.path for r in local_server.requests} == {url}
 
 
 def test_a_mixed_file_sends_each_line_to_its_own_endpoint_and_prices_it(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = [request(f"{url[4:].replace('/', '-')}-{i}", url) for i in range(3) for url in URLS]
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--json"])
+    code = main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--json"])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
-    written = _output(out)
+    written = read_results(out)
     assert len(written) == 15
     for line in lines:
         assert_answered(written[line["custom_id"]], line["url"])
@@ -125,7 +108,7 @@ def test_a_mixed_file_sends_each_line_to_its_own_endpoint_and_prices_it(
 def test_dry_run_prices_every_endpoint_with_its_own_output_rule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = _write(tmp_path / "in.jsonl", [request(f"r{i}", url) for i, url in enumerate(URLS)])
+    source = write_jsonl(tmp_path / "in.jsonl", [request(f"r{i}", url) for i, url in enumerate(URLS)])
     assert main(["batch", str(source), "--dry-run", "--json"]) == 0
     models = json.loads(capsys.readouterr().out)["models"]
     embeddings = models["text-embedding-3-small"]
@@ -138,15 +121,15 @@ def test_dry_run_prices_every_endpoint_with_its_own_output_rule(
     assert models["gpt-4o-mini"]["requests"] == 2 and models["gpt-4o-mini"]["max_output_tokens"] == 1024
 
 
-def test_a_moderation_without_model_is_sent_without_one(server: LocalServer, tmp_path: Path) -> None:
+def test_a_moderation_without_model_is_sent_without_one(local_server: LocalServer, tmp_path: Path) -> None:
     line = request("m", "/v1/moderations")
     del line["body"]["model"]
-    source = _write(tmp_path / "in.jsonl", [line])
+    source = write_jsonl(tmp_path / "in.jsonl", [line])
     out = tmp_path / "out.jsonl"
-    argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--model", "gpt-4o"]
+    argv = ["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--model", "gpt-4o"]
     assert main(argv) == 0
-    assert "model" not in server.requests[0].body  # --model is a chat model: not given to moderations
-    assert_answered(_output(out)["m"], "/v1/moderations")
+    assert "model" not in local_server.requests[0].body  # --model is a chat model: not given to moderations
+    assert_answered(read_results(out)["m"], "/v1/moderations")
 
 
 def test_tpm_limit_counts_embeddings_by_their_input_only() -> None:
@@ -163,30 +146,34 @@ def test_tpm_limit_counts_embeddings_by_their_input_only() -> None:
     assert estimator.estimate(completions, "/v1/completions")[0] == 8 + 7
 
 
-def test_the_runner_takes_a_url_per_request_async_and_sync(server: LocalServer) -> None:
+def test_the_runner_takes_a_url_per_request_async_and_sync(local_server: LocalServer) -> None:
     requests = [BatchRequest(f"r{i}", request(f"r{i}", url)["body"], url) for i, url in enumerate(URLS)]
     results: list[BatchResult] = []
 
     async def go() -> None:
-        async with AsyncClient(base_url=server.base_url) as client:
+        async with AsyncClient(base_url=local_server.base_url) as client:
             await BatchRunner(client, concurrency=4).run(requests, results.append)
 
     anyio.run(go)
-    with Client(base_url=server.base_url) as client:
+    with Client(base_url=local_server.base_url) as client:
         lines = [request(f"r{i}", url) for i, url in enumerate(URLS)]
         synced = run_batch(client, lines)
+    every_id = sorted(f"r{i}" for i in range(len(URLS)))
+    assert sorted(result.custom_id for result in results) == every_id  # one result per request, async
+    assert sorted(result.custom_id for result in synced) == every_id  # and sync
     for result in [*results, *synced]:
         url = URLS[int(result.custom_id[1:])]
         assert_answered(result.output_line(), url)
 
 
+@pytest.mark.slow
 def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: Path) -> None:
     lines = [request(f"r{i}", URLS[i % 5]) for i in range(300)]
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    with LocalServer(latency=0.03) as server:
+    with LocalServer(latency=0.03) as local_server:
         argv = [sys.executable, "-m", "holyclient", "batch", str(source), "-o", str(out)]
-        argv += ["--base-url", server.base_url, "--concurrency", "8"]
+        argv += ["--base-url", local_server.base_url, "--concurrency", "8"]
         env = {**os.environ, "HOLYSHEEP_API_KEY": KEY}
         process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
@@ -195,17 +182,17 @@ def test_a_killed_mixed_run_resumes_and_sends_each_line_exactly_once(tmp_path: P
             time.sleep(0.01)
         process.send_signal(signal.SIGKILL)
         process.communicate(timeout=20)
-        first = set(_output(out))
+        first = set(read_results(out))
         assert 40 <= len(first) < 300
-        server.reset()
-        assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url]) == 0
+        local_server.reset()
+        assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url]) == 0
         resent = {
             r.body.get("input") or r.body.get("prompt") or r.body["messages"][0]["content"]
-            for r in server.requests
+            for r in local_server.requests
         }
     ids = [json.loads(line)["custom_id"] for line in out.read_text().splitlines()]
     assert sorted(ids) == sorted(line["custom_id"] for line in lines)  # each exactly once
     assert not {f"text {custom_id}" for custom_id in first} & resent
-    written = _output(out)
+    written = read_results(out)
     for line in lines:
         assert_answered(written[line["custom_id"]], line["url"])

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from batch_support import write_jsonl
 from holyclient.batch import (
     BatchResult,
     InputLineError,
@@ -27,11 +28,6 @@ def _line(custom_id: str, **overrides: Any) -> str:
     line = {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": BODY}
     line.update(overrides)
     return json.dumps(line)
-
-
-def _write(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(line + "\n" for line in lines))
-    return path
 
 
 def test_batch_api_line_and_bare_body_are_both_accepted() -> None:
@@ -68,7 +64,7 @@ def test_default_model_fills_only_bodies_without_one() -> None:
 
 
 def test_validation_reports_every_bad_line_and_duplicate_with_line_numbers(tmp_path: Path) -> None:
-    path = _write(
+    path = write_jsonl(
         tmp_path / "in.jsonl",
         [_line("a"), _line("b"), "oops", "", _line("a"), _line("c", url="/v1/x"), _line("b"), _line("a")],
     )
@@ -88,7 +84,7 @@ def test_validation_reports_every_bad_line_and_duplicate_with_line_numbers(tmp_p
 
 
 def test_bare_body_line_number_clashing_with_an_explicit_id_is_a_duplicate(tmp_path: Path) -> None:
-    path = _write(tmp_path / "in.jsonl", [_line("2"), json.dumps(BODY)])
+    path = write_jsonl(tmp_path / "in.jsonl", [_line("2"), json.dumps(BODY)])
     assert validate_input(path).problems == [(2, "duplicate custom_id '2' (first on line 1)")]
 
 
@@ -100,7 +96,7 @@ def test_id_set_membership() -> None:
 
 
 def test_iter_requests_skips_what_is_done(tmp_path: Path) -> None:
-    path = _write(tmp_path / "in.jsonl", [_line(f"r{i}") for i in range(5)])
+    path = write_jsonl(tmp_path / "in.jsonl", [_line(f"r{i}") for i in range(5)])
     left = [r.custom_id for r in iter_requests(path, skip=IdSet([digest("r1"), digest("r3")]))]
     assert left == ["r0", "r2", "r4"]
 
@@ -151,7 +147,7 @@ def test_retry_failed_removes_failures_so_each_id_stays_once(tmp_path: Path) -> 
 
 
 def test_a_corrupt_complete_line_refuses_to_resume_and_leaves_the_file_alone(tmp_path: Path) -> None:
-    path = _write(tmp_path / "out.jsonl", [json.dumps(_result("a").output_line()), "garbage", "{}"])
+    path = write_jsonl(tmp_path / "out.jsonl", [json.dumps(_result("a").output_line()), "garbage", "{}"])
     before = path.read_bytes()
     with pytest.raises(OutputError, match=r"out.jsonl:2"):
         prepare_output(path)

@@ -8,13 +8,13 @@ with a 400, which packing must isolate to that one line.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from batch_support import read_results, write_jsonl
 from holyclient import AsyncClient
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
@@ -26,15 +26,7 @@ KEY = "sk-holy-batch-pack-key"
 MODEL = "text-embedding-3-small"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def _text(i: int) -> str:
@@ -46,15 +38,6 @@ def _line(i: int, text: str | None = None, **body: Any) -> dict[str, Any]:
     return {"custom_id": f"c{i}", "method": "POST", "url": "/v1/embeddings", "body": body}
 
 
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def _output(path: Path) -> dict[str, dict[str, Any]]:
-    return {line["custom_id"]: line for line in map(json.loads, path.read_text().splitlines())}
-
-
 def _vector(line: dict[str, Any]) -> list[float]:
     (item,) = line["response"]["body"]["data"]
     assert item["index"] == 0
@@ -62,20 +45,20 @@ def _vector(line: dict[str, Any]) -> list[float]:
 
 
 def test_ten_thousand_lines_go_in_forty_requests_each_with_its_own_vector_and_a_poisoned_input_alone(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     poisoned = 4321
     lines = [_line(i) for i in range(10_000)]
     lines[poisoned] = _line(poisoned, f"{_text(poisoned)} {REJECT_MARKER}")
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    code = main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"])
+    code = main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack"])
     assert code == 1  # the poisoned line failed
-    sent = server.requests
+    sent = local_server.requests
     # 40 packs of up to 256 inputs, plus the halvings that isolate the bad input (8 levels, 2 each)
     assert sum(1 for r in sent if r.status == 200) <= 40 + 8
     assert len(sent) <= 40 + 2 * 8 + 1
-    written = _output(out)
+    written = read_results(out)
     assert len(written) == 10_000 == len(out.read_text().splitlines())
     bad = written.pop(f"c{poisoned}")
     assert bad["response"]["status_code"] == 400 and REJECT_MARKER in json.dumps(bad["response"]["body"])
@@ -85,24 +68,26 @@ def test_ten_thousand_lines_go_in_forty_requests_each_with_its_own_vector_and_a_
 
 
 def test_a_packed_line_gets_its_share_of_the_usage_and_the_shares_add_up(
-    server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    local_server: LocalServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = [_line(i, "word " * (i + 1)) for i in range(6)]
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    argv = ["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack", "--json"]
+    argv = ["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack", "--json"]
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
-    (request,) = server.requests
+    (request,) = local_server.requests
     assert len(request.body["input"]) == 6
-    written = _output(out)
+    written = read_results(out)
     shares = [written[f"c{i}"]["response"]["body"]["usage"]["prompt_tokens"] for i in range(6)]
     assert shares == sorted(shares) and shares[0] < shares[-1]  # longer texts, larger shares
     assert sum(shares) == summary["prompt_tokens"] == summary["models"][MODEL]["prompt_tokens"]
     assert summary["requests"] == summary["succeeded"] == 6
 
 
-def test_lines_with_different_parameters_are_not_packed_together(server: LocalServer, tmp_path: Path) -> None:
+def test_lines_with_different_parameters_are_not_packed_together(
+    local_server: LocalServer, tmp_path: Path
+) -> None:
     lines = [_line(0), _line(1, dimensions=5), _line(2), _line(3, dimensions=5)]
     lines.append(
         {
@@ -110,19 +95,19 @@ def test_lines_with_different_parameters_are_not_packed_together(server: LocalSe
             "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]},
         }
     )
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     out = tmp_path / "out.jsonl"
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"]) == 0
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack"]) == 0
     bodies = sorted(
-        (r.path, len(r.body.get("input") or []), r.body.get("dimensions")) for r in server.requests
+        (r.path, len(r.body.get("input") or []), r.body.get("dimensions")) for r in local_server.requests
     )
     assert bodies == [("/v1/chat/completions", 0, None), ("/v1/embeddings", 2, 3), ("/v1/embeddings", 2, 5)]
-    written = _output(out)
+    written = read_results(out)
     assert len(_vector(written["c1"])) == 5 and len(_vector(written["c0"])) == 3
 
 
-def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp_path: Path) -> None:
-    source = _write(tmp_path / "in.jsonl", [_line(i) for i in range(50)])
+def test_pack_inputs_and_pack_tokens_bound_each_request(local_server: LocalServer, tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [_line(i) for i in range(50)])
     out = tmp_path / "out.jsonl"
     argv = [
         "batch",
@@ -130,14 +115,14 @@ def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp
         "-o",
         str(out),
         "--base-url",
-        server.base_url,
+        local_server.base_url,
         "--pack",
         "--pack-inputs",
         "8",
     ]
     assert main(argv) == 0
-    assert sorted(len(r.body["input"]) for r in server.requests) == [2] + [8] * 6
-    server.reset()
+    assert sorted(len(r.body["input"]) for r in local_server.requests) == [2] + [8] * 6
+    local_server.reset()
     out.unlink()
     argv = [
         "batch",
@@ -145,27 +130,27 @@ def test_pack_inputs_and_pack_tokens_bound_each_request(server: LocalServer, tmp
         "-o",
         str(out),
         "--base-url",
-        server.base_url,
+        local_server.base_url,
         "--pack",
         "--pack-tokens",
         "40",
     ]
     assert main(argv) == 0
-    assert all(len(r.body["input"]) <= 5 for r in server.requests)  # 7 or 8 tokens an input
-    assert len(_output(out)) == 50
+    assert all(len(r.body["input"]) <= 5 for r in local_server.requests)  # 7 or 8 tokens an input
+    assert len(read_results(out)) == 50
 
 
-def test_resume_and_retry_failed_work_per_custom_id(server: LocalServer, tmp_path: Path) -> None:
-    source = _write(tmp_path / "in.jsonl", [_line(i) for i in range(20)])
+def test_resume_and_retry_failed_work_per_custom_id(local_server: LocalServer, tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [_line(i) for i in range(20)])
     out = tmp_path / "out.jsonl"
-    server.enqueue(Fault.status(503))  # the first packed request fails (no retry allowed)
+    local_server.enqueue(Fault.status(503))  # the first packed request fails (no retry allowed)
     argv = [
         "batch",
         str(source),
         "-o",
         str(out),
         "--base-url",
-        server.base_url,
+        local_server.base_url,
         "--pack",
         "--pack-inputs",
         "5",
@@ -173,15 +158,15 @@ def test_resume_and_retry_failed_work_per_custom_id(server: LocalServer, tmp_pat
     assert main([*argv, "--max-retries", "0"]) == 1
     failed = {
         custom_id
-        for custom_id, line in _output(out).items()
+        for custom_id, line in read_results(out).items()
         if line["error"] or line["response"]["status_code"] != 200
     }
-    assert len(failed) == 5 and len(_output(out)) == 20
-    server.reset()
+    assert len(failed) == 5 and len(read_results(out)) == 20
+    local_server.reset()
     assert main([*argv, "--retry-failed"]) == 0
-    (request,) = server.requests  # only the failed lines, packed again
+    (request,) = local_server.requests  # only the failed lines, packed again
     assert {f"c{_text_index(text)}" for text in request.body["input"]} == failed
-    written = _output(out)
+    written = read_results(out)
     assert len(written) == 20 and len(out.read_text().splitlines()) == 20
     for custom_id, line in written.items():
         assert _vector(line) == list(embedding_vector(MODEL, _text(int(custom_id[1:])), 3))
@@ -191,20 +176,20 @@ def _text_index(text: str) -> int:
     return int(text.split()[2])
 
 
-def test_a_line_with_several_inputs_keeps_them_together_in_order(server: LocalServer) -> None:
+def test_a_line_with_several_inputs_keeps_them_together_in_order(local_server: LocalServer) -> None:
     multi = {"model": MODEL, "input": ["alpha", "beta", "gamma"], "dimensions": 3}
     requests = [BatchRequest("one", {"model": MODEL, "input": "zero", "dimensions": 3}, "/v1/embeddings")]
     requests.append(BatchRequest("multi", multi, "/v1/embeddings"))
     results: list[BatchResult] = []
 
     async def go() -> BatchRunner:
-        async with AsyncClient(base_url=server.base_url) as client:
+        async with AsyncClient(base_url=local_server.base_url) as client:
             runner = BatchRunner(client, pack_inputs=16)
             await runner.run(requests, results.append)
             return runner
 
     stats = anyio.run(go).stats
-    assert len(server.requests) == 1
+    assert len(local_server.requests) == 1
     assert stats.succeeded == 2 and stats.successful_attempts == 1  # mean latency per request sent
     by_id = {r.custom_id: r for r in results}
     data = by_id["multi"].body["data"]
@@ -260,7 +245,7 @@ def test_dry_run_with_pack_counts_the_requests_it_would_send(
             "body": {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x"}]},
         }
     )
-    source = _write(tmp_path / "in.jsonl", lines)
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
     assert main(["batch", str(source), "--dry-run", "--pack"]) == 0
     assert "with --pack: 4 requests sent for 601 lines" in capsys.readouterr().out  # 256 + 256 + 88, + chat
     assert main(["batch", str(source), "--dry-run", "--pack", "--json"]) == 0
@@ -268,15 +253,15 @@ def test_dry_run_with_pack_counts_the_requests_it_would_send(
 
 
 def test_a_pack_refused_for_a_parameter_fails_once_instead_of_halving_down_to_every_line(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     # dimensions 9000 is refused whatever the inputs (param "dimensions"): halving cannot isolate a line,
     # it only sends 2N-1 requests (127 for 64 lines) to learn the same error 64 times.
-    source = _write(tmp_path / "in.jsonl", [_line(i, dimensions=9000) for i in range(64)])
+    source = write_jsonl(tmp_path / "in.jsonl", [_line(i, dimensions=9000) for i in range(64)])
     out = tmp_path / "out.jsonl"
-    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"]) == 1
-    assert len(server.requests) == 1
-    written = _output(out)
+    assert main(["batch", str(source), "-o", str(out), "--base-url", local_server.base_url, "--pack"]) == 1
+    assert len(local_server.requests) == 1
+    written = read_results(out)
     assert len(written) == 64
     for line in written.values():
         assert line["response"]["status_code"] == 400

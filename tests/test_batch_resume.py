@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,7 @@ from holyclient.testing import LocalServer
 KEY = "sk-holy-batch-resume-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def _line(custom_id: str) -> str:
@@ -49,8 +40,8 @@ def _result(custom_id: str, status: int = 200, error: dict[str, str] | None = No
     return json.dumps({"id": "batch_req_1", "custom_id": custom_id, "response": response, "error": error})
 
 
-def _sent(server: LocalServer) -> list[str]:
-    return [str(r.body["messages"][0]["content"]).split()[-1] for r in server.requests]
+def _sent(local_server: LocalServer) -> list[str]:
+    return [str(r.body["messages"][0]["content"]).split()[-1] for r in local_server.requests]
 
 
 def _run(*argv: str) -> int:
@@ -58,13 +49,13 @@ def _run(*argv: str) -> int:
 
 
 def test_a_complete_last_line_without_its_newline_is_kept_and_not_sent_again(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     source = _input(tmp_path / "in.jsonl", ["a", "b", "c"])
     out = tmp_path / "out.jsonl"
     out.write_text(_result("a") + "\n" + _result("b"))  # the newline alone was lost
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
-    assert _sent(server) == ["c"]  # b is not paid for twice
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 0
+    assert _sent(local_server) == ["c"]  # b is not paid for twice
     lines = out.read_text().splitlines()
     assert [json.loads(line)["custom_id"] for line in lines] == ["a", "b", "c"]
 
@@ -104,46 +95,48 @@ def test_a_failed_write_is_cut_back_so_the_next_line_is_not_glued_to_it(
 
 
 def test_an_output_of_another_input_is_refused_unless_forced(
-    server: LocalServer, tmp_path: Path, capsys: Any
+    local_server: LocalServer, tmp_path: Path, capsys: Any
 ) -> None:
     source = _input(tmp_path / "in.jsonl", ["a", "b"])
     out = tmp_path / "out.jsonl"
     out.write_text(_result("zzz") + "\n")
     before = out.read_bytes()
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 2
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 2
     err = capsys.readouterr().err
     assert f"{out}:1: custom_id 'zzz' is not in the input" in err and "--force" in err
-    assert out.read_bytes() == before and not server.requests
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url, "--force") == 0
-    assert sorted(_sent(server)) == ["a", "b"]
+    assert out.read_bytes() == before and not local_server.requests
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url, "--force") == 0
+    assert sorted(_sent(local_server)) == ["a", "b"]
 
 
 def test_a_200_with_an_invalid_response_error_is_a_failure_that_retry_failed_sends_again(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     source = _input(tmp_path / "in.jsonl", ["a", "b"])
     out = tmp_path / "out.jsonl"
     invalid = {"code": "invalid_response", "message": "not a chat completion"}
     out.write_text(_result("a") + "\n" + _result("b", 200, invalid) + "\n")
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 1  # b counts as failed
-    assert _sent(server) == []
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url, "--retry-failed") == 0
-    assert _sent(server) == ["b"]
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 1  # b counts as failed
+    assert _sent(local_server) == []
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url, "--retry-failed") == 0
+    assert _sent(local_server) == ["b"]
 
 
-def test_a_second_run_on_the_same_output_is_refused(server: LocalServer, tmp_path: Path, capsys: Any) -> None:
+def test_a_second_run_on_the_same_output_is_refused(
+    local_server: LocalServer, tmp_path: Path, capsys: Any
+) -> None:
     source = _input(tmp_path / "in.jsonl", ["a"])
     out = tmp_path / "out.jsonl"
     held = OutputLock(out)  # another run is writing to it
     try:
-        assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 2
+        assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 2
         assert "is being written by another holyclient batch run" in capsys.readouterr().err
-        assert not server.requests and not out.exists()
+        assert not local_server.requests and not out.exists()
         with pytest.raises(OutputError):
             OutputLock(out)
     finally:
         held.release()
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 0
     assert not (tmp_path / "out.jsonl.lock").exists()
 
 
@@ -162,27 +155,29 @@ def test_dry_run_on_a_finished_output_has_nothing_to_send(tmp_path: Path, capsys
 
 
 def test_bare_bodies_keep_their_ids_when_a_blank_line_is_inserted(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     bodies = [json.loads(_line(i))["body"] for i in ("a", "b", "c")]
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps(bodies[0]) + "\n" + json.dumps(bodies[1]) + "\n")
     out = tmp_path / "out.jsonl"
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 0
     source.write_text(
         "\n" + json.dumps(bodies[0]) + "\n\n" + json.dumps(bodies[1]) + "\n" + json.dumps(bodies[2]) + "\n"
     )
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
-    assert _sent(server) == ["a", "b", "c"]  # only c was sent the second time
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 0
+    assert _sent(local_server) == ["a", "b", "c"]  # only c was sent the second time
     assert sorted(json.loads(line)["custom_id"] for line in out.read_text().splitlines()) == ["1", "2", "3"]
 
 
-def test_a_changed_input_is_detected_on_resume(server: LocalServer, tmp_path: Path, capsys: Any) -> None:
+def test_a_changed_input_is_detected_on_resume(
+    local_server: LocalServer, tmp_path: Path, capsys: Any
+) -> None:
     bodies = [json.loads(_line(i))["body"] for i in ("a", "b", "c")]
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps(body) + "\n" for body in bodies[:2]))
     out = tmp_path / "out.jsonl"
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 0
     edited = {
         **bodies[1],
         "messages": [{"role": "user", "content": "prompt B"}],
@@ -190,19 +185,19 @@ def test_a_changed_input_is_detected_on_resume(server: LocalServer, tmp_path: Pa
     source.write_text("".join(json.dumps(body) + "\n" for body in (bodies[0], edited, bodies[2])))
     before = out.read_bytes()
     capsys.readouterr()
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 2
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 2
     err = capsys.readouterr().err
     assert f"{out}:" in err and "custom_id '2' was made from a different request" in err and "--force" in err
-    assert out.read_bytes() == before and _sent(server) == ["a", "b"]
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url, "--force") == 0
-    assert _sent(server) == ["a", "b", "c"]
+    assert out.read_bytes() == before and _sent(local_server) == ["a", "b"]
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url, "--force") == 0
+    assert _sent(local_server) == ["a", "b", "c"]
 
 
 def test_output_lines_of_other_tools_are_not_taken_for_a_changed_input(
-    server: LocalServer, tmp_path: Path
+    local_server: LocalServer, tmp_path: Path
 ) -> None:
     source = _input(tmp_path / "in.jsonl", ["a", "b"])
     out = tmp_path / "out.jsonl"
     out.write_text(_result("a") + "\n")  # an id without a fingerprint (OpenAI's, or an older holyclient)
-    assert _run(str(source), "-o", str(out), "--base-url", server.base_url) == 0
-    assert _sent(server) == ["b"]
+    assert _run(str(source), "-o", str(out), "--base-url", local_server.base_url) == 0
+    assert _sent(local_server) == ["b"]

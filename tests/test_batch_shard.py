@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from batch_support import write_chat_input
 from holyclient._cli import main
 from holyclient._cli._batch_merge import rewrite_argv
 from holyclient.batch._shard import ShardError, merge_shards, parse_shard, shard_of, shard_path
@@ -15,19 +16,12 @@ from holyclient.testing import LocalServer
 KEY = "sk-holy-shard-test-key"
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def _input(path: Path, n: int) -> Path:
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
-    lines = (
-        json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions", "body": body})
-        for i in range(n)
-    )
-    path.write_text("".join(line + "\n" for line in lines))
-    return path
+    return write_chat_input(path, n, body=lambda i: body)
 
 
 def test_the_split_depends_only_on_the_custom_id_and_covers_every_shard() -> None:

@@ -20,6 +20,7 @@ import pytest
 
 pytest.importorskip("redis")
 
+from batch_support import write_chat_input
 from holyclient._cli import main
 from holyclient.testing import LocalServer
 from redis_server import RedisServer, redis_server_fixture  # noqa: F401
@@ -36,19 +37,12 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@pytest.fixture(autouse=True)
-def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key_env")
 
 
 def _input(path: Path, n: int, prompt: str = "hi") -> Path:
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": prompt}], "max_tokens": 5}
-    lines = (
-        json.dumps({"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions", "body": body})
-        for i in range(n)
-    )
-    path.write_text("".join(line + "\n" for line in lines))
-    return path
+    return write_chat_input(path, n, body=lambda i: body)
 
 
 def _redis(server: RedisServer) -> Any:
@@ -149,6 +143,7 @@ def test_the_shard_lease_names_the_batch_not_only_the_output_file_name(
     assert result == code, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_shard_restarted_after_its_worker_was_killed_waits_out_the_dead_lease_and_finishes(
     tmp_path: Path,
     redis_server: RedisServer,

@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 import holyclient
 from chat_stream_scripts import MATH_JSON, STRICT_DICT_TOOL, GetWeather, MathResponse
-from sdk_pair import Canned, async_clients, sync_clients
-from support import completion
+from differential.mock_pair import async_clients, sync_clients
+from support import Canned, completion
 
 MESSAGES = [{"role": "user", "content": "solve 8x + 31 = 2"}]
 

@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 import chat_stream_scripts as s
 import holyclient
-from sdk_pair import Canned, async_clients, sync_clients
+from differential.mock_pair import async_clients, sync_clients
+from support import Canned
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -261,6 +261,7 @@ def test_models_rejects_a_bad_price_file(capsys, tmp_path):
     assert "p.json:1:2: invalid JSON" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_console_script_estimates_from_stdin():
     exe = Path(sys.executable).with_name("holyclient")
     result = subprocess.run(

@@ -67,6 +67,7 @@ def test_an_unexpected_exception_exits_2_without_a_traceback(monkeypatch, capsys
     assert "internal error: RuntimeError: disk on fire" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
 def test_a_closed_pipe_is_not_an_error(tmp_path, capsys):
     # Far more output than a pipe buffers (64 KiB on Linux), so the reader's close really breaks it.

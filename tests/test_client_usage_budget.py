@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from holyclient import AsyncClient, BudgetExceededError, Client
+from holyclient import AsyncClient, BadRequestError, BudgetExceededError, Client
 from holyclient.pricing._tracker import UsageTracker
 from holyclient.testing import Fault, LocalServer
 
@@ -71,7 +71,7 @@ def test_a_failed_request_releases_its_budget_hold_and_a_stream_left_early_is_ch
 ):
     holyclient_server.enqueue(Fault.status(400))
     with Client(api_key="sk-t", base_url=holyclient_server.base_url, budget_usd=1.0, max_retries=0) as client:
-        with pytest.raises(Exception, match="400"):
+        with pytest.raises(BadRequestError, match="400"):
             client.chat.completions.create(model="gpt-4.1", messages=USER, max_tokens=50)
         assert client.usage.remaining_usd == pytest.approx(1.0)
         with client.chat.completions.create(model="gpt-4.1", messages=USER, max_tokens=50, stream=True) as s:

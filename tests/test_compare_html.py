@@ -59,6 +59,7 @@ def test_the_html_report_needs_no_script_and_no_network(report_html):
     assert "@import" not in page and "url(" not in page
 
 
+@pytest.mark.slow
 def test_the_html_report_renders_in_chromium_without_console_errors(report_html, tmp_path):
     shot = tmp_path / "report.png"
     result = _chromium(tmp_path, "--window-size=1200,2400", f"--screenshot={shot}", report_html.as_uri())

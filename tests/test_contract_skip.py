@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_skip_contract_skips_every_contract_test_with_a_loud_line(tmp_path):
     env = {**os.environ, "HOLYCLIENT_SKIP_CONTRACT": "1", "HOLYCLIENT_PRISM_BIN": str(tmp_path / "no-prism")}
     result = subprocess.run(

@@ -41,6 +41,7 @@ def test_every_page_has_a_fence_language_we_know():
             assert lang in RUNNABLE | {"text"}, f"{page.name}: fence {lang!r} is neither run nor marked text"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(DOCS).as_posix() for p in PAGES])
 def test_every_code_sample_runs(page: Path, tmp_path: Path):
     blocks = _blocks(page)

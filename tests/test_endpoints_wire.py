@@ -14,12 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx2
-import openai
 import pytest
 
-import holyclient
-from endpoints_fake import FakeAPI
-from support import KEY
+from differential.fake_api import FakeAPI
+from differential.mock_pair import sdk_client
 
 BASE = "https://api.example.test/v1"
 JSONL = b'{"custom_id": "1", "method": "POST", "url": "/v1/chat/completions", "body": {}}\n'
@@ -31,10 +29,7 @@ def run(
     api = FakeAPI()
     api.seed_files(seed)
     http = httpx2.Client(transport=httpx2.MockTransport(api))
-    if sdk == "openai":
-        client: Any = openai.OpenAI(api_key=KEY, base_url=BASE, http_client=http, max_retries=0)
-    else:
-        client = holyclient.Client(api_key=KEY, base_url=BASE, http_client=http, max_retries=0)
+    client: Any = sdk_client(sdk, http, BASE)
     with http, warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # openai deprecates some overloads we mirror
         return call(client, tmp_path), api

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(example: Path, tmp_path: Path):
     with LocalServer() as server:
@@ -26,6 +27,7 @@ def test_example_runs(example: Path, tmp_path: Path):
     assert result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_tour_runs_with_no_key_and_no_network():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HOLYSHEEP_", "OPENAI_"))}
     result = subprocess.run(

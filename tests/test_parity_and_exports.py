@@ -6,6 +6,8 @@ import inspect
 import subprocess
 import sys
 
+import pytest
+
 import holyclient
 from holyclient import AsyncClient, Client
 
@@ -61,6 +63,7 @@ def test_public_names_are_exported():
         assert name in exported, f"{name} is public but missing from __all__"
 
 
+@pytest.mark.slow
 def test_import_is_light():
     heavy = ("pydantic", "tiktoken", "tenacity", "httpx2", "libcst", "aiohttp")
     code = f"import sys, holyclient; print(sorted(m for m in {heavy} if m in sys.modules))"

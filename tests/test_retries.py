@@ -11,9 +11,13 @@ from holyclient import (
     APIConnectionError,
     APIResponseValidationError,
     APITimeoutError,
+    AuthenticationError,
     BadRequestError,
     InternalServerError,
+    NotFoundError,
+    PermissionDeniedError,
     RateLimitError,
+    UnprocessableEntityError,
 )
 from holyclient._core._retry import RetryPolicy, retry_after_seconds
 from support import Recorder, completion
@@ -34,13 +38,22 @@ def test_transient_statuses_are_retried_then_succeed(make_client, sleeps, status
     assert len(sleeps) == 1
 
 
-@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
-def test_client_errors_are_never_retried(make_client, sleeps, status):
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        (400, BadRequestError),
+        (401, AuthenticationError),
+        (403, PermissionDeniedError),
+        (404, NotFoundError),
+        (422, UnprocessableEntityError),
+    ],
+)
+def test_client_errors_are_never_retried(make_client, sleeps, status, error):
     rec = Recorder(httpx2.Response(status, json={"error": {"message": "no"}}), ok())
     client = make_client(rec)
-    with pytest.raises(Exception) as info:
+    with pytest.raises(error) as info:
         client.chat.completions.create(model="m", messages=MESSAGES)
-    assert info.value.status_code == status  # type: ignore[attr-defined]
+    assert type(info.value) is error and info.value.status_code == status
     assert len(rec.requests) == 1 and sleeps == []
 
 

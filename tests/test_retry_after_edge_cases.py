@@ -8,7 +8,7 @@ import time
 import httpx2
 import pytest
 
-from holyclient import BadRequestError, RateLimitError
+from holyclient import BadRequestError, InternalServerError, RateLimitError
 from holyclient._core._retry import retry_after_seconds
 from support import Recorder, completion
 
@@ -86,7 +86,7 @@ def test_a_retry_after_exactly_at_the_cap_is_waited(make_client, sleeps):
 
 def test_a_retry_after_just_above_the_cap_raises(make_client, sleeps):
     rec = Recorder(httpx2.Response(503, headers={"retry-after": "60.5"}, json={}), ok())
-    with pytest.raises(Exception) as info:
+    with pytest.raises(InternalServerError) as info:
         make_client(rec, max_retry_after=60).chat.completions.create(model="m", messages=MESSAGES)
-    assert info.value.retry_after == 60.5  # type: ignore[attr-defined]
+    assert info.value.status_code == 503 and info.value.retry_after == 60.5
     assert sleeps == []

@@ -102,6 +102,24 @@ def test_request_errors_never_fail_over(pair: tuple[LocalServer, LocalServer], s
     assert router.stats()["a"].breaker == "closed"
 
 
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+async def test_the_async_router_never_fails_over_on_a_request_error(
+    pair: tuple[LocalServer, LocalServer], status: int, stream: bool
+):
+    a, b = pair
+    a.enqueue(Fault.status(status))
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    primary = Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup])
+    async with AsyncRouter([primary], max_retries=0) as router:
+        with pytest.raises(APIStatusError) as info:
+            await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=stream)
+        assert info.value.status_code == status
+        assert "a refused the request" in " ".join(info.value.__notes__)
+        assert router.stats()["a"].failovers == 0 and router.stats()["a"].breaker == "closed"
+    assert len(a.requests) == 1 and b.requests == []
+
+
 def test_a_stream_fails_over_before_its_first_byte(pair: tuple[LocalServer, LocalServer]):
     a, b = pair
     a.enqueue(Fault.status(503))

@@ -122,10 +122,23 @@ def test_sticky_key_can_be_a_callable_and_the_key_is_hashed_not_sent():
     a, b = Host(), Host()
     router = Router(
         [_target("https://a.test/v1", a), _target("https://b.test/v1", b)],
-        sticky_key=lambda body: body["metadata"]["conversation"],
+        # a key derived from the body, so that finding it in a request means the router sent it
+        sticky_key=lambda body: f"derived-{body['metadata']['conversation']}-sticky",
     )
     served = {_ask(router, metadata={"conversation": "conv-1"})._target for _ in range(50)}
-    assert len(served) == 1
+    assert len(served) == 1  # one key, one target
+    by_conversation = {
+        conv: {_ask(router, metadata={"conversation": conv})._target for _ in range(3)}
+        for conv in (f"conv-{i}" for i in range(40))
+    }
+    assert all(len(targets) == 1 for targets in by_conversation.values())
+    # hashed: 40 keys spread over both equal-weight targets (P(all on one) = 2 * 2**-40)
+    assert {next(iter(targets)) for targets in by_conversation.values()} == {"a.test", "b.test"}
+    for request in [*a.seen, *b.seen]:
+        sent = str(request.url) + repr(request.headers.multi_items()) + request.content.decode()
+        assert "derived-" not in sent and "-sticky" not in sent
+        body = json.loads(request.content)
+        assert set(body) == {"model", "messages", "metadata"} and set(body["metadata"]) == {"conversation"}
 
 
 def test_breaker_opens_after_consecutive_failures_and_recovers_after_a_probe():

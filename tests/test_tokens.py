@@ -101,6 +101,7 @@ def _ordinary(model: str, text: str) -> int:
     return len(encoding_for_model(model).encode_ordinary(text))
 
 
+@pytest.mark.slow
 def test_importing_holyclient_does_not_import_tiktoken():
     code = "import sys, holyclient; print('tiktoken' in sys.modules, 'regex' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

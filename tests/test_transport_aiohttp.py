@@ -10,7 +10,6 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx2
@@ -27,24 +26,19 @@ KEY = "sk-aiohttp-test-key"
 USER = [{"role": "user", "content": "hello"}]
 
 
-@pytest.fixture
-def server() -> AsyncIterator[LocalServer]:
-    with LocalServer() as running:
-        yield running
-
-
 def test_the_default_async_client_sends_through_aiohttp() -> None:
     assert isinstance(new_async_client(None)._transport, AiohttpTransport)
 
 
+@pytest.mark.slow
 def test_aiohttp_is_imported_by_the_first_request_not_by_the_client() -> None:
     code = "import sys, holyclient; holyclient.AsyncClient(api_key='sk-x'); print('aiohttp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
 
-async def test_chat_embeddings_and_models_round_trip(server: LocalServer) -> None:
-    async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+async def test_chat_embeddings_and_models_round_trip(local_server: LocalServer) -> None:
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url) as client:
         completion = await client.chat.completions.create(
             model="gpt-4.1", messages=USER, extra_headers={"X-Trace": "t-1"}
         )
@@ -54,20 +48,20 @@ async def test_chat_embeddings_and_models_round_trip(server: LocalServer) -> Non
     assert completion.choices[0].message.content == "Echo: hello"
     assert len(embedding.data[0].embedding) == 3
     assert "gpt-4.1" in [m.id for m in models]
-    seen = server.requests[0]
+    seen = local_server.requests[0]
     assert seen.headers["x-trace"] == "t-1"
     assert seen.headers["content-type"] == "application/json"
     assert seen.body["messages"] == USER
 
 
-async def test_status_errors_are_retried_and_then_raised(server: LocalServer) -> None:
-    server.enqueue(Fault.status(500), Fault.status(500))
+async def test_status_errors_are_retried_and_then_raised(local_server: LocalServer) -> None:
+    local_server.enqueue(Fault.status(500), Fault.status(500))
     sleeps: list[float] = []
 
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=1, sleep=sleep) as client:
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url, max_retries=1, sleep=sleep) as client:
         with pytest.raises(InternalServerError) as caught:
             await client.chat.completions.create(model="gpt-4.1", messages=USER)
 
@@ -75,9 +69,9 @@ async def test_status_errors_are_retried_and_then_raised(server: LocalServer) ->
     assert KEY not in repr(caught.value.request.headers)
 
 
-async def test_a_dropped_connection_is_a_connection_error_not_a_timeout(server: LocalServer) -> None:
-    server.enqueue(Fault.drop())
-    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=0) as client:
+async def test_a_dropped_connection_is_a_connection_error_not_a_timeout(local_server: LocalServer) -> None:
+    local_server.enqueue(Fault.drop())
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url, max_retries=0) as client:
         with pytest.raises(APIConnectionError) as caught:
             await client.chat.completions.create(model="gpt-4.1", messages=USER)
 
@@ -85,9 +79,9 @@ async def test_a_dropped_connection_is_a_connection_error_not_a_timeout(server: 
     assert KEY not in str(caught.value) and caught.value.__cause__ is None
 
 
-async def test_a_hang_longer_than_the_read_timeout_times_out(server: LocalServer) -> None:
-    server.enqueue(Fault.hang(5))
-    async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=0, timeout=0.3) as client:
+async def test_a_hang_longer_than_the_read_timeout_times_out(local_server: LocalServer) -> None:
+    local_server.enqueue(Fault.hang(5))
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url, max_retries=0, timeout=0.3) as client:
         started = time.monotonic()
         with pytest.raises(APITimeoutError):
             await client.chat.completions.create(model="gpt-4.1", messages=USER)
@@ -105,8 +99,8 @@ async def test_a_refused_connection_is_a_connection_error() -> None:
 
 
 async def test_stream_chunks_arrive_as_the_server_sends_them() -> None:
-    with LocalServer(chunk_delay=0.15) as server:
-        async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+    with LocalServer(chunk_delay=0.15) as local_server:
+        async with AsyncClient(api_key=KEY, base_url=local_server.base_url) as client:
             started = time.monotonic()
             stream = await client.chat.completions.create(
                 model="gpt-4.1", messages=[{"role": "user", "content": "one two three four"}], stream=True
@@ -118,8 +112,8 @@ async def test_stream_chunks_arrive_as_the_server_sends_them() -> None:
 
 
 async def test_leaving_a_stream_early_does_not_poison_the_next_request() -> None:
-    with LocalServer(chunk_delay=0.05) as server:
-        async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+    with LocalServer(chunk_delay=0.05) as local_server:
+        async with AsyncClient(api_key=KEY, base_url=local_server.base_url) as client:
             async with await client.chat.completions.create(
                 model="gpt-4.1", messages=[{"role": "user", "content": "a b c d e f g h"}], stream=True
             ) as stream:
@@ -179,8 +173,8 @@ async def test_an_invalid_http_answer_is_a_connection_error() -> None:
     assert "RemoteProtocolError" in str(caught.value)
 
 
-def test_one_client_serves_two_event_loops_in_turn(server: LocalServer) -> None:
-    client = AsyncClient(api_key=KEY, base_url=server.base_url)
+def test_one_client_serves_two_event_loops_in_turn(local_server: LocalServer) -> None:
+    client = AsyncClient(api_key=KEY, base_url=local_server.base_url)
 
     async def ask() -> str | None:
         completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)
@@ -192,7 +186,7 @@ def test_one_client_serves_two_event_loops_in_turn(server: LocalServer) -> None:
     gc.collect()  # each loop closed its session as it ended: no unclosed socket warns here
 
 
-def test_under_trio_requests_go_through_the_fallback(server: LocalServer) -> None:
+def test_under_trio_requests_go_through_the_fallback(local_server: LocalServer) -> None:
     trio = pytest.importorskip("trio")  # in the dev extra; skipped only where it cannot be installed
     made: list[ShardedAsyncTransport] = []
 
@@ -204,9 +198,13 @@ def test_under_trio_requests_go_through_the_fallback(server: LocalServer) -> Non
 
     async def main() -> tuple[int, str | None]:
         async with httpx2.AsyncClient(transport=transport) as http:
-            response = await http.get(server.base_url + "/models", headers={"Authorization": f"Bearer {KEY}"})
-        server.enqueue(Fault.status(503))  # and a retry: its backoff sleeps on trio, not asyncio
-        async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:  # the default transport
+            response = await http.get(
+                local_server.base_url + "/models", headers={"Authorization": f"Bearer {KEY}"}
+            )
+        local_server.enqueue(Fault.status(503))  # and a retry: its backoff sleeps on trio, not asyncio
+        async with AsyncClient(
+            api_key=KEY, base_url=local_server.base_url
+        ) as client:  # the default transport
             completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)
         return response.status_code, completion.choices[0].message.content
 
@@ -251,3 +249,25 @@ async def test_certificates_are_verified_and_ssl_cert_file_is_honoured(
         await listener.wait_closed()
 
     assert models.data == []
+
+
+async def test_a_stream_is_retried_before_its_first_byte_only(local_server: LocalServer) -> None:
+    slept: list[float] = []
+
+    async def record(seconds: float) -> None:
+        slept.append(seconds)
+
+    # a 503, then a connection dropped before any byte, then a stream cut after its first chunk
+    local_server.enqueue(Fault.status(503), Fault.drop(), Fault.stream_cut(after_chunks=1))
+    async with AsyncClient(
+        api_key=KEY, base_url=local_server.base_url, max_retries=5, sleep=record
+    ) as client:
+        assert isinstance(client._http._transport, AiohttpTransport)
+        stream = await client.chat.completions.create(model="gpt-4.1", messages=USER, stream=True)
+        received = []
+        with pytest.raises(APIConnectionError):
+            async for chunk in stream:
+                received.append(chunk)
+    assert len(received) == 1  # the first chunk reached the caller ...
+    assert local_server.stats["requests"] == 3 and len(slept) == 2  # ... so the cut was not retried
+    assert local_server.stats["by_fault"] == {"503": 1, "drop": 1, "stream_cut": 1}

@@ -5,6 +5,10 @@ Each command keeps its rows in its own ``test_<command>_rows.py`` module and run
 with, the argv, the exit code and the first line of stderr, and which files may exist afterwards. The
 harness also proves what every row promises: no traceback, no "internal error", a documented exit code,
 nothing on stdout for a failure, and no file written or half-written that the row did not expect.
+
+Commands that send (``batch``) run their rows with a ``relay``: a local server that records requests,
+which ``HOLYSHEEP_BASE_URL`` points at. A row then also proves "nothing sent" -- and a regression that
+sends goes to 127.0.0.1, never to the real relay.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from holyclient._cli import main
+from holyclient.testing import LocalServer
 
 DOCUMENTED_EXIT_CODES = {0, 1, 2, 130}
 
@@ -65,8 +70,13 @@ def check_row(
     monkeypatch: pytest.MonkeyPatch,
     *,
     prepare: Callable[[Path], None] | None = None,
+    relay: LocalServer | None = None,
 ) -> tuple[str, str]:
-    """Run one row and assert everything the table promises; returns (stdout, stderr) for extra checks."""
+    """Run one row and assert everything the table promises; returns (stdout, stderr) for extra checks.
+
+    With ``relay``, ``HOLYSHEEP_BASE_URL`` points at it (unless the row sets it) and the row must send
+    it nothing.
+    """
     root = tmp_path / "row"
     root.mkdir()
     for rel, content in row.files.items():
@@ -79,6 +89,8 @@ def check_row(
     if prepare is not None:
         prepare(root)
     monkeypatch.chdir(root)
+    if relay is not None:
+        monkeypatch.setenv("HOLYSHEEP_BASE_URL", relay.base_url)
     for name, value in row.env.items():
         if value is None:
             monkeypatch.delenv(name, raising=False)
@@ -107,4 +119,7 @@ def check_row(
     changed = {rel for rel in set(before) | set(after) if before.get(rel) != after.get(rel)}
     unexpected = {rel for rel in changed if rel.rstrip("/") not in row.writes}
     assert not unexpected, f"files written that the row does not allow: {sorted(unexpected)}"
+    if relay is not None:
+        sent = [f"{r.method} {r.path}" for r in relay.requests]
+        assert sent == [] and relay.stats["requests"] == 0, f"requests sent for a bad input: {sent}"
     return out, err

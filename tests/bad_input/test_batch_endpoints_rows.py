@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from bad_input.table import Row, check_row
+from holyclient.testing import LocalServer
 
-KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-endpoint-rows", "HOLYSHEEP_BASE_URL": None}
+KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-endpoint-rows"}
 RUN = ("batch", "in.jsonl", "-o", "out.jsonl")
 
 BODIES: dict[str, dict[str, Any]] = {
@@ -174,6 +175,6 @@ ROWS = [
 
 @pytest.mark.parametrize("case", ROWS, ids=str)
 def test_batch_endpoints_bad_input(
-    case: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+    case: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any, relay: LocalServer
 ) -> None:
-    check_row(case, tmp_path, capsys, monkeypatch)
+    check_row(case, tmp_path, capsys, monkeypatch, relay=relay)

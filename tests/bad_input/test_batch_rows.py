@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from bad_input.table import Row, check_row
+from holyclient.testing import LocalServer
 
-KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-input-rows", "HOLYSHEEP_BASE_URL": None}
+KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-input-rows"}
 RUN = ("batch", "in.jsonl", "-o", "out.jsonl")
 
 
@@ -333,8 +334,8 @@ ROWS = [
 
 @pytest.mark.parametrize("case", ROWS, ids=str)
 def test_batch_bad_input(
-    case: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+    case: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any, relay: LocalServer
 ) -> None:
-    out, _err = check_row(case, tmp_path, capsys, monkeypatch)
+    out, _err = check_row(case, tmp_path, capsys, monkeypatch, relay=relay)
     if case.exit == 0:
         assert "dry run: nothing sent" in out

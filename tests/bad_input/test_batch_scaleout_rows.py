@@ -11,8 +11,9 @@ import pytest
 
 from bad_input.table import Row, check_row
 from holyclient.batch._types import request_fingerprint
+from holyclient.testing import LocalServer
 
-KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-input-rows", "HOLYSHEEP_BASE_URL": None}
+KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-input-rows"}
 RUN = ("batch", "in.jsonl", "-o", "out.jsonl")
 
 
@@ -176,6 +177,6 @@ ROWS = [
 
 @pytest.mark.parametrize("case", ROWS, ids=str)
 def test_batch_scaleout_bad_input(
-    case: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+    case: Row, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any, relay: LocalServer
 ) -> None:
-    check_row(case, tmp_path, capsys, monkeypatch)
+    check_row(case, tmp_path, capsys, monkeypatch, relay=relay)

@@ -46,3 +46,22 @@ def test_a_traceback_fails_the_row(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(table, "main", crashes)
     with pytest.raises(AssertionError, match="internal error"):
         check_row(Row("crash", ("x",), stderr="holyclient"), tmp_path, capsys, monkeypatch)
+
+
+def test_a_row_that_sends_to_the_relay_fails(tmp_path, capsys, monkeypatch, relay):
+    import sys
+
+    import httpx2
+
+    from bad_input import table
+
+    def sends(argv):
+        import os
+
+        httpx2.get(os.environ["HOLYSHEEP_BASE_URL"] + "/models", headers={"Authorization": "Bearer k"})
+        print("in.jsonl:1: bad", file=sys.stderr)
+        return 2
+
+    monkeypatch.setattr(table, "main", sends)
+    with pytest.raises(AssertionError, match=r"requests sent for a bad input: \['GET /v1/models'\]"):
+        check_row(Row("sends", ("x",), stderr="in.jsonl:1: bad"), tmp_path, capsys, monkeypatch, relay=relay)

@@ -18,13 +18,22 @@ exceptions as ``{"error": class name, "status_code", "body"}``. Server-generated
 ``chatcmpl-...``, ``call_...``) are replaced by ``<id1>``, ``<id2>``... in order of appearance and
 ``created`` timestamps are dropped, so a tool loop that echoes a call id back still compares equal.
 Each side gets ``max_retries=0`` unless the test passes client options.
+
+The differential harness is this package, one way per need: :class:`Differential` (here) against a real
+``LocalServer``; ``differential.mock_pair`` for both SDKs over one MockTransport handler (``support.Canned``
+for a scripted answer); ``differential.fake_api.FakeAPI``, a MockTransport handler answering every
+endpoint like the API (``tests/test_endpoints_wire.py``).
+
+Both SDKs failing the same way is not a pass: ``check`` requires each app to return a result unless the
+test declares the error it expects (``expect_error="NotFoundError"``), and then requires that error on
+both sides. Without this, a server answering 500 to everything made most differential tests pass.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -96,6 +105,24 @@ def normalize_ids(data: Any) -> Any:
         return seen.setdefault(match.group(0), f"<id{len(seen) + 1}>")
 
     return json.loads(_IDS.sub(replace, json.dumps(data, sort_keys=True)))
+
+
+def assert_outcome(outcome: Outcome, sdk: str, expect_error: str | None) -> None:
+    """``outcome`` succeeded, or raised exactly ``expect_error`` when the test declares one."""
+    raised = outcome.raw_result if isinstance(outcome.raw_result, BaseException) else None
+    if expect_error is None:
+        assert raised is None, f"{sdk} failed where the test expects success: {outcome.result}"
+    else:
+        assert raised is not None, f"{sdk} succeeded where the test expects {expect_error}: {outcome.result}"
+        assert type(raised).__name__ == expect_error, f"{sdk}: {outcome.result}, expected {expect_error}"
+
+
+def _compare(theirs: Outcome, ours: Outcome, compare_result: bool, expect_error: str | None) -> None:
+    assert_outcome(theirs, "openai", expect_error)
+    assert_outcome(ours, "holyclient", expect_error)
+    assert_same_requests(ours.requests, theirs.requests)
+    if compare_result:
+        assert ours.result == theirs.result
 
 
 @dataclass
@@ -172,9 +199,13 @@ class Differential:
         *,
         headers: tuple[str, ...] = (),
         compare_result: bool = True,
+        expect_error: str | None = None,
         **options: Any,
     ) -> tuple[Outcome, Outcome]:
         """Run ``app`` through ``openai.OpenAI`` then ``holyclient.Client``; assert the same requests and results.
+
+        Args:
+            expect_error: the error class name both SDKs must raise; ``None`` requires success on both.
 
         Returns:
             ``(openai_outcome, holyclient_outcome)`` for further assertions.
@@ -183,9 +214,7 @@ class Differential:
             theirs = self.run(app, client, headers)
         with self.holyclient_client(**options) as client:
             ours = self.run(app, client, headers)
-        assert_same_requests(ours.requests, theirs.requests)
-        if compare_result:
-            assert ours.result == theirs.result
+        _compare(theirs, ours, compare_result, expect_error)
         return theirs, ours
 
     async def acheck(
@@ -194,6 +223,7 @@ class Differential:
         *,
         headers: tuple[str, ...] = (),
         compare_result: bool = True,
+        expect_error: str | None = None,
         **options: Any,
     ) -> tuple[Outcome, Outcome]:
         """Async twin of :meth:`check`, with ``openai.AsyncOpenAI`` and ``holyclient.AsyncClient``."""
@@ -201,20 +231,11 @@ class Differential:
             theirs = await self.arun(app, client, headers)
         async with self.async_holyclient_client(**options) as client:
             ours = await self.arun(app, client, headers)
-        assert_same_requests(ours.requests, theirs.requests)
-        if compare_result:
-            assert ours.result == theirs.result
+        _compare(theirs, ours, compare_result, expect_error)
         return theirs, ours
 
 
 @pytest.fixture
-def local_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:
-    """A ``LocalServer`` logging requests; parametrize indirectly with ``LocalServer`` kwargs."""
-    options = getattr(request, "param", None) or {}
-    with LocalServer(**options) as server:
-        yield server
-
-
-@pytest.fixture
 def differential(local_server: LocalServer) -> Differential:
+    """Both SDKs against the top conftest's ``local_server`` (parametrize it indirectly to configure it)."""
     return Differential(local_server)

@@ -117,29 +117,30 @@ def test_organization_and_project_are_sent_as_openai_headers(differential: Diffe
 
 
 @pytest.mark.parametrize(
-    "fault",
-    [Fault.status(429, retry_after=0), Fault.status(500), Fault.status(401), Fault.status(403)],
+    ("fault", "error"),
+    [
+        (Fault.status(429, retry_after=0), "RateLimitError"),
+        (Fault.status(500), "InternalServerError"),
+        (Fault.status(401), "AuthenticationError"),
+        (Fault.status(403), "PermissionDeniedError"),
+    ],
     ids=["429", "500", "401", "403"],
 )
 def test_errors_surface_as_the_same_exception_class_status_and_body(
-    differential: Differential, fault: Fault
+    differential: Differential, fault: Fault, error: str
 ) -> None:
     def app(c: Any) -> Any:
         differential.server.enqueue(fault)
         return c.chat.completions.create(model="gpt-4.1", messages=USER)
 
-    _theirs, ours = differential.check(app)
-    assert ours.result["error"] in {
-        "RateLimitError",
-        "InternalServerError",
-        "AuthenticationError",
-        "PermissionDeniedError",
-    }
+    _theirs, ours = differential.check(app, expect_error=error)
+    assert ours.result["status_code"] == fault.status_code
 
 
 def test_a_request_the_server_rejects_raises_the_same_error(differential: Differential) -> None:
-    _theirs, ours = differential.check(lambda c: c.models.retrieve("no-such-model"))
-    assert ours.result["error"] == "NotFoundError"
+    _theirs, ours = differential.check(
+        lambda c: c.models.retrieve("no-such-model"), expect_error="NotFoundError"
+    )
     assert ours.result["body"]["code"] == "model_not_found"
 
 

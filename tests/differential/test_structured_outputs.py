@@ -80,7 +80,8 @@ def test_a_cut_answer_raises_the_same_error_class(differential: Differential) ->
     _theirs, ours = differential.check(
         lambda c: c.chat.completions.parse(
             model="gpt-4.1", messages=USER, response_format=Outer, max_tokens=2
-        )
+        ),
+        expect_error="LengthFinishReasonError",
     )
     assert ours.result["error"] == "LengthFinishReasonError"
 

@@ -133,6 +133,7 @@ def test_usage_errors_exit_2(argv: list[str], tmp_path: Path, monkeypatch: pytes
     assert main(["migrate", *argv]) == 2
 
 
+@pytest.mark.slow
 def test_console_script_runs_check(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("holyclient")
     if not exe.exists():

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._parsing import ParsedChatCompletion, ParsedChoice, ParsedFunction, ParsedFunctionToolCall
-from ..types.chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
+from ..types._chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
 
 Snapshot = ParsedChatCompletion[Any]
 

@@ -16,7 +16,7 @@ from .._parsing import ParsedChatCompletion, find_tool, has_parseable_input, par
 from .._parsing._completions import is_rich_response_format, maybe_parse_content
 from .._parsing._tools import parse_tool_arguments
 from .._parsing._types import ParsedChoice
-from ..types.chat import ChatCompletionChunk, ChunkChoice
+from ..types._chat import ChatCompletionChunk, ChunkChoice
 from . import _events as ev
 from ._accumulate import Snapshot, accumulate_chunk
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from ..types.chat import (
+from ..types._chat import (
     ChatCompletion,
     ChatCompletionMessage,
     ChatCompletionMessageToolCall,

@@ -25,7 +25,7 @@ from .._parsing import (
 if TYPE_CHECKING:
     from .._client import AsyncClient, Client
     from .._streaming import AsyncStream, Stream
-    from ..types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+    from ..types._chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 

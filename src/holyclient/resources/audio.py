@@ -15,7 +15,7 @@ from .._binary import (
     HttpxBinaryResponseContent,
     StreamedBinaryResponse,
 )
-from ..types.audio import (
+from ..types._audio import (
     Transcription,
     TranscriptionDiarized,
     TranscriptionStreamEvent,

@@ -6,14 +6,14 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._base import NOT_GIVEN
-from ..types.chat import ChatCompletion, ChatCompletionChunk
+from ..types._chat import ChatCompletion, ChatCompletionChunk
 from ._chat_parse import AsyncParseMethods, ParseMethods
 from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
     from .._client import AsyncClient, Client
     from .._streaming import AsyncStream, Stream
-    from ..types.chat import ChatCompletionMessageParam
+    from ..types._chat import ChatCompletionMessageParam
 
 CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ._base import BaseModel
-from .shared import CompletionUsage
+from ._shared import CompletionUsage
 
 
 class CompletionLogprobs(BaseModel):

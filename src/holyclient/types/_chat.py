@@ -12,7 +12,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ._base import BaseModel as _Model
-from .shared import CompletionUsage
+from ._shared import CompletionUsage
 
 
 class FunctionCall(_Model):

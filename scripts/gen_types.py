@@ -520,7 +520,7 @@ def _render_module(module: str, gen: Module, imports: list[str], public: list[st
     ]
     head += _typing_imports(gen)
     if any(line.startswith("class") and "(BaseModel)" in line for line in gen.lines):
-        head.append(f"from {_rel(base, '_base')} import BaseModel")
+        head.append(f"from {_rel(base, '_model')} import BaseModel")
     head += imports
     head += ["", f"__all__ = {json.dumps(sorted(public))}"]
     return "\n".join(head + gen.lines) + "\n"

@@ -5,7 +5,7 @@ are imported here. Around them, ``scripts/gen_types.py`` generates the rest of `
 the official spec (``chat/``, ``responses/``, ``shared_params/``, ``chat_completion_chunk.py`` ...), so
 ``from holyclient.types.chat.chat_completion import Choice`` works as it does with openai; those modules
 re-export the hand-written classes rather than define them twice, and load only when imported. The other
-top-level ``openai.types`` names (``holyclient.types.ResponseInputItemParam``) load on first access.
+top-level ``openai.types`` names (``holyclient.types.ChatModel``) load on first access.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._base import BaseModel
 from ._chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
@@ -44,13 +43,14 @@ from ._chat import (
     TokenLogprob,
     TopLogprob,
 )
+from ._model import BaseModel
 from ._shared import CompletionTokensDetails, CompletionUsage, PromptTokensDetails
 from .batches import Batch, BatchError, BatchRequestCounts
 from .completions import Completion, CompletionChoice
 from .embeddings import CreateEmbeddingResponse, Embedding, EmbeddingUsage
 from .files import FileDeleted, FileObject
 from .images import Image, ImagesResponse
-from .models import Model, ModelList
+from .models import Model
 from .moderations import Moderation, ModerationCreateResponse
 
 __all__ = [
@@ -96,7 +96,6 @@ __all__ = [
     "Image",
     "ImagesResponse",
     "Model",
-    "ModelList",
     "Moderation",
     "ModerationCreateResponse",
     "PromptTokensDetails",

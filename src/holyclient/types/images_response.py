@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import BaseModel
+from ._model import BaseModel
 from .images import ImagesResponse as ImagesResponse
 
 __all__ = ["ImagesResponse", "SvgUsage", "Usage", "UsageInputTokensDetails", "UsageOutputTokensDetails"]

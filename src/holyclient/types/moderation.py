@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import BaseModel
+from ._model import BaseModel
 from .moderations import Categories as Categories
 from .moderations import CategoryScores as CategoryScores
 from .moderations import Moderation as Moderation

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal, TypeAlias
 
 from .._audio import Transcription as Transcription
-from .._base import BaseModel
+from .._model import BaseModel
 
 __all__ = [
     "Logprob",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from .._audio import TranscriptionVerbose as TranscriptionVerbose
-from .._base import BaseModel
+from .._model import BaseModel
 
 __all__ = ["TranscriptionVerbose", "Usage"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
 from .._chat import ChatCompletion as ChatCompletion
 from .._chat import Choice as Choice
 from .._chat import ChoiceLogprobs as ChoiceLogprobs
+from .._model import BaseModel
 
 __all__ = [
     "ChatCompletion",

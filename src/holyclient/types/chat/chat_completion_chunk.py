@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
 from .._chat import ChatCompletionChunk as ChatCompletionChunk
 from .._chat import ChoiceDelta as ChoiceDelta
 from .._chat import ChoiceDeltaToolCall as ChoiceDeltaToolCall
 from .._chat import ChoiceDeltaToolCallFunction as ChoiceDeltaToolCallFunction
 from .._chat import ChoiceLogprobs as ChoiceLogprobs
 from .._chat import ChunkChoice as Choice
+from .._model import BaseModel
 
 __all__ = [
     "ChatCompletionChunk",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._base import BaseModel
 from .._chat import ChatCompletionMessage as ChatCompletionMessage
 from .._chat import FunctionCall as FunctionCall
+from .._model import BaseModel
 
 __all__ = ["Annotation", "AnnotationURLCitation", "ChatCompletionMessage", "FunctionCall"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 
 __all__ = ["ChatCompletionMessageCustomToolCall", "Custom"]
 

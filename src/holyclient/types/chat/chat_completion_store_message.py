@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .chat_completion_content_part_image import ChatCompletionContentPartImage
 from .chat_completion_content_part_text import ChatCompletionContentPartText
 

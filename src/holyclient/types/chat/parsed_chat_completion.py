@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .chat_completion import Choice
 from .chat_completion_message import ChatCompletionMessage
 from .parsed_function_tool_call import ParsedFunctionToolCall

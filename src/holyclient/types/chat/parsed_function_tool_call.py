@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .chat_completion_message_function_tool_call import Function
 
 __all__ = ["ParsedFunction", "ParsedFunctionToolCall"]

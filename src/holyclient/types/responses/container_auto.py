@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .container_network_policy_allowlist import ContainerNetworkPolicyAllowlist
 from .container_network_policy_disabled import ContainerNetworkPolicyDisabled
 from .inline_skill import InlineSkill

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .container_network_policy_domain_secret import ContainerNetworkPolicyDomainSecret
 
 __all__ = ["ContainerNetworkPolicyAllowlist"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 from ..shared.custom_tool_input_format import CustomToolInputFormat
 
 __all__ = ["CustomTool"]

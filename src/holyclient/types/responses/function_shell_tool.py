@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .container_auto import ContainerAuto
 from .container_reference import ContainerReference
 from .local_environment import LocalEnvironment

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .._base import BaseModel
+from .._model import BaseModel
 
 __all__ = ["LocalSkill"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from ..shared.response_format_text import ResponseFormatText
 from .response_format_text_json_schema_config import ResponseFormatTextJSONSchemaConfig
 

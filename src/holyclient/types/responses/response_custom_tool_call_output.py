@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .response_input_file import ResponseInputFile
 from .response_input_image import ResponseInputImage
 from .response_input_text import ResponseInputText

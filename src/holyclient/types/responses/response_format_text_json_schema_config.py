@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .._base import BaseModel
+from .._model import BaseModel
 
 __all__ = ["ResponseFormatTextJSONSchemaConfig"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .response_local_environment import ResponseLocalEnvironment
 
 __all__ = [

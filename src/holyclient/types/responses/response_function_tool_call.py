@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .._responses import ResponseFunctionToolCall as ResponseFunctionToolCall
 
 __all__ = ["Caller", "CallerDirect", "CallerProgram", "ResponseFunctionToolCall"]

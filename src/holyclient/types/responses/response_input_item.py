@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .container_reference import ContainerReference
 from .local_environment import LocalEnvironment
 from .mcp_tool_call_error import McpToolCallError

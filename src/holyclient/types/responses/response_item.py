@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .mcp_tool_call_error import McpToolCallError
 from .response_apply_patch_tool_call import ResponseApplyPatchToolCall
 from .response_apply_patch_tool_call_output import ResponseApplyPatchToolCallOutput

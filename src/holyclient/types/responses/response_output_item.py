@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .._responses import ResponseOutputItem as ResponseOutputItem
 from .mcp_tool_call_error import McpToolCallError
 from .tool import Tool

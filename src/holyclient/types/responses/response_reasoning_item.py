@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .._responses import ResponseReasoningItem as ResponseReasoningItem
 
 __all__ = ["Content", "ResponseReasoningItem", "Summary"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .._responses import ResponseTextDeltaEvent as ResponseTextDeltaEvent
 
 __all__ = ["Logprob", "LogprobTopLogprob", "ResponseTextDeltaEvent"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .._responses import OutputTokensDetails as OutputTokensDetails
 from .._responses import ResponseUsage as ResponseUsage
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from ..shared.metadata import Metadata
 from ..shared.reasoning import Reasoning
 from .response_includable import ResponseIncludable

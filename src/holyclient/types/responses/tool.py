@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .apply_patch_tool import ApplyPatchTool
 from .computer_tool import ComputerTool
 from .computer_use_preview_tool import ComputerUsePreviewTool

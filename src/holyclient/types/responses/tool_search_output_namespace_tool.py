@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from .._base import BaseModel
+from .._model import BaseModel
 from .custom_tool import CustomTool
 
 __all__ = ["Tool", "ToolFunction", "ToolSearchOutputNamespaceTool"]

@@ -180,7 +180,7 @@ class SpecIndex:
 
 
 def handwritten() -> dict[str, dict[str, Any]]:
-    """Public names defined in holyclient's own type modules: name -> {module, fields, kind}."""
+    """Public names defined in holyclient's own type modules: ``module.name`` -> {module, name, fields, kind}."""
     sys.path.insert(0, str(ROOT / "src"))
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(TYPES.glob("*.py")):
@@ -202,21 +202,31 @@ def handwritten() -> dict[str, dict[str, Any]]:
                 value = getattr(module, name)
                 model_fields = getattr(value, "model_fields", None)
                 if isinstance(model_fields, dict):
-                    fields = [info.alias or key for key, info in model_fields.items()]
+                    fields, kind = [info.alias or key for key, info in model_fields.items()], "model"
+                elif isinstance(value, type) and hasattr(value, "__total__"):
+                    fields, kind = list(value.__annotations__), "typeddict"
                 else:
-                    fields = list(getattr(value, "__annotations__", {})) if isinstance(value, type) else []
-                found[name] = {"module": path.stem, "fields": fields}
+                    fields, kind = [], "alias"
+                found[f"{path.stem}.{name}"] = {
+                    "module": path.stem,
+                    "name": name,
+                    "fields": fields,
+                    "kind": kind,
+                }
     return found
 
 
 def _area(module: str) -> str:
-    return module.split(".")[0] if "." in module else module.lstrip("_").rstrip("s")
+    """``responses`` for ``responses.response_usage``, ``_responses`` and ``response_usage``; ``batch`` for
+    ``batches`` and ``batch_usage``: which API area a module belongs to, to tell same-named models apart."""
+    word = module.split(".")[0].strip("_").split("_")[0]
+    return word[:-2] if word.endswith("ches") else word.rstrip("s")
 
 
 def match_handwritten(
     manifest: dict[str, Any], index: SpecIndex, own: dict[str, Any]
 ) -> dict[tuple[str, str], str]:
-    """(openai module, name) -> hand-written name that stands for it."""
+    """(openai module, name) -> the key (``module.name``) of the hand-written class that stands for it."""
     slots = [(m, n, e) for m, names in manifest.items() for n, e in names.items() if "from" not in e]
     claimed: dict[tuple[str, str], str] = {}
 
@@ -225,29 +235,44 @@ def match_handwritten(
         mine = frozenset(fields)
         return len(have & mine) / len(have | mine) if have | mine else 0.0
 
+    def fits(info: dict[str, Any], entry: dict[str, Any]) -> bool:
+        """A model stands for a model, a request shape for a ``TypedDict``; either for an alias (a union)."""
+        kind = info.get("kind", "model")
+        return (
+            kind == entry["kind"]
+            or entry["kind"] == "alias"
+            or (kind == "alias" and entry["kind"] != "model")
+        )
+
     unnamed = []
-    for name, info in own.items():
-        same = [(m, e) for m, n, e in slots if n == name]
-        if len(same) == 1:
-            claimed[(same[0][0], name)] = name
-        elif same:  # the name is defined in several openai modules: take those whose schema fits best
-            best = max(overlap(info["fields"], e) for _, e in same)
-            for module, entry in same:
-                if best > 0 and overlap(info["fields"], entry) == best:
-                    claimed[(module, name)] = name
-        else:
-            unnamed.append((name, info))
-    for name, info in unnamed:  # a model named differently (ChunkChoice): the slot whose schema it matches
+    offers: dict[tuple[str, str], list[tuple[float, bool, str]]] = {}
+    for key, info in own.items():
+        name = info["name"]
+        same = [(m, e) for m, n, e in slots if n == name and fits(info, e)]
+        if not same:
+            unnamed.append((key, info))
+            continue
+        # The name is often defined in several openai modules: offer the class to those whose schema fits
+        # best; two hand-written classes of one name (``InputTokensDetails``) go by area.
+        best = max(overlap(info["fields"], e) for _, e in same)
+        for module, entry in same:
+            if len(same) == 1 or (best > 0 and overlap(info["fields"], entry) == best):
+                offers.setdefault((module, name), []).append(
+                    (best, _area(module) == _area(info["module"]), key)
+                )
+    for slot, candidates in offers.items():
+        claimed[slot] = max(candidates)[2]
+    for key, info in unnamed:  # a model named differently (ChunkChoice): the slot whose schema it matches
         candidates = [
             (overlap(info["fields"], e), _area(m) == _area(info["module"]), m, n)
             for m, n, e in slots
-            if e["kind"] != "alias" and (m, n) not in claimed
+            if e["kind"] == info.get("kind", "model") and (m, n) not in claimed
         ]
         candidates = [c for c in candidates if c[0] >= 0.8]
         if candidates:
             top = max(candidates)
             if sum(1 for c in candidates if c[:2] == top[:2]) == 1:
-                claimed[(top[2], top[3])] = name
+                claimed[(top[2], top[3])] = key
     return claimed
 
 
@@ -475,8 +500,8 @@ def generate(spec: dict[str, Any], manifest: dict[str, Any]) -> dict[str, str]:
                 else:
                     imports.append(f"from {_rel(base, home)} import {name} as {name}")
             elif (module, name) in claims:
-                hand = claims[(module, name)]
-                imports.append(f"from {_rel(base, own[hand]['module'])} import {hand} as {name}")
+                hand = own[claims[(module, name)]]
+                imports.append(f"from {_rel(base, hand['module'])} import {hand['name']} as {name}")
             elif "from" in entry or entry["schema"] is None:
                 gen.unspecified(name, entry.get("kind", "alias"))
             elif entry["kind"] == "model":
@@ -489,9 +514,9 @@ def generate(spec: dict[str, Any], manifest: dict[str, Any]) -> dict[str, str]:
         if is_package:
             legacy = LEGACY.get(module)
             if legacy:
-                for name, hand in own.items():
-                    if hand["module"] == legacy and name not in names and name not in lazy:
-                        lazy[name] = _rel(base, legacy)
+                for hand in own.values():
+                    if hand["module"] == legacy and hand["name"] not in names and hand["name"] not in lazy:
+                        lazy[hand["name"]] = _rel(base, legacy)
             out[f"{module.replace('.', '/')}/__init__.py"] = _render_package(module, lazy, gen, imports)
         else:
             out[f"{module.replace('.', '/')}.py"] = _render_module(module, gen, imports, list(names), base)

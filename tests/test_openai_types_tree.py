@@ -177,9 +177,17 @@ def test_a_model_added_to_a_new_private_module_is_re_exported_where_openai_has_i
     index = gen.SpecIndex(gen.load_spec(gen.DEFAULT_SPEC))
     own = gen.handwritten()
     assert {"_chat", "_responses", "_audio", "_shared"} <= {info["module"] for info in own.values()}
-    own["ChatCompletionDeleted"] = {"module": "_stored_chat", "fields": ["id", "object", "deleted"]}
+    own["_stored_chat.ChatCompletionDeleted"] = {
+        "module": "_stored_chat",
+        "name": "ChatCompletionDeleted",
+        "fields": ["id", "object", "deleted"],
+        "kind": "model",
+    }
     claims = gen.match_handwritten(manifest, index, own)
-    assert claims[("chat.chat_completion_deleted", "ChatCompletionDeleted")] == "ChatCompletionDeleted"
+    assert (
+        claims[("chat.chat_completion_deleted", "ChatCompletionDeleted")]
+        == "_stored_chat.ChatCompletionDeleted"
+    )
 
 
 def test_importing_holyclient_loads_none_of_the_generated_modules() -> None:

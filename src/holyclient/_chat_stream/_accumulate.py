@@ -9,12 +9,24 @@ model (a provider's ``reasoning_content``) are merged by the same rules, so noth
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
-from .._parsing import ParsedChatCompletion, ParsedChoice, ParsedFunction, ParsedFunctionToolCall
+from .._parsing import (
+    ParsedChatCompletion,
+    ParsedChatCompletionMessage,
+    ParsedChoice,
+    ParsedFunction,
+    ParsedFunctionToolCall,
+)
 from ..types._chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
 
 Snapshot = ParsedChatCompletion[Any]
+
+# openai builds its snapshot as ``ParsedChatCompletion[ResponseFormatT]``, parametrized by the type
+# variable itself, and that is the class name ``print()`` shows: the same here, so logs read the same.
+ResponseFormatT = TypeVar("ResponseFormatT")
+_SNAPSHOT: Any = ParsedChatCompletion[ResponseFormatT]  # type: ignore[valid-type]
+_CHOICE: Any = ParsedChoice[ResponseFormatT]  # type: ignore[valid-type]
 
 
 def accumulate_chunks(chunks: Iterable[ChatCompletionChunk]) -> ParsedChatCompletion[Any]:
@@ -51,6 +63,7 @@ def accumulate_chunk(snapshot: Snapshot | None, chunk: ChatCompletionChunk) -> S
     for choice in chunk.choices:
         if choice.index < len(snapshot.choices):
             choice_snapshot = snapshot.choices[choice.index]
+            _mark_dumped(choice_snapshot.message)
             _merge_model(choice_snapshot.message, _delta_items(choice))
         else:
             snapshot.choices.append(_new_choice(choice))
@@ -70,7 +83,8 @@ def _first_snapshot(chunk: ChatCompletionChunk) -> Snapshot:
     data.setdefault("system_fingerprint", None)
     data["object"] = "chat.completion"
     data["choices"] = [_choice_data(choice) for choice in chunk.choices]
-    return ParsedChatCompletion[Any].model_validate(data)
+    snapshot: Snapshot = _SNAPSHOT.model_validate(data)
+    return snapshot
 
 
 def _choice_data(choice: ChunkChoice) -> dict[str, Any]:
@@ -82,7 +96,25 @@ def _choice_data(choice: ChunkChoice) -> dict[str, Any]:
 
 
 def _new_choice(choice: ChunkChoice) -> ParsedChoice[Any]:
-    return ParsedChoice[Any].model_validate(_choice_data(choice))
+    new: ParsedChoice[Any] = _CHOICE.model_validate(_choice_data(choice))
+    return new
+
+
+_MESSAGE_FIELDS = frozenset(ParsedChatCompletionMessage.model_fields) - {"parsed"}
+
+
+def _mark_dumped(message: ParsedChatCompletionMessage[Any]) -> None:
+    """Count every field of the message (and of its tool calls so far) as set, as openai's snapshot does.
+
+    openai rebuilds the message from a full dump (``parsed`` left out) on every chunk after the first,
+    so ``to_dict()`` / ``to_json()`` of its final completion show ``"audio": null`` and the like; this
+    keeps the two byte for byte the same without rebuilding anything.
+    """
+    message.__pydantic_fields_set__.update(_MESSAGE_FIELDS)
+    for call in message.tool_calls or ():
+        call.__pydantic_fields_set__.update(type(call).model_fields)
+        if call.function is not None:
+            call.function.__pydantic_fields_set__.update(type(call.function).model_fields)
 
 
 def _delta_items(choice: ChunkChoice) -> dict[str, Any]:

@@ -130,7 +130,7 @@ class ParseMethods:
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
         options, fmt, checked_tools = _parse_request(locals())
-        completion = self._client._request(options, ParsedChatCompletion)
+        completion = self._client._request(options, ParsedChatCompletion[ResponseFormatT])
         return _finish(completion, fmt, checked_tools)
 
     def stream(
@@ -183,7 +183,7 @@ class AsyncParseMethods:
     ) -> ParsedChatCompletion[ResponseFormatT]:
         """Async twin of :meth:`ParseMethods.parse`."""
         options, fmt, checked_tools = _parse_request(locals())
-        completion = await self._client._request(options, ParsedChatCompletion)
+        completion = await self._client._request(options, ParsedChatCompletion[ResponseFormatT])
         return _finish(completion, fmt, checked_tools)
 
     def stream(

@@ -11,23 +11,25 @@ from typing import Any
 
 from ._model import BaseModel
 
+# Fields in openai's order, so that results print and dump as openai's do.
+
 
 class TranscriptionWord(BaseModel):
-    word: str = ""
-    start: float = 0.0
     end: float = 0.0
+    start: float = 0.0
+    word: str = ""
 
 
 class TranscriptionSegment(BaseModel):
     id: int = 0
-    start: float = 0.0
-    end: float = 0.0
-    text: str = ""
     avg_logprob: float | None = None
     compression_ratio: float | None = None
+    end: float = 0.0
     no_speech_prob: float | None = None
     seek: int | None = None
+    start: float = 0.0
     temperature: float | None = None
+    text: str = ""
     tokens: list[int] | None = None
 
 
@@ -43,24 +45,25 @@ class TranscriptionUsage(BaseModel):
 
 class Transcription(BaseModel):
     text: str
+    languages: list[str] | None = None
     logprobs: list[Any] | None = None
     usage: TranscriptionUsage | None = None
 
 
 class TranscriptionVerbose(BaseModel):
-    text: str
-    language: str = ""
     duration: float = 0.0
+    language: str = ""
+    text: str
     segments: list[TranscriptionSegment] | None = None
-    words: list[TranscriptionWord] | None = None
     usage: TranscriptionUsage | None = None
+    words: list[TranscriptionWord] | None = None
 
 
 class TranscriptionDiarizedSegment(BaseModel):
     id: str = ""
+    end: float = 0.0
     speaker: str = ""
     start: float = 0.0
-    end: float = 0.0
     text: str = ""
     type: str = "transcript.text.segment"
 
@@ -68,10 +71,10 @@ class TranscriptionDiarizedSegment(BaseModel):
 class TranscriptionDiarized(BaseModel):
     """``response_format="diarized_json"`` (``gpt-4o-transcribe-diarize``): segments labelled by speaker."""
 
-    text: str
     duration: float = 0.0
     segments: list[TranscriptionDiarizedSegment] | None = None
     task: str | None = None
+    text: str
     usage: TranscriptionUsage | None = None
 
 
@@ -92,9 +95,9 @@ class Translation(BaseModel):
 
 
 class TranslationVerbose(BaseModel):
-    text: str
-    language: str = ""
     duration: float = 0.0
+    language: str = ""
+    text: str
     segments: list[TranscriptionSegment] | None = None
 
 

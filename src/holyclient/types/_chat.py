@@ -16,36 +16,57 @@ from ._shared import CompletionUsage
 
 
 class FunctionCall(_Model):
-    name: str | None = None
     arguments: str | None = None
     """JSON text produced by the model; it may not be valid JSON, so it is kept as a string."""
+    name: str | None = None
+
+
+# Fields are declared in openai's order (so ``print()``, ``repr()`` and ``model_dump_json()`` read the
+# same), with openai's optional fields declared too, as ``None``, so that they print as openai prints them.
+
+
+class Function(FunctionCall):
+    """The function a tool call names (openai's class name for it, which ``repr`` shows)."""
 
 
 class ChatCompletionMessageToolCall(_Model):
     id: str | None = None
+    function: Function | None = None
     type: str = "function"
-    function: FunctionCall | None = None
+
+    def __repr_name__(self) -> str:
+        # openai's ``ChatCompletionMessageToolCall`` is its function tool call class; subclasses
+        # (``ParsedFunctionToolCall``) keep their own names, as openai's do.
+        cls = type(self)
+        return (
+            "ChatCompletionMessageFunctionToolCall" if cls is ChatCompletionMessageToolCall else cls.__name__
+        )
 
 
 class ChatCompletionMessage(_Model):
-    role: str = "assistant"
     content: str | None = None
     refusal: str | None = None
-    tool_calls: list[ChatCompletionMessageToolCall] | None = None
+    role: str = "assistant"
+    annotations: list[Any] | None = None
+    audio: Any | None = None
     function_call: FunctionCall | None = None
+    tool_calls: list[ChatCompletionMessageToolCall] | None = None
 
 
 class TopLogprob(_Model):
     token: str
-    logprob: float
     bytes: list[int] | None = None
+    logprob: float
 
 
 class TokenLogprob(_Model):
     token: str
-    logprob: float
     bytes: list[int] | None = None
+    logprob: float
     top_logprobs: list[TopLogprob] = Field(default_factory=list)
+
+    def __repr_name__(self) -> str:
+        return "ChatCompletionTokenLogprob"  # ``openai.types.chat.ChatCompletionTokenLogprob``
 
 
 class ChoiceLogprobs(_Model):
@@ -54,60 +75,72 @@ class ChoiceLogprobs(_Model):
 
 
 class Choice(_Model):
-    index: int = 0
-    message: ChatCompletionMessage
     finish_reason: str | None = None
+    index: int = 0
     logprobs: ChoiceLogprobs | None = None
+    message: ChatCompletionMessage
 
 
 class ChatCompletion(_Model):
     id: str
-    object: str = "chat.completion"
+    choices: list[Choice]
     created: int = 0
     model: str
-    choices: list[Choice]
-    usage: CompletionUsage | None = None
-    system_fingerprint: str | None = None
+    object: str = "chat.completion"
+    metadata: dict[str, str] | None = None
+    moderation: Any | None = None
     service_tier: str | None = None
+    system_fingerprint: str | None = None
+    usage: CompletionUsage | None = None
 
 
 class ChoiceDeltaToolCallFunction(_Model):
-    name: str | None = None
     arguments: str | None = None
+    name: str | None = None
+
+
+class ChoiceDeltaFunctionCall(ChoiceDeltaToolCallFunction):
+    """The deprecated ``function_call`` of a delta (openai's class name, printed in ``repr``)."""
 
 
 class ChoiceDeltaToolCall(_Model):
     index: int = 0
     id: str | None = None
-    type: str | None = None
     function: ChoiceDeltaToolCallFunction | None = None
+    type: str | None = None
 
 
 class ChoiceDelta(_Model):
-    role: str | None = None
+    audio: Any | None = None
     content: str | None = None
+    function_call: ChoiceDeltaFunctionCall | None = None
     refusal: str | None = None
+    role: str | None = None
     tool_calls: list[ChoiceDeltaToolCall] | None = None
-    function_call: ChoiceDeltaToolCallFunction | None = None
 
 
 class ChunkChoice(_Model):
-    index: int = 0
     delta: ChoiceDelta
+    index: int = 0
     finish_reason: str | None = None
     logprobs: ChoiceLogprobs | None = None
+
+    def __repr_name__(self) -> str:
+        return "Choice"  # openai's name for it (``openai.types.chat.chat_completion_chunk.Choice``)
 
 
 class ChatCompletionChunk(_Model):
     id: str
-    object: str = "chat.completion.chunk"
+    choices: list[ChunkChoice] = Field(default_factory=list)
     created: int = 0
     model: str
-    choices: list[ChunkChoice] = Field(default_factory=list)
+    object: str = "chat.completion.chunk"
+    moderation: Any | None = None
+    obfuscation: str | None = None
+    service_tier: str | None = None
+    system_fingerprint: str | None = None
     usage: CompletionUsage | None = None
     """Set on the last chunk only, when ``stream_options={"include_usage": True}``."""
-    system_fingerprint: str | None = None
-    service_tier: str | None = None
 
 
 # --- request shapes -----------------------------------------------------------------------------

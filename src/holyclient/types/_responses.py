@@ -8,39 +8,51 @@ new item or event never breaks an old client.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializeAsAny, field_validator
 
 from ._model import BaseModel
 
 # --- output items -------------------------------------------------------------------------------
 
 
+# Fields are declared in openai's order, with openai's optional fields too (as ``None``), so that a
+# response prints, reprs and dumps as openai's does. The open base classes (``ResponseOutputItem``,
+# ``ResponseStreamEvent``) declare their common fields for the type checker only: declared at run time
+# they would come first in every subclass, where openai puts them in alphabetical place; an item or event
+# of a kind this module does not know keeps them as extra fields, readable as attributes all the same.
+
+
 class ResponseOutputText(BaseModel):
-    type: str = "output_text"
-    text: str = ""
     annotations: list[Any] = Field(default_factory=list)
+    text: str = ""
+    type: str = "output_text"
     logprobs: list[Any] | None = None
 
 
 class ResponseOutputRefusal(BaseModel):
-    type: str = "refusal"
     refusal: str = ""
+    type: str = "refusal"
 
 
 class ResponseOutputItem(BaseModel):
     """Any output item; the known kinds below are subclasses."""
 
-    type: str
-    id: str | None = None
+    if TYPE_CHECKING:
+        type: str
+        id: str | None
 
 
 class ResponseOutputMessage(ResponseOutputItem):
-    type: str = "message"
+    id: str | None = None
+    content: list[ResponseOutputText | ResponseOutputRefusal | SerializeAsAny[BaseModel]] = Field(
+        default_factory=list
+    )
     role: str = "assistant"
     status: str | None = None
-    content: list[ResponseOutputText | ResponseOutputRefusal | BaseModel] = Field(default_factory=list)
+    type: str = "message"
+    phase: str | None = None
 
     @field_validator("content", mode="before")
     @classmethod
@@ -53,17 +65,25 @@ class ResponseOutputMessage(ResponseOutputItem):
 
 
 class ResponseFunctionToolCall(ResponseOutputItem):
-    type: str = "function_call"
-    call_id: str = ""
-    name: str = ""
     arguments: str = ""
     """JSON text produced by the model; it may not be valid JSON, so it is kept as a string."""
+    call_id: str = ""
+    name: str = ""
+    type: str = "function_call"
+    id: str | None = None
+    async_: bool | None = Field(default=None, alias="async")
+    caller: Any | None = None
+    namespace: str | None = None
     status: str | None = None
 
 
 class ResponseReasoningItem(ResponseOutputItem):
-    type: str = "reasoning"
+    id: str | None = None
     summary: list[Any] = Field(default_factory=list)
+    type: str = "reasoning"
+    content: list[Any] | None = None
+    encrypted_content: str | None = None
+    status: str | None = None
 
 
 _OUTPUT_KINDS: dict[str, type[BaseModel]] = {
@@ -87,7 +107,9 @@ def _by_type(value: Any, kinds: dict[str, type[BaseModel]], fallback: type[BaseM
 
 
 class InputTokensDetails(BaseModel):
+    cache_write_tokens: int | None = None
     cached_tokens: int = 0
+    cache_write_tokens_details: Any | None = None
 
 
 class OutputTokensDetails(BaseModel):
@@ -96,29 +118,61 @@ class OutputTokensDetails(BaseModel):
 
 class ResponseUsage(BaseModel):
     input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
     input_tokens_details: InputTokensDetails | None = None
+    output_tokens: int = 0
     output_tokens_details: OutputTokensDetails | None = None
+    total_tokens: int = 0
 
 
 class ResponseError(BaseModel):
     code: str | None = None
     message: str = ""
+    misalignment: Any | None = None
+    param: str | None = None
+    type: str | None = None
 
 
 class Response(BaseModel):
     id: str
-    object: str = "response"
+    access_programs: Any | None = None
     created_at: float = 0
-    model: str = ""
-    status: str | None = None
-    output: list[ResponseOutputItem] = Field(default_factory=list)
-    usage: ResponseUsage | None = None
     error: ResponseError | None = None
     incomplete_details: dict[str, Any] | None = None
     instructions: Any = None
+    metadata: dict[str, str] | None = None
+    model: str = ""
+    object: str = "response"
+    # ``SerializeAsAny``: dump each item as the subclass it is (the declared class has no fields).
+    output: list[SerializeAsAny[ResponseOutputItem]] = Field(default_factory=list)
+    parallel_tool_calls: bool | None = None
+    temperature: float | None = None
+    tool_choice: Any | None = None
+    tools: list[Any] | None = None
+    top_p: float | None = None
+    background: bool | None = None
+    completed_at: float | None = None
+    conversation: Any | None = None
+    image: Any | None = None
+    input_transformations: Any | None = None
+    max_output_tokens: int | None = None
+    max_tool_calls: int | None = None
+    moderation: Any | None = None
     previous_response_id: str | None = None
+    prompt: Any | None = None
+    prompt_cache_diagnostics: Any | None = None
+    prompt_cache_key: str | None = None
+    prompt_cache_options: Any | None = None
+    prompt_cache_retention: str | None = None
+    reasoning: Any | None = None
+    safety_identifier: str | None = None
+    service_tier: str | None = None
+    status: str | None = None
+    text: Any | None = None
+    tool_usage: Any | None = None
+    top_logprobs: int | None = None
+    truncation: str | None = None
+    usage: ResponseUsage | None = None
+    user: str | None = None
 
     @field_validator("output", mode="before")
     @classmethod
@@ -143,8 +197,9 @@ class Response(BaseModel):
 class ResponseStreamEvent(BaseModel):
     """Any event of a streamed response; the known kinds below are subclasses."""
 
-    type: str
-    sequence_number: int = 0
+    if TYPE_CHECKING:
+        type: str
+        sequence_number: int
 
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> ResponseStreamEvent:
@@ -175,6 +230,8 @@ class ResponseStreamEvent(BaseModel):
 
 class _ResponseLifecycleEvent(ResponseStreamEvent):
     response: Response
+    sequence_number: int = 0
+    type: str
 
 
 class ResponseCreatedEvent(_ResponseLifecycleEvent):
@@ -198,9 +255,10 @@ class ResponseIncompleteEvent(_ResponseLifecycleEvent):
 
 
 class ResponseOutputItemAddedEvent(ResponseStreamEvent):
-    type: str = "response.output_item.added"
+    item: SerializeAsAny[ResponseOutputItem]
     output_index: int = 0
-    item: ResponseOutputItem
+    sequence_number: int = 0
+    type: str = "response.output_item.added"
 
     @field_validator("item", mode="before")
     @classmethod
@@ -213,11 +271,12 @@ class ResponseOutputItemDoneEvent(ResponseOutputItemAddedEvent):
 
 
 class ResponseContentPartAddedEvent(ResponseStreamEvent):
-    type: str = "response.content_part.added"
+    content_index: int = 0
     item_id: str = ""
     output_index: int = 0
-    content_index: int = 0
     part: dict[str, Any] = Field(default_factory=dict)
+    sequence_number: int = 0
+    type: str = "response.content_part.added"
 
 
 class ResponseContentPartDoneEvent(ResponseContentPartAddedEvent):
@@ -225,40 +284,47 @@ class ResponseContentPartDoneEvent(ResponseContentPartAddedEvent):
 
 
 class ResponseTextDeltaEvent(ResponseStreamEvent):
-    type: str = "response.output_text.delta"
-    item_id: str = ""
-    output_index: int = 0
     content_index: int = 0
     delta: str = ""
+    item_id: str = ""
+    logprobs: list[Any] | None = None
+    output_index: int = 0
+    sequence_number: int = 0
+    type: str = "response.output_text.delta"
 
 
 class ResponseTextDoneEvent(ResponseStreamEvent):
-    type: str = "response.output_text.done"
-    item_id: str = ""
-    output_index: int = 0
     content_index: int = 0
+    item_id: str = ""
+    logprobs: list[Any] | None = None
+    output_index: int = 0
+    sequence_number: int = 0
     text: str = ""
+    type: str = "response.output_text.done"
 
 
 class ResponseFunctionCallArgumentsDeltaEvent(ResponseStreamEvent):
-    type: str = "response.function_call_arguments.delta"
+    delta: str = ""
     item_id: str = ""
     output_index: int = 0
-    delta: str = ""
+    sequence_number: int = 0
+    type: str = "response.function_call_arguments.delta"
 
 
 class ResponseFunctionCallArgumentsDoneEvent(ResponseStreamEvent):
-    type: str = "response.function_call_arguments.done"
+    arguments: str = ""
     item_id: str = ""
     output_index: int = 0
-    arguments: str = ""
+    sequence_number: int = 0
+    type: str = "response.function_call_arguments.done"
 
 
 class ResponseErrorEvent(ResponseStreamEvent):
-    type: str = "error"
     code: str | None = None
     message: str = ""
     param: str | None = None
+    sequence_number: int = 0
+    type: str = "error"
 
 
 _EVENT_KINDS: dict[str, type[ResponseStreamEvent]] = {

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ._responses import InputTokensDetails as InputTokensDetails
-from ._responses import OutputTokensDetails as OutputTokensDetails
 from .batches import BatchUsage as BatchUsage
+from .batches import InputTokensDetails as InputTokensDetails
+from .batches import OutputTokensDetails as OutputTokensDetails
 
 __all__ = ["BatchUsage", "InputTokensDetails", "OutputTokensDetails"]

@@ -3,26 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ._model import BaseModel
 from .images import ImagesResponse as ImagesResponse
+from .images import ImagesUsage as Usage
 
 __all__ = ["ImagesResponse", "SvgUsage", "Usage", "UsageInputTokensDetails", "UsageOutputTokensDetails"]
 
 
 class SvgUsage(BaseModel):
     """``SvgUsage`` as openai names it; the spec has no schema for it, so every field is kept."""
-
-
-class Usage(BaseModel):
-    """Represents token usage details including input tokens, output tokens, a breakdown of output tokens, and the total tokens used."""
-
-    input_tokens: int
-    input_tokens_details: dict[str, Any]
-    output_tokens: int
-    output_tokens_details: dict[str, Any]
-    total_tokens: int
 
 
 class UsageInputTokensDetails(BaseModel):

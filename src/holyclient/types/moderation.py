@@ -3,29 +3,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
-from ._model import BaseModel
 from .moderations import Categories as Categories
+from .moderations import CategoryAppliedInputTypes as CategoryAppliedInputTypes
 from .moderations import CategoryScores as CategoryScores
 from .moderations import Moderation as Moderation
 
 __all__ = ["Categories", "CategoryAppliedInputTypes", "CategoryScores", "Moderation"]
-
-
-class CategoryAppliedInputTypes(BaseModel):
-    """A list of the categories, and whether they are flagged or not."""
-
-    hate: bool
-    hate_threatening_: bool = Field(alias="hate/threatening")
-    harassment: bool
-    harassment_threatening_: bool = Field(alias="harassment/threatening")
-    illicit: bool | None
-    illicit_violent_: bool | None = Field(alias="illicit/violent")
-    self_harm_: bool = Field(alias="self-harm")
-    self_harm_intent_: bool = Field(alias="self-harm/intent")
-    self_harm_instructions_: bool = Field(alias="self-harm/instructions")
-    sexual: bool
-    sexual_minors_: bool = Field(alias="sexual/minors")
-    violence: bool
-    violence_graphic_: bool = Field(alias="violence/graphic")

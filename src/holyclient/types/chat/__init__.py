@@ -10,10 +10,12 @@ if TYPE_CHECKING:
     from .._chat import ChatCompletionRequest as ChatCompletionRequest
     from .._chat import Choice as Choice
     from .._chat import ChoiceDelta as ChoiceDelta
+    from .._chat import ChoiceDeltaFunctionCall as ChoiceDeltaFunctionCall
     from .._chat import ChoiceDeltaToolCall as ChoiceDeltaToolCall
     from .._chat import ChoiceDeltaToolCallFunction as ChoiceDeltaToolCallFunction
     from .._chat import ChoiceLogprobs as ChoiceLogprobs
     from .._chat import ChunkChoice as ChunkChoice
+    from .._chat import Function as Function
     from .._chat import FunctionCall as FunctionCall
     from .._chat import FunctionDefinitionParam as FunctionDefinitionParam
     from .._chat import TokenLogprob as TokenLogprob
@@ -190,6 +192,7 @@ _LAZY = {
     "ChatCompletionUserMessageParam": ".chat_completion_user_message_param",
     "Choice": ".._chat",
     "ChoiceDelta": ".._chat",
+    "ChoiceDeltaFunctionCall": ".._chat",
     "ChoiceDeltaToolCall": ".._chat",
     "ChoiceDeltaToolCallFunction": ".._chat",
     "ChoiceLogprobs": ".._chat",
@@ -198,6 +201,7 @@ _LAZY = {
     "CompletionListParams": ".completion_list_params",
     "CompletionUpdateParams": ".completion_update_params",
     "CreateChatCompletionRequestMessageParam": ".create_chat_completion_request_message_param",
+    "Function": ".._chat",
     "FunctionCall": ".._chat",
     "FunctionDefinitionParam": ".._chat",
     "ParsedChatCompletion": ".parsed_chat_completion",
@@ -269,6 +273,7 @@ __all__ = [
     "ChatCompletionUserMessageParam",
     "Choice",
     "ChoiceDelta",
+    "ChoiceDeltaFunctionCall",
     "ChoiceDeltaToolCall",
     "ChoiceDeltaToolCallFunction",
     "ChoiceLogprobs",
@@ -277,6 +282,7 @@ __all__ = [
     "CompletionListParams",
     "CompletionUpdateParams",
     "CreateChatCompletionRequestMessageParam",
+    "Function",
     "FunctionCall",
     "FunctionDefinitionParam",
     "ParsedChatCompletion",

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Required, TypeAlias, TypedDict
 
 from .._chat import ChatCompletionAssistantMessageParam as ChatCompletionAssistantMessageParam
-from .._chat import FunctionCall as FunctionCall
 from .chat_completion_content_part_refusal_param import ChatCompletionContentPartRefusalParam
 from .chat_completion_content_part_text_param import ChatCompletionContentPartTextParam
 
@@ -17,6 +16,13 @@ class Audio(TypedDict, total=False):
     """Data about a previous audio response from the model. [Learn more](/docs/guides/audio)."""
 
     id: Required[str]
+
+
+class FunctionCall(TypedDict, total=False):
+    """The function that the model called."""
+
+    name: Required[str]
+    arguments: Required[str]
 
 
 ContentArrayOfContentPart: TypeAlias = (

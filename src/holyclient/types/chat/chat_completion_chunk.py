@@ -7,6 +7,7 @@ from typing import Any, Literal, TypeAlias
 
 from .._chat import ChatCompletionChunk as ChatCompletionChunk
 from .._chat import ChoiceDelta as ChoiceDelta
+from .._chat import ChoiceDeltaFunctionCall as ChoiceDeltaFunctionCall
 from .._chat import ChoiceDeltaToolCall as ChoiceDeltaToolCall
 from .._chat import ChoiceDeltaToolCallFunction as ChoiceDeltaToolCallFunction
 from .._chat import ChoiceLogprobs as ChoiceLogprobs
@@ -41,11 +42,6 @@ class ChoiceDeltaAudio(BaseModel):
     expires_at: int
     data: str
     transcript: str
-
-
-class ChoiceDeltaFunctionCall(BaseModel):
-    name: str | None = None
-    arguments: str | None = None
 
 
 class Moderation(BaseModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .._chat import Function as Function
 from .._model import BaseModel
 
 __all__ = ["ChatCompletionMessageFunctionToolCall", "Function"]
@@ -16,10 +17,3 @@ class ChatCompletionMessageFunctionToolCall(BaseModel):
     id: str
     type: Literal["function"]
     function: Function
-
-
-class Function(BaseModel):
-    """The function that the model called."""
-
-    name: str
-    arguments: str

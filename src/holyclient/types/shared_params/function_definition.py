@@ -3,15 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Required, TypedDict
-
-from .function_parameters import FunctionParameters
+from .._chat import FunctionDefinitionParam as FunctionDefinition
 
 __all__ = ["FunctionDefinition"]
-
-
-class FunctionDefinition(TypedDict, total=False):
-    description: str
-    name: Required[str]
-    parameters: FunctionParameters
-    strict: bool | None

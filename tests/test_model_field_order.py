@@ -65,3 +65,53 @@ def test_fields_are_openais_in_openais_order(module: str, name: str, theirs: Any
 )
 def test_repr_shows_openais_class_name(module: str, name: str, theirs: Any, ours: Any) -> None:
     assert ours.model_construct().__repr_name__() == theirs.__name__
+
+
+def _generated_models_with_openais_fields() -> list[tuple[str, Any, Any]]:
+    found = []
+    for module, info in MANIFEST.items():
+        if not module:
+            continue
+        ours = importlib.import_module(f"holyclient.types.{module}")
+        theirs = importlib.import_module(f"openai.types.{module}")
+        for name, entry in info["names"].items():
+            mine, other = getattr(ours, name), getattr(theirs, name)
+            if "from" in entry or not hasattr(mine, "model_fields") or not hasattr(other, "model_fields"):
+                continue
+            if not _is_hand_written(mine) and set(_fields(mine)) == set(_fields(other)):
+                found.append((f"{module}.{name}", mine, other))
+    return found
+
+
+#: Generated models whose order openai's generator does not derive from required-then-alphabetical
+#: (``token`` before ``bytes`` in logprobs, a few hand-tuned shapes): they print their fields in another
+#: order. holyclient never returns these classes from a call (it returns the hand-written ones above).
+ORDER_EXCEPTIONS = frozenset(
+    {
+        "audio.transcription.Logprob",
+        "audio.transcription_text_delta_event.Logprob",
+        "audio.transcription_text_done_event.Logprob",
+        "chat.chat_completion_store_message.ChatCompletionStoreMessage",
+        "responses.response_custom_tool_call_output_item.ResponseCustomToolCallOutputItem",
+        "responses.response_input_image_content.ResponseInputImageContent",
+        "responses.response_input_item.AdditionalTools",
+        "responses.response_input_item.CompactionTrigger",
+        "responses.response_item.McpApprovalResponse",
+        "responses.response_output_item.McpApprovalResponse",
+        "responses.response_output_text.Logprob",
+        "responses.response_output_text.LogprobTopLogprob",
+        "responses.response_steer_input.ResponseSteerInputItemListMessage",
+        "responses.response_text_delta_event.Logprob",
+        "responses.response_text_delta_event.LogprobTopLogprob",
+        "responses.response_text_done_event.Logprob",
+        "responses.response_text_done_event.LogprobTopLogprob",
+        "responses.web_search_preview_tool.UserLocation",
+    }
+)
+
+
+def test_generated_models_declare_openais_fields_in_openais_order() -> None:
+    models = _generated_models_with_openais_fields()
+    assert len(models) > 400
+    differ = sorted(path for path, mine, other in models if _fields(mine) != _fields(other))
+    assert set(differ) == ORDER_EXCEPTIONS

@@ -13,11 +13,11 @@ __all__ = ["ImageEditPartialImageEvent"]
 class ImageEditPartialImageEvent(BaseModel):
     """Emitted when a partial image is available during image editing streaming."""
 
-    type: Literal["image_edit.partial_image"]
     b64_json: str
-    created_at: int
-    size: Literal["1024x1024", "1024x1536", "1536x1024", "auto"]
-    quality: Literal["low", "medium", "high", "auto"]
     background: Literal["transparent", "opaque", "auto"]
+    created_at: int
     output_format: Literal["png", "webp", "jpeg"]
     partial_image_index: int
+    quality: Literal["low", "medium", "high", "auto"]
+    size: Literal["1024x1024", "1024x1536", "1536x1024", "auto"]
+    type: Literal["image_edit.partial_image"]

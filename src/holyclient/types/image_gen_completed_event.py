@@ -13,27 +13,27 @@ __all__ = ["ImageGenCompletedEvent", "Usage", "UsageInputTokensDetails"]
 class ImageGenCompletedEvent(BaseModel):
     """Emitted when image generation has completed and the final image is available."""
 
-    type: Literal["image_generation.completed"]
     b64_json: str
-    created_at: int
-    size: Literal["1024x1024", "1024x1536", "1536x1024", "auto"]
-    quality: Literal["low", "medium", "high", "auto"]
     background: Literal["transparent", "opaque", "auto"]
+    created_at: int
     output_format: Literal["png", "webp", "jpeg"]
+    quality: Literal["low", "medium", "high", "auto"]
+    size: Literal["1024x1024", "1024x1536", "1536x1024", "auto"]
+    type: Literal["image_generation.completed"]
     usage: Usage
 
 
 class Usage(BaseModel):
     """For the GPT image models only, the token usage information for the image generation."""
 
-    total_tokens: int
     input_tokens: int
-    output_tokens: int
     input_tokens_details: dict[str, Any]
+    output_tokens: int
+    total_tokens: int
 
 
 class UsageInputTokensDetails(BaseModel):
     """The input tokens detailed information for the image generation."""
 
-    text_tokens: int
     image_tokens: int
+    text_tokens: int

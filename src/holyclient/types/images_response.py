@@ -17,8 +17,8 @@ class SvgUsage(BaseModel):
 class UsageInputTokensDetails(BaseModel):
     """The input tokens detailed information for the image generation."""
 
-    text_tokens: int
     image_tokens: int
+    text_tokens: int
 
 
 class UsageOutputTokensDetails(BaseModel):

@@ -19,33 +19,33 @@ __all__ = [
 
 
 class Logprob(BaseModel):
-    token: str
-    logprob: float
     bytes: list[int] | None
+    logprob: float
+    token: str
 
 
 class UsageDuration(BaseModel):
     """Usage statistics for models billed by audio input duration."""
 
-    type: Literal["duration"]
     seconds: float
+    type: Literal["duration"]
 
 
 class UsageTokens(BaseModel):
     """Usage statistics for models billed by token usage."""
 
-    type: Literal["tokens"]
     input_tokens: int
-    input_token_details: UsageTokensInputTokenDetails | None = None
     output_tokens: int
     total_tokens: int
+    type: Literal["tokens"]
+    input_token_details: UsageTokensInputTokenDetails | None = None
 
 
 class UsageTokensInputTokenDetails(BaseModel):
     """Details about the input tokens billed for this request."""
 
-    text_tokens: int | None = None
     audio_tokens: int | None = None
+    text_tokens: int | None = None
 
 
 Usage: TypeAlias = UsageTokens | UsageDuration

@@ -11,15 +11,15 @@ __all__ = ["Logprob", "TranscriptionTextDeltaEvent"]
 
 
 class Logprob(BaseModel):
-    token: str | None = None
-    logprob: float | None = None
     bytes: list[int] | None = None
+    logprob: float | None = None
+    token: str | None = None
 
 
 class TranscriptionTextDeltaEvent(BaseModel):
     """Emitted when there is an additional text delta. This is also the first event emitted when the transcription starts. Only emitted when you [create a transcription](/docs/api-reference/audio/create-transcription) with the `Stream` parameter set to `true`."""
 
-    type: Literal["transcript.text.delta"]
     delta: str
+    type: Literal["transcript.text.delta"]
     logprobs: list[Logprob] | None = None
     segment_id: str | None = None

@@ -12,16 +12,16 @@ __all__ = ["Logprob", "TranscriptionTextDoneEvent", "Usage", "UsageInputTokenDet
 
 
 class Logprob(BaseModel):
-    token: str | None = None
-    logprob: float | None = None
     bytes: list[int] | None = None
+    logprob: float | None = None
+    token: str | None = None
 
 
 class TranscriptionTextDoneEvent(BaseModel):
     """Emitted when the transcription is complete. Contains the complete transcription text. Only emitted when you [create a transcription](/docs/api-reference/audio/create-transcription) with the `Stream` parameter set to `true`."""
 
-    type: Literal["transcript.text.done"]
     text: str
+    type: Literal["transcript.text.done"]
     languages: list[TranscriptionLanguage] | None = None
     logprobs: list[Logprob] | None = None
     usage: Usage | None = None
@@ -30,15 +30,15 @@ class TranscriptionTextDoneEvent(BaseModel):
 class Usage(BaseModel):
     """Usage statistics for models billed by token usage."""
 
-    type: Literal["tokens"]
     input_tokens: int
-    input_token_details: UsageInputTokenDetails | None = None
     output_tokens: int
     total_tokens: int
+    type: Literal["tokens"]
+    input_token_details: UsageInputTokenDetails | None = None
 
 
 class UsageInputTokenDetails(BaseModel):
     """Details about the input tokens billed for this request."""
 
-    text_tokens: int | None = None
     audio_tokens: int | None = None
+    text_tokens: int | None = None

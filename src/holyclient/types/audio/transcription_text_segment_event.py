@@ -13,9 +13,9 @@ __all__ = ["TranscriptionTextSegmentEvent"]
 class TranscriptionTextSegmentEvent(BaseModel):
     """Emitted when a diarized transcription returns a completed segment with speaker information. Only emitted when you [create a transcription](/docs/api-reference/audio/create-transcription) with `stream` set to `true` and `response_format` set to `diarized_json`."""
 
-    type: Literal["transcript.text.segment"]
     id: str
-    start: float
     end: float
-    text: str
     speaker: str
+    start: float
+    text: str
+    type: Literal["transcript.text.segment"]

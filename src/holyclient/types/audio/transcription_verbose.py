@@ -14,5 +14,5 @@ __all__ = ["TranscriptionVerbose", "Usage"]
 class Usage(BaseModel):
     """Usage statistics for models billed by audio input duration."""
 
-    type: Literal["duration"]
     seconds: float
+    type: Literal["duration"]

@@ -13,8 +13,8 @@ __all__ = ["VoiceConsent"]
 class VoiceConsent(BaseModel):
     """A consent recording used to authorize creation of a custom voice."""
 
-    object: Literal["audio.voice_consent"]
     id: str
-    name: str
-    language: str
     created_at: int
+    language: str
+    name: str
+    object: Literal["audio.voice_consent"]

@@ -12,5 +12,5 @@ __all__ = ["VoiceConsentDeleted"]
 
 class VoiceConsentDeleted(BaseModel):
     id: str
-    object: Literal["audio.voice_consent"]
     deleted: bool
+    object: Literal["audio.voice_consent"]

@@ -12,5 +12,5 @@ __all__ = ["VoiceDeleted"]
 
 class VoiceDeleted(BaseModel):
     id: str
-    object: Literal["audio.voice_consent"]
     deleted: bool
+    object: Literal["audio.voice_consent"]

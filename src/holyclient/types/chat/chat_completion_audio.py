@@ -12,6 +12,6 @@ class ChatCompletionAudio(BaseModel):
     """If the audio output modality is requested, this object contains data about the audio response from the model. [Learn more](/docs/guides/audio)."""
 
     id: str
-    expires_at: int
     data: str
+    expires_at: int
     transcript: str

@@ -39,8 +39,8 @@ class ChoiceDeltaAudio(BaseModel):
     """If the audio output modality is requested, this object contains data about the audio response from the model. [Learn more](/docs/guides/audio)."""
 
     id: str
-    expires_at: int
     data: str
+    expires_at: int
     transcript: str
 
 
@@ -54,55 +54,55 @@ class Moderation(BaseModel):
 class ModerationInputError(BaseModel):
     """An error produced while attempting moderation."""
 
-    type: Literal["error"]
     code: str
     message: str
+    type: Literal["error"]
 
 
 class ModerationInputModerationResults(BaseModel):
     """Successful moderation results for the request input or generated output."""
 
-    type: Literal["moderation_results"]
     model: str
     results: list[ModerationInputModerationResultsResult]
+    type: Literal["moderation_results"]
 
 
 class ModerationInputModerationResultsResult(BaseModel):
     """A moderation result produced for the response input or output."""
 
-    type: Literal["moderation_result"]
-    model: str
-    flagged: bool
     categories: dict[str, Any]
-    category_scores: dict[str, Any]
     category_applied_input_types: dict[str, Any]
+    category_scores: dict[str, Any]
+    flagged: bool
+    model: str
+    type: Literal["moderation_result"]
 
 
 class ModerationOutputError(BaseModel):
     """An error produced while attempting moderation."""
 
-    type: Literal["error"]
     code: str
     message: str
+    type: Literal["error"]
 
 
 class ModerationOutputModerationResults(BaseModel):
     """Successful moderation results for the request input or generated output."""
 
-    type: Literal["moderation_results"]
     model: str
     results: list[ModerationInputModerationResultsResult]
+    type: Literal["moderation_results"]
 
 
 class ModerationOutputModerationResultsResult(BaseModel):
     """A moderation result produced for the response input or output."""
 
-    type: Literal["moderation_result"]
-    model: str
-    flagged: bool
     categories: dict[str, Any]
-    category_scores: dict[str, Any]
     category_applied_input_types: dict[str, Any]
+    category_scores: dict[str, Any]
+    flagged: bool
+    model: str
+    type: Literal["moderation_result"]
 
 
 ModerationInput: TypeAlias = ModerationInputModerationResults | ModerationInputError

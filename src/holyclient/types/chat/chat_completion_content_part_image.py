@@ -13,8 +13,8 @@ __all__ = ["ChatCompletionContentPartImage", "ImageURL", "PromptCacheBreakpoint"
 class ChatCompletionContentPartImage(BaseModel):
     """Learn about [image inputs](/docs/guides/vision)."""
 
-    type: Literal["image_url"]
     image_url: ImageURL
+    type: Literal["image_url"]
     prompt_cache_breakpoint: dict[str, Any] | None = None
 
 
@@ -26,5 +26,5 @@ class ImageURL(BaseModel):
 class PromptCacheBreakpoint(BaseModel):
     """The prompt-caching options that were applied to the response. Supported for `gpt-5.6` and later models."""
 
-    ttl: Literal["30m"]
     mode: Literal["implicit", "explicit"]
+    ttl: Literal["30m"]

@@ -13,13 +13,13 @@ __all__ = ["ChatCompletionContentPartText", "PromptCacheBreakpoint"]
 class ChatCompletionContentPartText(BaseModel):
     """Learn about [text inputs](/docs/guides/text-generation)."""
 
-    type: Literal["text"]
     text: str
+    type: Literal["text"]
     prompt_cache_breakpoint: dict[str, Any] | None = None
 
 
 class PromptCacheBreakpoint(BaseModel):
     """The prompt-caching options that were applied to the response. Supported for `gpt-5.6` and later models."""
 
-    ttl: Literal["30m"]
     mode: Literal["implicit", "explicit"]
+    ttl: Literal["30m"]

@@ -11,6 +11,6 @@ __all__ = ["ChatCompletionDeleted"]
 
 
 class ChatCompletionDeleted(BaseModel):
-    object: Literal["chat.completion.deleted"]
     id: str
     deleted: bool
+    object: Literal["chat.completion.deleted"]

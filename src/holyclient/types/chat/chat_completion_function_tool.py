@@ -14,5 +14,5 @@ __all__ = ["ChatCompletionFunctionTool"]
 class ChatCompletionFunctionTool(BaseModel):
     """A function tool that can be used to generate a response."""
 
-    type: Literal["function"]
     function: FunctionDefinition
+    type: Literal["function"]

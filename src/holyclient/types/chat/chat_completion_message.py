@@ -24,5 +24,5 @@ class AnnotationURLCitation(BaseModel):
 
     end_index: int
     start_index: int
-    url: str
     title: str
+    url: str

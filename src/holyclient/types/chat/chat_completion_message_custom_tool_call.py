@@ -14,12 +14,12 @@ class ChatCompletionMessageCustomToolCall(BaseModel):
     """A call to a custom tool created by the model."""
 
     id: str
-    type: Literal["custom"]
     custom: Custom
+    type: Literal["custom"]
 
 
 class Custom(BaseModel):
     """The custom tool that the model called."""
 
-    name: str
     input: str
+    name: str

@@ -15,5 +15,5 @@ class ChatCompletionMessageFunctionToolCall(BaseModel):
     """A call to a function tool created by the model."""
 
     id: str
-    type: Literal["function"]
     function: Function
+    type: Literal["function"]

@@ -13,15 +13,15 @@ __all__ = ["ChatCompletionStoreMessage", "ChatCompletionStoreMessageContentPart"
 
 
 class ChatCompletionStoreMessage(BaseModel):
+    id: str
     content: str | None
     refusal: str | None
-    tool_calls: list[dict[str, Any]] | None = None
-    annotations: list[dict[str, Any]] | None = None
     role: Literal["assistant"]
-    function_call: dict[str, Any] | None = None
+    annotations: list[dict[str, Any]] | None = None
     audio: dict[str, Any] | None = None
-    id: str
     content_parts: list[ChatCompletionContentPartText | ChatCompletionContentPartImage] | None = None
+    function_call: dict[str, Any] | None = None
+    tool_calls: list[dict[str, Any]] | None = None
 
 
 ChatCompletionStoreMessageContentPart: TypeAlias = (

@@ -20,12 +20,12 @@ class ParsedChatCompletion(BaseModel):
     choices: list[Choice]
     created: int
     model: str
+    object: Literal["chat.completion"]
     metadata: dict[str, Any] | None = None
+    moderation: dict[str, Any] | None = None
     service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast"] | None = None
     system_fingerprint: str | None = None
-    object: Literal["chat.completion"]
     usage: dict[str, Any] | None = None
-    moderation: dict[str, Any] | None = None
 
 
 class ParsedChatCompletionMessage(BaseModel):
@@ -33,15 +33,15 @@ class ParsedChatCompletionMessage(BaseModel):
 
     content: str | None
     refusal: str | None
-    tool_calls: list[ParsedFunctionToolCall | dict[str, Any]] | None = None
-    annotations: list[dict[str, Any]] | None = None
     role: Literal["assistant"]
-    function_call: dict[str, Any] | None = None
+    annotations: list[dict[str, Any]] | None = None
     audio: dict[str, Any] | None = None
+    function_call: dict[str, Any] | None = None
+    tool_calls: list[ParsedFunctionToolCall | dict[str, Any]] | None = None
 
 
 class ParsedChoice(BaseModel):
     finish_reason: Literal["stop", "length", "tool_calls", "content_filter", "function_call"]
     index: int
-    message: ChatCompletionMessage
     logprobs: dict[str, Any] | None
+    message: ChatCompletionMessage

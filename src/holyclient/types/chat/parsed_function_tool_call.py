@@ -19,5 +19,5 @@ class ParsedFunctionToolCall(BaseModel):
     """A call to a function tool created by the model."""
 
     id: str
-    type: Literal["function"]
     function: Function
+    type: Literal["function"]

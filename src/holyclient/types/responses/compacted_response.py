@@ -13,9 +13,9 @@ __all__ = ["CompactedResponse", "Image"]
 
 class CompactedResponse(BaseModel):
     id: str
+    created_at: int
     object: Literal["response.compaction"]
     output: list[Any]
-    created_at: int
     usage: ResponseUsage
 
 

@@ -25,8 +25,8 @@ __all__ = [
 class Click(BaseModel):
     """A click action."""
 
-    type: Literal["click"]
     button: Literal["left", "right", "wheel", "back", "forward"]
+    type: Literal["click"]
     x: int
     y: int
     keys: list[str] | None = None
@@ -35,17 +35,17 @@ class Click(BaseModel):
 class DoubleClick(BaseModel):
     """A double click action."""
 
+    keys: list[str] | None
     type: Literal["double_click"]
     x: int
     y: int
-    keys: list[str] | None
 
 
 class Drag(BaseModel):
     """A drag action."""
 
-    type: Literal["drag"]
     path: list[dict[str, Any]]
+    type: Literal["drag"]
     keys: list[str] | None = None
 
 
@@ -59,8 +59,8 @@ class DragPath(BaseModel):
 class Keypress(BaseModel):
     """A collection of keypresses the model would like to perform."""
 
-    type: Literal["keypress"]
     keys: list[str]
+    type: Literal["keypress"]
 
 
 class Move(BaseModel):
@@ -81,19 +81,19 @@ class Screenshot(BaseModel):
 class Scroll(BaseModel):
     """A scroll action."""
 
+    scroll_x: int
+    scroll_y: int
     type: Literal["scroll"]
     x: int
     y: int
-    scroll_x: int
-    scroll_y: int
     keys: list[str] | None = None
 
 
 class Type(BaseModel):
     """An action to type in text."""
 
-    type: Literal["type"]
     text: str
+    type: Literal["type"]
 
 
 class Wait(BaseModel):

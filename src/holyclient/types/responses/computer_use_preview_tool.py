@@ -13,7 +13,7 @@ __all__ = ["ComputerUsePreviewTool"]
 class ComputerUsePreviewTool(BaseModel):
     """A tool that controls a virtual computer. Learn more about the [computer tool](https://platform.openai.com/docs/guides/tools-computer-use)."""
 
-    type: Literal["computer_use_preview"]
-    environment: Literal["windows", "mac", "linux", "ubuntu", "browser"]
-    display_width: int
     display_height: int
+    display_width: int
+    environment: Literal["windows", "mac", "linux", "ubuntu", "browser"]
+    type: Literal["computer_use_preview"]

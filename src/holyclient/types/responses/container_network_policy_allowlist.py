@@ -12,6 +12,6 @@ __all__ = ["ContainerNetworkPolicyAllowlist"]
 
 
 class ContainerNetworkPolicyAllowlist(BaseModel):
-    type: Literal["allowlist"]
     allowed_domains: list[str]
+    type: Literal["allowlist"]
     domain_secrets: list[ContainerNetworkPolicyDomainSecret] | None = None

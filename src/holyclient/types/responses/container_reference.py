@@ -11,5 +11,5 @@ __all__ = ["ContainerReference"]
 
 
 class ContainerReference(BaseModel):
-    type: Literal["container_reference"]
     container_id: str
+    type: Literal["container_reference"]

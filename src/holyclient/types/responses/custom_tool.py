@@ -14,9 +14,9 @@ __all__ = ["CustomTool"]
 class CustomTool(BaseModel):
     """A custom tool that processes input using a specified format. Learn more about   [custom tools](/docs/guides/function-calling#custom-tools)"""
 
-    type: Literal["custom"]
     name: str
+    type: Literal["custom"]
+    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
+    defer_loading: bool | None = None
     description: str | None = None
     format: CustomToolInputFormat | None = None
-    defer_loading: bool | None = None
-    allowed_callers: list[Literal["direct", "programmatic"]] | None = None

@@ -17,15 +17,15 @@ class FileSearchTool(BaseModel):
 
     type: Literal["file_search"]
     vector_store_ids: list[str]
+    filters: Filters | None = None
     max_num_results: int | None = None
     ranking_options: RankingOptions | None = None
-    filters: Filters | None = None
 
 
 class RankingOptions(BaseModel):
+    hybrid_search: RankingOptionsHybridSearch | None = None
     ranker: Literal["auto", "default-2024-11-15"] | None = None
     score_threshold: float | None = None
-    hybrid_search: RankingOptionsHybridSearch | None = None
 
 
 class RankingOptionsHybridSearch(BaseModel):

@@ -17,8 +17,8 @@ class FunctionShellTool(BaseModel):
     """A tool that allows the model to execute shell commands."""
 
     type: Literal["shell"]
-    environment: Environment | None = None
     allowed_callers: list[Literal["direct", "programmatic"]] | None = None
+    environment: Environment | None = None
 
 
 Environment: TypeAlias = ContainerAuto | LocalEnvironment | ContainerReference

@@ -12,7 +12,7 @@ __all__ = ["InlineSkill"]
 
 
 class InlineSkill(BaseModel):
-    type: Literal["inline"]
-    name: str
     description: str
+    name: str
     source: InlineSkillSource
+    type: Literal["inline"]

@@ -13,6 +13,6 @@ __all__ = ["InlineSkillSource"]
 class InlineSkillSource(BaseModel):
     """Inline skill payload"""
 
-    type: Literal["base64"]
-    media_type: Literal["application/zip"]
     data: str
+    media_type: Literal["application/zip"]
+    type: Literal["base64"]

@@ -11,5 +11,5 @@ __all__ = ["InputTokenCountResponse"]
 
 
 class InputTokenCountResponse(BaseModel):
-    object: Literal["response.input_tokens"]
     input_tokens: int
+    object: Literal["response.input_tokens"]

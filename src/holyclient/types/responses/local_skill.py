@@ -9,6 +9,6 @@ __all__ = ["LocalSkill"]
 
 
 class LocalSkill(BaseModel):
-    name: str
     description: str
+    name: str
     path: str

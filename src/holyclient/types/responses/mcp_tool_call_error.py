@@ -11,20 +11,20 @@ __all__ = ["HTTPError", "McpProtocolError", "McpToolCallError", "McpToolExecutio
 
 
 class HTTPError(BaseModel):
-    type: Literal["http_error"]
     code: int
     message: str
+    type: Literal["http_error"]
 
 
 class McpProtocolError(BaseModel):
-    type: Literal["mcp_protocol_error"]
     code: int
     message: str
+    type: Literal["mcp_protocol_error"]
 
 
 class McpToolExecutionError(BaseModel):
-    type: Literal["mcp_tool_execution_error"]
     content: Any
+    type: Literal["mcp_tool_execution_error"]
 
 
 McpToolCallError: TypeAlias = McpProtocolError | McpToolExecutionError | HTTPError

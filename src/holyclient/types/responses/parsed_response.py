@@ -47,15 +47,12 @@ __all__ = [
 
 
 class ParsedResponse(BaseModel):
+    id: str
+    created_at: float
+    error: dict[str, Any] | None
+    incomplete_details: dict[str, Any] | None
+    instructions: str | list[Any] | None
     metadata: dict[str, Any] | None
-    top_logprobs: int | None = None
-    temperature: float | None
-    top_p: float | None
-    user: str | None = None
-    safety_identifier: str | None = None
-    prompt_cache_key: str | None = None
-    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
-    previous_response_id: str | None = None
     model: (
         str
         | Literal[
@@ -165,43 +162,46 @@ class ParsedResponse(BaseModel):
             "gpt-5.6-cyber",
         ]
     )
-    background: bool | None = None
-    max_tool_calls: int | None = None
-    text: dict[str, Any] | None = None
-    tools: list[dict[str, Any]]
-    tool_choice: Literal["none", "auto", "required"] | dict[str, Any]
-    prompt: dict[str, Any] | None = None
-    service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None = None
-    truncation: Literal["auto", "disabled"] | None = None
-    id: str
     object: Literal["response"]
-    status: Literal["completed", "failed", "in_progress", "cancelled", "queued", "incomplete"] | None = None
-    created_at: float
-    completed_at: float | None = None
-    error: dict[str, Any] | None
-    incomplete_details: dict[str, Any] | None
     output: list[ParsedResponseOutputItem]
-    reasoning: dict[str, Any] | None = None
-    instructions: str | list[Any] | None
-    output_text: str | None = None
-    usage: dict[str, Any] | None = None
-    prompt_cache_options: dict[str, Any] | None = None
-    moderation: dict[str, Any] | None = None
     parallel_tool_calls: bool
+    temperature: float | None
+    tool_choice: Literal["none", "auto", "required"] | dict[str, Any]
+    tools: list[dict[str, Any]]
+    top_p: float | None
+    background: bool | None = None
+    completed_at: float | None = None
     conversation: dict[str, Any] | None = None
     max_output_tokens: int | None = None
+    max_tool_calls: int | None = None
+    moderation: dict[str, Any] | None = None
+    output_text: str | None = None
+    previous_response_id: str | None = None
+    prompt: dict[str, Any] | None = None
+    prompt_cache_key: str | None = None
+    prompt_cache_options: dict[str, Any] | None = None
+    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
+    reasoning: dict[str, Any] | None = None
+    safety_identifier: str | None = None
+    service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None = None
+    status: Literal["completed", "failed", "in_progress", "cancelled", "queued", "incomplete"] | None = None
+    text: dict[str, Any] | None = None
+    top_logprobs: int | None = None
+    truncation: Literal["auto", "disabled"] | None = None
+    usage: dict[str, Any] | None = None
+    user: str | None = None
 
 
 class ParsedResponseFunctionToolCall(BaseModel):
     """A tool call to run a function. See the  [function calling guide](/docs/guides/function-calling) for more information."""
 
-    id: str | None = None
-    type: Literal["function_call"]
+    arguments: str
     call_id: str
+    name: str
+    type: Literal["function_call"]
+    id: str | None = None
     caller: dict[str, Any] | None = None
     namespace: str | None = None
-    name: str
-    arguments: str
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
@@ -209,20 +209,20 @@ class ParsedResponseOutputMessage(BaseModel):
     """An output message from the model."""
 
     id: str
-    type: Literal["message"]
-    role: Literal["assistant"]
     content: list[ParsedContent]
-    phase: Literal["commentary", "final_answer"] | None = None
+    role: Literal["assistant"]
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["message"]
+    phase: Literal["commentary", "final_answer"] | None = None
 
 
 class ParsedResponseOutputText(BaseModel):
     """A text output from the model."""
 
-    type: Literal["output_text"]
-    text: str
     annotations: list[dict[str, Any]]
     logprobs: list[dict[str, Any]]
+    text: str
+    type: Literal["output_text"]
 
 
 ParsedContent: TypeAlias = ParsedResponseOutputText | ResponseOutputRefusal

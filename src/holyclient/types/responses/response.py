@@ -73,39 +73,39 @@ class Moderation(BaseModel):
 class ModerationInputError(BaseModel):
     """An error produced while attempting moderation for the response input or output."""
 
-    type: Literal["error"]
     code: str
     message: str
+    type: Literal["error"]
 
 
 class ModerationInputModerationResult(BaseModel):
     """A moderation result produced for the response input or output."""
 
-    type: Literal["moderation_result"]
-    model: str
-    flagged: bool
     categories: dict[str, Any]
-    category_scores: dict[str, Any]
     category_applied_input_types: dict[str, Any]
+    category_scores: dict[str, Any]
+    flagged: bool
+    model: str
+    type: Literal["moderation_result"]
 
 
 class ModerationOutputError(BaseModel):
     """An error produced while attempting moderation for the response input or output."""
 
-    type: Literal["error"]
     code: str
     message: str
+    type: Literal["error"]
 
 
 class ModerationOutputModerationResult(BaseModel):
     """A moderation result produced for the response input or output."""
 
-    type: Literal["moderation_result"]
-    model: str
-    flagged: bool
     categories: dict[str, Any]
-    category_scores: dict[str, Any]
     category_applied_input_types: dict[str, Any]
+    category_scores: dict[str, Any]
+    flagged: bool
+    model: str
+    type: Literal["moderation_result"]
 
 
 class PromptCacheDiagnosticsCacheHit(BaseModel):
@@ -133,8 +133,8 @@ class PromptCacheDiagnosticsUnavailable(BaseModel):
 class PromptCacheOptions(BaseModel):
     """The prompt-caching options that were applied to the response. Supported for `gpt-5.6` and later models."""
 
-    ttl: Literal["30m"]
     mode: Literal["implicit", "explicit"]
+    ttl: Literal["30m"]
 
 
 class ToolChoiceSpecificProgrammaticToolCallingParam(BaseModel):
@@ -156,8 +156,8 @@ class ToolUsageImageGenCachedTokensDetails(BaseModel):
 class ToolUsageImageGenInputTokensDetails(BaseModel):
     """The input tokens detailed information for the image generation."""
 
-    text_tokens: int
     image_tokens: int
+    text_tokens: int
 
 
 class ToolUsageImageGenOutputTokensDetails(BaseModel):

@@ -24,42 +24,42 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class OperationCreateFile(BaseModel):
     """Instruction describing how to create a file via the apply_patch tool."""
 
-    type: Literal["create_file"]
-    path: str
     diff: str
+    path: str
+    type: Literal["create_file"]
 
 
 class OperationDeleteFile(BaseModel):
     """Instruction describing how to delete a file via the apply_patch tool."""
 
-    type: Literal["delete_file"]
     path: str
+    type: Literal["delete_file"]
 
 
 class OperationUpdateFile(BaseModel):
     """Instruction describing how to update a file via the apply_patch tool."""
 
-    type: Literal["update_file"]
-    path: str
     diff: str
+    path: str
+    type: Literal["update_file"]
 
 
 class ResponseApplyPatchToolCall(BaseModel):
     """A tool call that applies file diffs by creating, deleting, or updating files."""
 
-    type: Literal["apply_patch_call"]
     id: str
     call_id: str
-    caller: Caller | None = None
-    status: Literal["in_progress", "completed"]
     operation: Operation
+    status: Literal["in_progress", "completed"]
+    type: Literal["apply_patch_call"]
+    caller: Caller | None = None
     created_by: str | None = None
 
 

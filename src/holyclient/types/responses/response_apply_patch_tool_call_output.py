@@ -15,20 +15,20 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ResponseApplyPatchToolCallOutput(BaseModel):
     """The output emitted by an apply patch tool call."""
 
-    type: Literal["apply_patch_call_output"]
     id: str
     call_id: str
-    caller: Caller | None = None
     status: Literal["completed", "failed"]
-    output: str | None = None
+    type: Literal["apply_patch_call_output"]
+    caller: Caller | None = None
     created_by: str | None = None
+    output: str | None = None
 
 
 Caller: TypeAlias = CallerDirect | CallerProgram

@@ -13,6 +13,6 @@ __all__ = ["ResponseAudioDeltaEvent"]
 class ResponseAudioDeltaEvent(BaseModel):
     """Emitted when there is a partial audio response."""
 
-    type: Literal["response.audio.delta"]
-    sequence_number: int
     delta: str
+    sequence_number: int
+    type: Literal["response.audio.delta"]

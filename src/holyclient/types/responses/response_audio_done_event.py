@@ -13,5 +13,5 @@ __all__ = ["ResponseAudioDoneEvent"]
 class ResponseAudioDoneEvent(BaseModel):
     """Emitted when the audio response is complete."""
 
-    type: Literal["response.audio.done"]
     sequence_number: int
+    type: Literal["response.audio.done"]

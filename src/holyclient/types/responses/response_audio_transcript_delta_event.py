@@ -13,6 +13,6 @@ __all__ = ["ResponseAudioTranscriptDeltaEvent"]
 class ResponseAudioTranscriptDeltaEvent(BaseModel):
     """Emitted when there is a partial transcript of audio."""
 
-    type: Literal["response.audio.transcript.delta"]
     delta: str
     sequence_number: int
+    type: Literal["response.audio.transcript.delta"]

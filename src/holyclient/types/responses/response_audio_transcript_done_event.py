@@ -13,5 +13,5 @@ __all__ = ["ResponseAudioTranscriptDoneEvent"]
 class ResponseAudioTranscriptDoneEvent(BaseModel):
     """Emitted when the full audio transcript is completed."""
 
-    type: Literal["response.audio.transcript.done"]
     sequence_number: int
+    type: Literal["response.audio.transcript.done"]

@@ -13,8 +13,8 @@ __all__ = ["ResponseCodeInterpreterCallCodeDeltaEvent"]
 class ResponseCodeInterpreterCallCodeDeltaEvent(BaseModel):
     """Emitted when a partial code snippet is streamed by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.delta"]
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.delta"]

@@ -13,8 +13,8 @@ __all__ = ["ResponseCodeInterpreterCallCodeDoneEvent"]
 class ResponseCodeInterpreterCallCodeDoneEvent(BaseModel):
     """Emitted when the code snippet is finalized by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.done"]
-    output_index: int
-    item_id: str
     code: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.done"]

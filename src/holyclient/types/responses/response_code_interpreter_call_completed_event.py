@@ -13,7 +13,7 @@ __all__ = ["ResponseCodeInterpreterCallCompletedEvent"]
 class ResponseCodeInterpreterCallCompletedEvent(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]

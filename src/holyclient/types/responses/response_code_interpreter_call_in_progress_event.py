@@ -13,7 +13,7 @@ __all__ = ["ResponseCodeInterpreterCallInProgressEvent"]
 class ResponseCodeInterpreterCallInProgressEvent(BaseModel):
     """Emitted when a code interpreter call is in progress."""
 
-    type: Literal["response.code_interpreter_call.in_progress"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.in_progress"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseCodeInterpreterCallInterpretingEvent"]
 class ResponseCodeInterpreterCallInterpretingEvent(BaseModel):
     """Emitted when the code interpreter is actively interpreting the code snippet."""
 
-    type: Literal["response.code_interpreter_call.interpreting"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.interpreting"]

@@ -20,19 +20,19 @@ class OutputImage(BaseModel):
 class OutputLogs(BaseModel):
     """The logs output from the code interpreter."""
 
-    type: Literal["logs"]
     logs: str
+    type: Literal["logs"]
 
 
 class ResponseCodeInterpreterToolCall(BaseModel):
     """A tool call to run code."""
 
-    type: Literal["code_interpreter_call"]
     id: str
-    status: Literal["in_progress", "completed", "incomplete", "interpreting", "failed"]
-    container_id: str
     code: str | None
+    container_id: str
     outputs: list[Output] | None
+    status: Literal["in_progress", "completed", "incomplete", "interpreting", "failed"]
+    type: Literal["code_interpreter_call"]
 
 
 Output: TypeAlias = OutputLogs | OutputImage

@@ -28,8 +28,8 @@ __all__ = [
 class ActionClick(BaseModel):
     """A click action."""
 
-    type: Literal["click"]
     button: Literal["left", "right", "wheel", "back", "forward"]
+    type: Literal["click"]
     x: int
     y: int
     keys: list[str] | None = None
@@ -38,17 +38,17 @@ class ActionClick(BaseModel):
 class ActionDoubleClick(BaseModel):
     """A double click action."""
 
+    keys: list[str] | None
     type: Literal["double_click"]
     x: int
     y: int
-    keys: list[str] | None
 
 
 class ActionDrag(BaseModel):
     """A drag action."""
 
-    type: Literal["drag"]
     path: list[dict[str, Any]]
+    type: Literal["drag"]
     keys: list[str] | None = None
 
 
@@ -62,8 +62,8 @@ class ActionDragPath(BaseModel):
 class ActionKeypress(BaseModel):
     """A collection of keypresses the model would like to perform."""
 
-    type: Literal["keypress"]
     keys: list[str]
+    type: Literal["keypress"]
 
 
 class ActionMove(BaseModel):
@@ -84,19 +84,19 @@ class ActionScreenshot(BaseModel):
 class ActionScroll(BaseModel):
     """A scroll action."""
 
+    scroll_x: int
+    scroll_y: int
     type: Literal["scroll"]
     x: int
     y: int
-    scroll_x: int
-    scroll_y: int
     keys: list[str] | None = None
 
 
 class ActionType(BaseModel):
     """An action to type in text."""
 
-    type: Literal["type"]
     text: str
+    type: Literal["type"]
 
 
 class ActionWait(BaseModel):
@@ -116,9 +116,11 @@ class PendingSafetyCheck(BaseModel):
 class ResponseComputerToolCall(BaseModel):
     """A tool call to a computer use tool. See the [computer use guide](/docs/guides/tools-computer-use) for more information."""
 
-    type: Literal["computer_call"]
     id: str
     call_id: str
+    pending_safety_checks: list[PendingSafetyCheck]
+    status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["computer_call"]
     action: (
         ActionClick
         | ActionDoubleClick
@@ -131,8 +133,6 @@ class ResponseComputerToolCall(BaseModel):
         | None
     ) = None
     actions: ComputerActionList | None = None
-    pending_safety_checks: list[PendingSafetyCheck]
-    status: Literal["in_progress", "completed", "incomplete"]
 
 
 Action: TypeAlias = Any

@@ -20,10 +20,10 @@ class AcknowledgedSafetyCheck(BaseModel):
 
 
 class ResponseComputerToolCallOutputItem(BaseModel):
-    type: Literal["computer_call_output"]
     id: str
     call_id: str
-    acknowledged_safety_checks: list[AcknowledgedSafetyCheck] | None = None
     output: ResponseComputerToolCallOutputScreenshot
     status: Literal["completed", "incomplete", "failed"]
+    type: Literal["computer_call_output"]
+    acknowledged_safety_checks: list[AcknowledgedSafetyCheck] | None = None
     created_by: str | None = None

@@ -14,5 +14,5 @@ class ResponseComputerToolCallOutputScreenshot(BaseModel):
     """A computer screenshot image used with the computer use tool."""
 
     type: Literal["computer_screenshot"]
-    image_url: str | None = None
     file_id: str | None = None
+    image_url: str | None = None

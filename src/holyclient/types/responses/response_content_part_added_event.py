@@ -14,8 +14,8 @@ __all__ = ["Part", "PartReasoningText", "ResponseContentPartAddedEvent"]
 class PartReasoningText(BaseModel):
     """The summary part that was added."""
 
-    type: Literal["summary_text"]
     text: str
+    type: Literal["summary_text"]
 
 
 Part: TypeAlias = Any

@@ -14,8 +14,8 @@ __all__ = ["Part", "PartReasoningText", "ResponseContentPartDoneEvent"]
 class PartReasoningText(BaseModel):
     """The completed summary part."""
 
-    type: Literal["summary_text"]
     text: str
+    type: Literal["summary_text"]
 
 
 Part: TypeAlias = Any

@@ -15,20 +15,20 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ResponseCustomToolCall(BaseModel):
     """A call to a custom tool created by the model."""
 
+    call_id: str
+    input: str
+    name: str
     type: Literal["custom_tool_call"]
     id: str | None = None
-    call_id: str
     caller: Caller | None = None
     namespace: str | None = None
-    name: str
-    input: str
 
 
 Caller: TypeAlias = CallerDirect | CallerProgram

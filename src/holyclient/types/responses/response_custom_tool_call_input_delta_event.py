@@ -13,8 +13,8 @@ __all__ = ["ResponseCustomToolCallInputDeltaEvent"]
 class ResponseCustomToolCallInputDeltaEvent(BaseModel):
     """Event representing a delta (partial update) to the input of a custom tool call."""
 
-    type: Literal["response.custom_tool_call_input.delta"]
-    sequence_number: int
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.custom_tool_call_input.delta"]

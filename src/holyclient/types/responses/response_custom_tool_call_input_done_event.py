@@ -13,8 +13,8 @@ __all__ = ["ResponseCustomToolCallInputDoneEvent"]
 class ResponseCustomToolCallInputDoneEvent(BaseModel):
     """Event indicating that input for a custom tool call is complete."""
 
-    type: Literal["response.custom_tool_call_input.done"]
-    sequence_number: int
-    output_index: int
-    item_id: str
     input: str
+    item_id: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.custom_tool_call_input.done"]

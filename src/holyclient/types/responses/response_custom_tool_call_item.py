@@ -11,12 +11,12 @@ __all__ = ["ResponseCustomToolCallItem"]
 
 
 class ResponseCustomToolCallItem(BaseModel):
-    type: Literal["custom_tool_call"]
     id: str
     call_id: str
-    caller: dict[str, Any] | None = None
-    namespace: str | None = None
-    name: str
     input: str
+    name: str
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["custom_tool_call"]
+    caller: dict[str, Any] | None = None
     created_by: str | None = None
+    namespace: str | None = None

@@ -24,18 +24,18 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ResponseCustomToolCallOutput(BaseModel):
     """The output of a custom tool call from your code, being sent back to the model."""
 
+    call_id: str
+    output: str | list[ResponseInputText | ResponseInputImage | ResponseInputFile]
     type: Literal["custom_tool_call_output"]
     id: str | None = None
-    call_id: str
     caller: dict[str, Any] | None = None
-    output: str | list[ResponseInputText | ResponseInputImage | ResponseInputFile]
 
 
 Caller: TypeAlias = CallerDirect | CallerProgram

@@ -11,10 +11,10 @@ __all__ = ["ResponseCustomToolCallOutputItem"]
 
 
 class ResponseCustomToolCallOutputItem(BaseModel):
-    type: Literal["custom_tool_call_output"]
     id: str
     call_id: str
-    caller: dict[str, Any] | None = None
     output: str | list[dict[str, Any]]
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["custom_tool_call_output"]
+    caller: dict[str, Any] | None = None
     created_by: str | None = None

@@ -13,7 +13,7 @@ __all__ = ["ResponseFileSearchCallCompletedEvent"]
 class ResponseFileSearchCallCompletedEvent(BaseModel):
     """Emitted when a file search call is completed (results found)."""
 
-    type: Literal["response.file_search_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.file_search_call.completed"]

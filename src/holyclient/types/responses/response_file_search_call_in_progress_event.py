@@ -13,7 +13,7 @@ __all__ = ["ResponseFileSearchCallInProgressEvent"]
 class ResponseFileSearchCallInProgressEvent(BaseModel):
     """Emitted when a file search call is initiated."""
 
-    type: Literal["response.file_search_call.in_progress"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.file_search_call.in_progress"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseFileSearchCallSearchingEvent"]
 class ResponseFileSearchCallSearchingEvent(BaseModel):
     """Emitted when a file search is currently searching."""
 
-    type: Literal["response.file_search_call.searching"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.file_search_call.searching"]

@@ -14,15 +14,15 @@ class ResponseFileSearchToolCall(BaseModel):
     """The results of a file search tool call. See the [file search guide](/docs/guides/tools-file-search) for more information."""
 
     id: str
-    type: Literal["file_search_call"]
-    status: Literal["in_progress", "searching", "completed", "incomplete", "failed"]
     queries: list[str]
+    status: Literal["in_progress", "searching", "completed", "incomplete", "failed"]
+    type: Literal["file_search_call"]
     results: list[Result] | None = None
 
 
 class Result(BaseModel):
-    file_id: str | None = None
-    text: str | None = None
-    filename: str | None = None
     attributes: dict[str, Any] | None = None
+    file_id: str | None = None
+    filename: str | None = None
     score: float | None = None
+    text: str | None = None

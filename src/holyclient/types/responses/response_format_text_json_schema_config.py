@@ -15,8 +15,8 @@ __all__ = ["ResponseFormatTextJSONSchemaConfig"]
 class ResponseFormatTextJSONSchemaConfig(BaseModel):
     """JSON Schema response format. Used to generate structured JSON responses. Learn more about [Structured Outputs](/docs/guides/structured-outputs)."""
 
-    type: Literal["json_schema"]
-    description: str | None = None
     name: str
     schema_: dict[str, Any] = Field(alias="schema")
+    type: Literal["json_schema"]
+    description: str | None = None
     strict: bool | None = None

@@ -13,8 +13,8 @@ __all__ = ["Outcome", "OutcomeExit", "OutcomeTimeout", "ResponseFunctionShellCal
 class OutcomeExit(BaseModel):
     """Indicates that the shell commands finished and returned an exit code."""
 
-    type: Literal["exit"]
     exit_code: int
+    type: Literal["exit"]
 
 
 class OutcomeTimeout(BaseModel):
@@ -26,9 +26,9 @@ class OutcomeTimeout(BaseModel):
 class ResponseFunctionShellCallOutputContent(BaseModel):
     """Captured stdout and stderr for a portion of a shell tool call output."""
 
-    stdout: str
-    stderr: str
     outcome: dict[str, Any]
+    stderr: str
+    stdout: str
 
 
 Outcome: TypeAlias = OutcomeTimeout | OutcomeExit

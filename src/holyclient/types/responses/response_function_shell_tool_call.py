@@ -22,8 +22,8 @@ class Action(BaseModel):
     """Execute a shell command."""
 
     commands: list[str]
-    timeout_ms: int | None
     max_output_length: int | None
+    timeout_ms: int | None
 
 
 class CallerDirect(BaseModel):
@@ -31,20 +31,20 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ResponseFunctionShellToolCall(BaseModel):
     """A tool call that executes one or more shell commands in a managed environment."""
 
-    type: Literal["shell_call"]
     id: str
-    call_id: str
-    caller: Caller | None = None
     action: Action
-    status: Literal["in_progress", "completed", "incomplete"]
+    call_id: str
     environment: ResponseLocalEnvironment | dict[str, Any] | None
+    status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["shell_call"]
+    caller: Caller | None = None
     created_by: str | None = None
 
 

@@ -24,24 +24,24 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class Output(BaseModel):
     """The content of a shell tool call output that was emitted."""
 
-    stdout: str
-    stderr: str
     outcome: OutputOutcome
+    stderr: str
+    stdout: str
     created_by: str | None = None
 
 
 class OutputOutcomeExit(BaseModel):
     """Indicates that the shell commands finished and returned an exit code."""
 
-    type: Literal["exit"]
     exit_code: int
+    type: Literal["exit"]
 
 
 class OutputOutcomeTimeout(BaseModel):
@@ -53,13 +53,13 @@ class OutputOutcomeTimeout(BaseModel):
 class ResponseFunctionShellToolCallOutput(BaseModel):
     """The output of a shell tool call that was emitted."""
 
-    type: Literal["shell_call_output"]
     id: str
     call_id: str
-    caller: Caller | None = None
-    status: Literal["in_progress", "completed", "incomplete"]
-    output: list[Output]
     max_output_length: int | None
+    output: list[Output]
+    status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["shell_call_output"]
+    caller: Caller | None = None
     created_by: str | None = None
 
 

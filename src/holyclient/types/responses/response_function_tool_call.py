@@ -16,8 +16,8 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 Caller: TypeAlias = CallerDirect | CallerProgram

@@ -12,11 +12,11 @@ __all__ = ["ResponseFunctionToolCallItem"]
 
 class ResponseFunctionToolCallItem(BaseModel):
     id: str
-    type: Literal["function_call"]
-    call_id: str
-    caller: dict[str, Any] | None = None
-    namespace: str | None = None
-    name: str
     arguments: str
+    call_id: str
+    name: str
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["function_call"]
+    caller: dict[str, Any] | None = None
     created_by: str | None = None
+    namespace: str | None = None

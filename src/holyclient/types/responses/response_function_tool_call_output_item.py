@@ -24,20 +24,20 @@ class CallerDirect(BaseModel):
 
 
 class CallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ResponseFunctionToolCallOutputItem(BaseModel):
     id: str
-    type: Literal["function_call_output"]
-    call_id: str | None = None
-    name: str | None = None
-    namespace: str | None = None
-    caller: dict[str, Any] | None = None
     output: str | list[ResponseInputText | ResponseInputImage | ResponseInputFile]
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["function_call_output"]
+    call_id: str | None = None
+    caller: dict[str, Any] | None = None
     created_by: str | None = None
+    name: str | None = None
+    namespace: str | None = None
 
 
 Caller: TypeAlias = CallerDirect | CallerProgram

@@ -20,9 +20,9 @@ __all__ = [
 class ActionFind(BaseModel):
     """Action type "find_in_page": Searches for a pattern within a loaded page."""
 
+    pattern: str
     type: Literal["find_in_page"]
     url: str
-    pattern: str
 
 
 class ActionOpenPage(BaseModel):
@@ -36,8 +36,8 @@ class ActionSearch(BaseModel):
     """Action type "search" - Performs a web search query."""
 
     type: Literal["search"]
-    query: str | None = None
     queries: list[str] | None = None
+    query: str | None = None
     sources: list[dict[str, Any]] | None = None
 
 
@@ -52,9 +52,9 @@ class ResponseFunctionWebSearch(BaseModel):
     """The results of a web search tool call. See the [web search guide](/docs/guides/tools-web-search) for more information."""
 
     id: str
-    type: Literal["web_search_call"]
-    status: Literal["in_progress", "searching", "completed", "failed"]
     action: Action
+    status: Literal["in_progress", "searching", "completed", "failed"]
+    type: Literal["web_search_call"]
 
 
 Action: TypeAlias = ActionSearch | ActionOpenPage | ActionFind

@@ -13,7 +13,7 @@ __all__ = ["ResponseImageGenCallCompletedEvent"]
 class ResponseImageGenCallCompletedEvent(BaseModel):
     """Emitted when an image generation tool call has completed and the final image is available."""
 
-    type: Literal["response.image_generation_call.completed"]
+    item_id: str
     output_index: int
     sequence_number: int
-    item_id: str
+    type: Literal["response.image_generation_call.completed"]

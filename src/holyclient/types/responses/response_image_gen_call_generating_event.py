@@ -13,7 +13,7 @@ __all__ = ["ResponseImageGenCallGeneratingEvent"]
 class ResponseImageGenCallGeneratingEvent(BaseModel):
     """Emitted when an image generation tool call is actively generating an image (intermediate state)."""
 
-    type: Literal["response.image_generation_call.generating"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.image_generation_call.generating"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseImageGenCallInProgressEvent"]
 class ResponseImageGenCallInProgressEvent(BaseModel):
     """Emitted when an image generation tool call is in progress."""
 
-    type: Literal["response.image_generation_call.in_progress"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.image_generation_call.in_progress"]

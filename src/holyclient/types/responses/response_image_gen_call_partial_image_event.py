@@ -13,13 +13,13 @@ __all__ = ["ResponseImageGenCallPartialImageEvent"]
 class ResponseImageGenCallPartialImageEvent(BaseModel):
     """Emitted when a partial image is available during image generation streaming."""
 
-    type: Literal["response.image_generation_call.partial_image"]
-    output_index: int
     item_id: str
-    sequence_number: int
-    partial_image_index: int
+    output_index: int
     partial_image_b64: str
-    size: str | None = None
-    quality: str | None = None
+    partial_image_index: int
+    sequence_number: int
+    type: Literal["response.image_generation_call.partial_image"]
     background: str | None = None
     output_format: str | None = None
+    quality: str | None = None
+    size: str | None = None

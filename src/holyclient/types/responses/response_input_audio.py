@@ -18,5 +18,5 @@ class InputAudio(BaseModel):
 class ResponseInputAudio(BaseModel):
     """An audio input to the model."""
 
-    type: Literal["input_audio"]
     input_audio: InputAudio
+    type: Literal["input_audio"]

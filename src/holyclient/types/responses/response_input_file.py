@@ -13,17 +13,17 @@ __all__ = ["PromptCacheBreakpoint", "ResponseInputFile"]
 class PromptCacheBreakpoint(BaseModel):
     """The prompt-caching options that were applied to the response. Supported for `gpt-5.6` and later models."""
 
-    ttl: Literal["30m"]
     mode: Literal["implicit", "explicit"]
+    ttl: Literal["30m"]
 
 
 class ResponseInputFile(BaseModel):
     """A file input to the model."""
 
     type: Literal["input_file"]
-    file_id: str | None = None
-    filename: str | None = None
-    file_data: str | None = None
-    prompt_cache_breakpoint: dict[str, Any] | None = None
-    file_url: str | None = None
     detail: Literal["auto", "low", "high"] | None = None
+    file_data: str | None = None
+    file_id: str | None = None
+    file_url: str | None = None
+    filename: str | None = None
+    prompt_cache_breakpoint: dict[str, Any] | None = None

@@ -14,15 +14,15 @@ __all__ = ["PromptCacheBreakpoint", "ResponseInputImageContent"]
 class PromptCacheBreakpoint(BaseModel):
     """The prompt-caching options that were applied to the response. Supported for `gpt-5.6` and later models."""
 
-    ttl: Literal["30m"]
     mode: Literal["implicit", "explicit"]
+    ttl: Literal["30m"]
 
 
 class ResponseInputImageContent(BaseModel):
     """An image input to the model. Learn about [image inputs](/docs/guides/vision)."""
 
-    type: Literal["input_image"]
-    image_url: str | None = None
-    file_id: str | None = None
     detail: ImageDetail
+    type: Literal["input_image"]
+    file_id: str | None = None
+    image_url: str | None = None
     prompt_cache_breakpoint: dict[str, Any] | None = None

@@ -66,21 +66,21 @@ __all__ = [
 
 
 class AdditionalTools(BaseModel):
-    type: Literal["additional_tools"]
     id: str
     role: Literal["unknown", "user", "assistant", "system", "critic", "discriminator", "developer", "tool"]
     tools: list[Tool]
+    type: Literal["additional_tools"]
 
 
 class ApplyPatchCall(BaseModel):
     """A tool call representing a request to create, delete, or update files using diff patches."""
 
+    call_id: str
+    operation: dict[str, Any]
+    status: Literal["in_progress", "completed"]
     type: Literal["apply_patch_call"]
     id: str | None = None
-    call_id: str
     caller: dict[str, Any] | None = None
-    status: Literal["in_progress", "completed"]
-    operation: dict[str, Any]
 
 
 class ApplyPatchCallCallerDirect(BaseModel):
@@ -88,41 +88,41 @@ class ApplyPatchCallCallerDirect(BaseModel):
 
 
 class ApplyPatchCallCallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ApplyPatchCallOperationCreateFile(BaseModel):
     """Instruction describing how to create a file via the apply_patch tool."""
 
-    type: Literal["create_file"]
-    path: str
     diff: str
+    path: str
+    type: Literal["create_file"]
 
 
 class ApplyPatchCallOperationDeleteFile(BaseModel):
     """Instruction describing how to delete a file via the apply_patch tool."""
 
-    type: Literal["delete_file"]
     path: str
+    type: Literal["delete_file"]
 
 
 class ApplyPatchCallOperationUpdateFile(BaseModel):
     """Instruction describing how to update a file via the apply_patch tool."""
 
-    type: Literal["update_file"]
-    path: str
     diff: str
+    path: str
+    type: Literal["update_file"]
 
 
 class ApplyPatchCallOutput(BaseModel):
     """The streamed output emitted by an apply patch tool call."""
 
+    call_id: str
+    status: Literal["completed", "failed"]
     type: Literal["apply_patch_call_output"]
     id: str | None = None
-    call_id: str
     caller: dict[str, Any] | None = None
-    status: Literal["completed", "failed"]
     output: str | None = None
 
 
@@ -131,24 +131,24 @@ class ApplyPatchCallOutputCallerDirect(BaseModel):
 
 
 class ApplyPatchCallOutputCallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class CompactionTrigger(BaseModel):
     """An internal identifier for an item to reference."""
 
-    type: Literal["item_reference"] | None = None
     id: str
+    type: Literal["item_reference"] | None = None
 
 
 class ComputerCallOutput(BaseModel):
     """The output of a computer tool call."""
 
-    id: str | None = None
     call_id: str
-    type: Literal["computer_call_output"]
     output: ResponseComputerToolCallOutputScreenshot
+    type: Literal["computer_call_output"]
+    id: str | None = None
     acknowledged_safety_checks: list[ComputerCallOutputAcknowledgedSafetyCheck] | None = None
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
@@ -164,13 +164,13 @@ class ComputerCallOutputAcknowledgedSafetyCheck(BaseModel):
 class FunctionCallOutput(BaseModel):
     """The output of a function tool call."""
 
+    output: str | list[dict[str, Any]]
+    type: Literal["function_call_output"]
     id: str | None = None
     call_id: str | None = None
-    type: Literal["function_call_output"]
-    output: str | list[dict[str, Any]]
+    caller: dict[str, Any] | None = None
     name: str | None = None
     namespace: str | None = None
-    caller: dict[str, Any] | None = None
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
@@ -179,8 +179,8 @@ class FunctionCallOutputCallerDirect(BaseModel):
 
 
 class FunctionCallOutputCallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ImageGenerationCall(BaseModel):
@@ -190,10 +190,10 @@ class ImageGenerationCall(BaseModel):
 class ImageGenerationCallError(BaseModel):
     """Details of the transcription error."""
 
-    type: str | None = None
     code: str | None = None
     message: str | None = None
     param: str | None = None
+    type: str | None = None
 
 
 class ImageGenerationCallErrorModerationDetails(BaseModel):
@@ -207,138 +207,138 @@ class ImageGenerationCallSvgUsage(BaseModel):
 class ItemReference(BaseModel):
     """An internal identifier for an item to reference."""
 
-    type: Literal["item_reference"] | None = None
     id: str
+    type: Literal["item_reference"] | None = None
 
 
 class LocalShellCall(BaseModel):
     """A tool call to run a command on the local shell."""
 
-    type: Literal["local_shell_call"]
     id: str
-    call_id: str
     action: LocalShellCallAction
+    call_id: str
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["local_shell_call"]
 
 
 class LocalShellCallAction(BaseModel):
     """Execute a shell command on the server."""
 
-    type: Literal["exec"]
     command: list[str]
-    timeout_ms: int | None = None
-    working_directory: str | None = None
     env: dict[str, Any]
+    type: Literal["exec"]
+    timeout_ms: int | None = None
     user: str | None = None
+    working_directory: str | None = None
 
 
 class LocalShellCallOutput(BaseModel):
     """The output of a local shell tool call."""
 
-    type: Literal["local_shell_call_output"]
     id: str
     output: str
+    type: Literal["local_shell_call_output"]
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
 class McpApprovalRequest(BaseModel):
     """A request for human approval of a tool invocation."""
 
-    type: Literal["mcp_approval_request"]
     id: str
-    server_label: str
-    name: str
     arguments: str
+    name: str
+    server_label: str
+    type: Literal["mcp_approval_request"]
 
 
 class McpApprovalResponse(BaseModel):
     """A response to an MCP approval request."""
 
-    type: Literal["mcp_approval_response"]
-    id: str | None = None
     approval_request_id: str
     approve: bool
+    type: Literal["mcp_approval_response"]
+    id: str | None = None
     reason: str | None = None
 
 
 class McpCall(BaseModel):
     """An invocation of a tool on an MCP server."""
 
-    type: Literal["mcp_call"]
     id: str
-    server_label: str
-    name: str
     arguments: str
-    output: str | None = None
-    error: McpToolCallError | None = None
-    status: Literal["in_progress", "completed", "incomplete", "calling", "failed"] | None = None
+    name: str
+    server_label: str
+    type: Literal["mcp_call"]
     approval_request_id: str | None = None
+    error: McpToolCallError | None = None
+    output: str | None = None
+    status: Literal["in_progress", "completed", "incomplete", "calling", "failed"] | None = None
 
 
 class McpListTools(BaseModel):
     """A list of tools available on an MCP server."""
 
-    type: Literal["mcp_list_tools"]
     id: str
     server_label: str
     tools: list[McpListToolsTool]
+    type: Literal["mcp_list_tools"]
     error: str | None = None
 
 
 class McpListToolsTool(BaseModel):
     """A tool available on an MCP server."""
 
-    name: str
-    description: str | None = None
     input_schema: dict[str, Any]
+    name: str
     annotations: dict[str, Any] | None = None
+    description: str | None = None
 
 
 class Message(BaseModel):
     """A message to or from the model."""
 
-    type: Literal["message"]
     id: str
-    status: Literal["in_progress", "completed", "incomplete"]
-    role: Literal["unknown", "user", "assistant", "system", "critic", "discriminator", "developer", "tool"]
     content: list[dict[str, Any]]
+    role: Literal["unknown", "user", "assistant", "system", "critic", "discriminator", "developer", "tool"]
+    status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["message"]
     phase: Literal["commentary", "final_answer"] | None = None
 
 
 class Program(BaseModel):
-    type: Literal["program"]
     id: str
     call_id: str
     code: str
     fingerprint: str
+    type: Literal["program"]
 
 
 class ProgramOutput(BaseModel):
-    type: Literal["program_output"]
     id: str
     call_id: str
     result: str
     status: Literal["completed", "incomplete"]
+    type: Literal["program_output"]
 
 
 class ShellCall(BaseModel):
     """A tool representing a request to execute one or more shell commands."""
 
-    id: str | None = None
-    call_id: str
-    caller: dict[str, Any] | None = None
-    type: Literal["shell_call"]
     action: dict[str, Any]
-    status: Literal["in_progress", "completed", "incomplete"] | None = None
+    call_id: str
+    type: Literal["shell_call"]
+    id: str | None = None
+    caller: dict[str, Any] | None = None
     environment: ShellCallEnvironment | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
 class ShellCallAction(BaseModel):
     """Execute a shell command."""
 
     commands: list[str]
-    timeout_ms: int | None
     max_output_length: int | None
+    timeout_ms: int | None
 
 
 class ShellCallCallerDirect(BaseModel):
@@ -346,20 +346,20 @@ class ShellCallCallerDirect(BaseModel):
 
 
 class ShellCallCallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ShellCallOutput(BaseModel):
     """The streamed output items emitted by a shell tool call."""
 
-    id: str | None = None
     call_id: str
-    caller: dict[str, Any] | None = None
-    type: Literal["shell_call_output"]
     output: list[ResponseFunctionShellCallOutputContent]
-    status: Literal["in_progress", "completed", "incomplete"] | None = None
+    type: Literal["shell_call_output"]
+    id: str | None = None
+    caller: dict[str, Any] | None = None
     max_output_length: int | None = None
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
 class ShellCallOutputCallerDirect(BaseModel):
@@ -367,17 +367,17 @@ class ShellCallOutputCallerDirect(BaseModel):
 
 
 class ShellCallOutputCallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ToolSearchCall(BaseModel):
-    type: Literal["tool_search_call"]
     id: str
+    arguments: Any
     call_id: str | None
     execution: Literal["server", "client"]
-    arguments: Any
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["tool_search_call"]
     created_by: str | None = None
 
 

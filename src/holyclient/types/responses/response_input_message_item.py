@@ -11,8 +11,8 @@ __all__ = ["ResponseInputMessageItem"]
 
 
 class ResponseInputMessageItem(BaseModel):
-    type: Literal["message"]
-    role: Literal["user", "system", "developer"]
-    status: Literal["in_progress", "completed", "incomplete"] | None = None
-    content: list[dict[str, Any]]
     id: str
+    content: list[dict[str, Any]]
+    role: Literal["user", "system", "developer"]
+    type: Literal["message"]
+    status: Literal["in_progress", "completed", "incomplete"] | None = None

@@ -13,13 +13,13 @@ __all__ = ["PromptCacheBreakpoint", "ResponseInputTextContent"]
 class PromptCacheBreakpoint(BaseModel):
     """The prompt-caching options that were applied to the response. Supported for `gpt-5.6` and later models."""
 
-    ttl: Literal["30m"]
     mode: Literal["implicit", "explicit"]
+    ttl: Literal["30m"]
 
 
 class ResponseInputTextContent(BaseModel):
     """A text input to the model."""
 
-    type: Literal["input_text"]
     text: str
+    type: Literal["input_text"]
     prompt_cache_breakpoint: dict[str, Any] | None = None

@@ -14,8 +14,8 @@ __all__ = ["ResponseItemList"]
 class ResponseItemList(BaseModel):
     """A list of Response items."""
 
-    object: Literal["list"]
     data: list[ResponseItem]
-    has_more: bool
     first_id: str
+    has_more: bool
     last_id: str
+    object: Literal["list"]

@@ -13,8 +13,8 @@ __all__ = ["ResponseMcpCallArgumentsDeltaEvent"]
 class ResponseMcpCallArgumentsDeltaEvent(BaseModel):
     """Emitted when there is a delta (partial update) to the arguments of an MCP tool call."""
 
-    type: Literal["response.mcp_call_arguments.delta"]
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.mcp_call_arguments.delta"]

@@ -13,8 +13,8 @@ __all__ = ["ResponseMcpCallArgumentsDoneEvent"]
 class ResponseMcpCallArgumentsDoneEvent(BaseModel):
     """Emitted when the arguments for an MCP tool call are finalized."""
 
-    type: Literal["response.mcp_call_arguments.done"]
-    output_index: int
-    item_id: str
     arguments: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.mcp_call_arguments.done"]

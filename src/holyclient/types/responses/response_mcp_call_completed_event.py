@@ -13,7 +13,7 @@ __all__ = ["ResponseMcpCallCompletedEvent"]
 class ResponseMcpCallCompletedEvent(BaseModel):
     """Emitted when an MCP  tool call has completed successfully."""
 
-    type: Literal["response.mcp_call.completed"]
     item_id: str
     output_index: int
     sequence_number: int
+    type: Literal["response.mcp_call.completed"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseMcpCallFailedEvent"]
 class ResponseMcpCallFailedEvent(BaseModel):
     """Emitted when an MCP  tool call has failed."""
 
-    type: Literal["response.mcp_call.failed"]
     item_id: str
     output_index: int
     sequence_number: int
+    type: Literal["response.mcp_call.failed"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseMcpCallInProgressEvent"]
 class ResponseMcpCallInProgressEvent(BaseModel):
     """Emitted when an MCP  tool call is in progress."""
 
-    type: Literal["response.mcp_call.in_progress"]
-    sequence_number: int
-    output_index: int
     item_id: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.mcp_call.in_progress"]

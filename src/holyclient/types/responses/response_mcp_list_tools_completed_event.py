@@ -13,7 +13,7 @@ __all__ = ["ResponseMcpListToolsCompletedEvent"]
 class ResponseMcpListToolsCompletedEvent(BaseModel):
     """Emitted when the list of available MCP tools has been successfully retrieved."""
 
-    type: Literal["response.mcp_list_tools.completed"]
     item_id: str
     output_index: int
     sequence_number: int
+    type: Literal["response.mcp_list_tools.completed"]

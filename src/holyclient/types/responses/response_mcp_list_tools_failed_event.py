@@ -13,7 +13,7 @@ __all__ = ["ResponseMcpListToolsFailedEvent"]
 class ResponseMcpListToolsFailedEvent(BaseModel):
     """Emitted when the attempt to list available MCP tools has failed."""
 
-    type: Literal["response.mcp_list_tools.failed"]
     item_id: str
     output_index: int
     sequence_number: int
+    type: Literal["response.mcp_list_tools.failed"]

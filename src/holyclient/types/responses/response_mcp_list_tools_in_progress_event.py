@@ -13,7 +13,7 @@ __all__ = ["ResponseMcpListToolsInProgressEvent"]
 class ResponseMcpListToolsInProgressEvent(BaseModel):
     """Emitted when the system is in the process of retrieving the list of available MCP tools."""
 
-    type: Literal["response.mcp_list_tools.in_progress"]
     item_id: str
     output_index: int
     sequence_number: int
+    type: Literal["response.mcp_list_tools.in_progress"]

@@ -31,10 +31,10 @@ __all__ = [
 
 
 class AdditionalTools(BaseModel):
-    type: Literal["additional_tools"]
     id: str
     role: Literal["unknown", "user", "assistant", "system", "critic", "discriminator", "developer", "tool"]
     tools: list[Tool]
+    type: Literal["additional_tools"]
 
 
 class ImageGenerationCall(BaseModel):
@@ -59,97 +59,97 @@ class ImageGenerationCallSvgUsage(BaseModel):
 class LocalShellCall(BaseModel):
     """A tool call to run a command on the local shell."""
 
-    type: Literal["local_shell_call"]
     id: str
-    call_id: str
     action: LocalShellCallAction
+    call_id: str
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["local_shell_call"]
 
 
 class LocalShellCallAction(BaseModel):
     """Execute a shell command on the server."""
 
-    type: Literal["exec"]
     command: list[str]
-    timeout_ms: int | None = None
-    working_directory: str | None = None
     env: dict[str, Any]
+    type: Literal["exec"]
+    timeout_ms: int | None = None
     user: str | None = None
+    working_directory: str | None = None
 
 
 class LocalShellCallOutput(BaseModel):
     """The output of a local shell tool call."""
 
-    type: Literal["local_shell_call_output"]
     id: str
     output: str
+    type: Literal["local_shell_call_output"]
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
 class McpApprovalRequest(BaseModel):
     """A request for human approval of a tool invocation."""
 
-    type: Literal["mcp_approval_request"]
     id: str
-    server_label: str
-    name: str
     arguments: str
+    name: str
+    server_label: str
+    type: Literal["mcp_approval_request"]
 
 
 class McpApprovalResponse(BaseModel):
     """A response to an MCP approval request."""
 
-    type: Literal["mcp_approval_response"]
-    id: str | None = None
     approval_request_id: str
     approve: bool
+    type: Literal["mcp_approval_response"]
+    id: str | None = None
     reason: str | None = None
 
 
 class McpCall(BaseModel):
     """An invocation of a tool on an MCP server."""
 
-    type: Literal["mcp_call"]
     id: str
-    server_label: str
-    name: str
     arguments: str
-    output: str | None = None
-    error: McpToolCallError | None = None
-    status: Literal["in_progress", "completed", "incomplete", "calling", "failed"] | None = None
+    name: str
+    server_label: str
+    type: Literal["mcp_call"]
     approval_request_id: str | None = None
+    error: McpToolCallError | None = None
+    output: str | None = None
+    status: Literal["in_progress", "completed", "incomplete", "calling", "failed"] | None = None
 
 
 class McpListTools(BaseModel):
     """A list of tools available on an MCP server."""
 
-    type: Literal["mcp_list_tools"]
     id: str
     server_label: str
     tools: list[McpListToolsTool]
+    type: Literal["mcp_list_tools"]
     error: str | None = None
 
 
 class McpListToolsTool(BaseModel):
     """A tool available on an MCP server."""
 
-    name: str
-    description: str | None = None
     input_schema: dict[str, Any]
+    name: str
     annotations: dict[str, Any] | None = None
+    description: str | None = None
 
 
 class Program(BaseModel):
-    type: Literal["program"]
     id: str
     call_id: str
     code: str
     fingerprint: str
+    type: Literal["program"]
 
 
 class ProgramOutput(BaseModel):
-    type: Literal["program_output"]
     id: str
     call_id: str
     result: str
     status: Literal["completed", "incomplete"]
+    type: Literal["program_output"]

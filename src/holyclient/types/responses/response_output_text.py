@@ -23,54 +23,54 @@ __all__ = [
 class AnnotationContainerFileCitation(BaseModel):
     """A citation for a container file used to generate a model response."""
 
-    type: Literal["container_file_citation"]
     container_id: str
-    file_id: str
-    start_index: int
     end_index: int
+    file_id: str
     filename: str
+    start_index: int
+    type: Literal["container_file_citation"]
 
 
 class AnnotationFileCitation(BaseModel):
     """A citation to a file."""
 
-    type: Literal["file_citation"]
     file_id: str
-    index: int
     filename: str
+    index: int
+    type: Literal["file_citation"]
 
 
 class AnnotationFilePath(BaseModel):
     """A path to a file."""
 
-    type: Literal["file_path"]
     file_id: str
     index: int
+    type: Literal["file_path"]
 
 
 class AnnotationURLCitation(BaseModel):
     """A citation for a web resource used to generate a model response."""
 
+    end_index: int
+    start_index: int
+    title: str
     type: Literal["url_citation"]
     url: str
-    start_index: int
-    end_index: int
-    title: str
 
 
 class Logprob(BaseModel):
-    token: str
-    logprob: float
     bytes: list[int] | None
+    logprob: float
+    token: str
     top_logprobs: list[dict[str, Any]]
 
 
 class LogprobTopLogprob(BaseModel):
     """The top log probability of a token."""
 
-    token: str
-    logprob: float
     bytes: list[int]
+    logprob: float
+    token: str
 
 
 Annotation: TypeAlias = (

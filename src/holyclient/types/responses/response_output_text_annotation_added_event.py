@@ -20,51 +20,51 @@ __all__ = [
 class AnnotationContainerFileCitation(BaseModel):
     """A citation for a container file used to generate a model response."""
 
-    type: Literal["container_file_citation"]
     container_id: str
-    file_id: str
-    start_index: int
     end_index: int
+    file_id: str
     filename: str
+    start_index: int
+    type: Literal["container_file_citation"]
 
 
 class AnnotationFileCitation(BaseModel):
     """A citation to a file."""
 
-    type: Literal["file_citation"]
     file_id: str
-    index: int
     filename: str
+    index: int
+    type: Literal["file_citation"]
 
 
 class AnnotationFilePath(BaseModel):
     """A path to a file."""
 
-    type: Literal["file_path"]
     file_id: str
     index: int
+    type: Literal["file_path"]
 
 
 class AnnotationURLCitation(BaseModel):
     """A citation for a web resource used to generate a model response."""
 
+    end_index: int
+    start_index: int
+    title: str
     type: Literal["url_citation"]
     url: str
-    start_index: int
-    end_index: int
-    title: str
 
 
 class ResponseOutputTextAnnotationAddedEvent(BaseModel):
     """Emitted when an annotation is added to output text content."""
 
-    type: Literal["response.output_text.annotation.added"]
+    annotation: Annotation | None
+    annotation_index: int
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
-    annotation_index: int
     sequence_number: int
-    annotation: Annotation | None
+    type: Literal["response.output_text.annotation.added"]
 
 
 Annotation: TypeAlias = (

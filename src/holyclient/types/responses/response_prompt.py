@@ -17,8 +17,8 @@ class ResponsePrompt(BaseModel):
     """Reference to a prompt template and its variables. [Learn more](/docs/guides/text?api-mode=responses#reusable-prompts)."""
 
     id: str
-    version: str | None = None
     variables: dict[str, Any] | None = None
+    version: str | None = None
 
 
 Variables: TypeAlias = ResponseInputText | ResponseInputImage | ResponseInputFile

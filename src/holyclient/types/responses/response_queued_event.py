@@ -14,6 +14,6 @@ __all__ = ["ResponseQueuedEvent"]
 class ResponseQueuedEvent(BaseModel):
     """Emitted when a response is queued and waiting to be processed."""
 
-    type: Literal["response.queued"]
     response: Response
     sequence_number: int
+    type: Literal["response.queued"]

@@ -14,12 +14,12 @@ __all__ = ["Content", "ResponseReasoningItem", "Summary"]
 class Content(BaseModel):
     """Reasoning text from the model."""
 
-    type: Literal["reasoning_text"]
     text: str
+    type: Literal["reasoning_text"]
 
 
 class Summary(BaseModel):
     """The completed summary part."""
 
-    type: Literal["summary_text"]
     text: str
+    type: Literal["summary_text"]

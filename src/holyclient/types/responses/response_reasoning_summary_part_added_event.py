@@ -13,16 +13,16 @@ __all__ = ["Part", "ResponseReasoningSummaryPartAddedEvent"]
 class Part(BaseModel):
     """The summary part that was added."""
 
-    type: Literal["summary_text"]
     text: str
+    type: Literal["summary_text"]
 
 
 class ResponseReasoningSummaryPartAddedEvent(BaseModel):
     """Emitted when a new reasoning summary part is added."""
 
-    type: Literal["response.reasoning_summary_part.added"]
     item_id: str
     output_index: int
-    summary_index: int
-    sequence_number: int
     part: Part
+    sequence_number: int
+    summary_index: int
+    type: Literal["response.reasoning_summary_part.added"]

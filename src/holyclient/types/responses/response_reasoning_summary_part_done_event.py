@@ -13,17 +13,17 @@ __all__ = ["Part", "ResponseReasoningSummaryPartDoneEvent"]
 class Part(BaseModel):
     """The completed summary part."""
 
-    type: Literal["summary_text"]
     text: str
+    type: Literal["summary_text"]
 
 
 class ResponseReasoningSummaryPartDoneEvent(BaseModel):
     """Emitted when a reasoning summary part is completed."""
 
-    type: Literal["response.reasoning_summary_part.done"]
     item_id: str
     output_index: int
-    summary_index: int
-    status: Literal["incomplete"] | None = None
-    sequence_number: int
     part: Part
+    sequence_number: int
+    summary_index: int
+    type: Literal["response.reasoning_summary_part.done"]
+    status: Literal["incomplete"] | None = None

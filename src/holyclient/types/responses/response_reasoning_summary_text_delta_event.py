@@ -13,9 +13,9 @@ __all__ = ["ResponseReasoningSummaryTextDeltaEvent"]
 class ResponseReasoningSummaryTextDeltaEvent(BaseModel):
     """Emitted when a delta is added to a reasoning summary text."""
 
-    type: Literal["response.reasoning_summary_text.delta"]
+    delta: str
     item_id: str
     output_index: int
-    summary_index: int
-    delta: str
     sequence_number: int
+    summary_index: int
+    type: Literal["response.reasoning_summary_text.delta"]

@@ -13,9 +13,9 @@ __all__ = ["ResponseReasoningSummaryTextDoneEvent"]
 class ResponseReasoningSummaryTextDoneEvent(BaseModel):
     """Emitted when a reasoning summary text is completed."""
 
-    type: Literal["response.reasoning_summary_text.done"]
     item_id: str
     output_index: int
+    sequence_number: int
     summary_index: int
     text: str
-    sequence_number: int
+    type: Literal["response.reasoning_summary_text.done"]

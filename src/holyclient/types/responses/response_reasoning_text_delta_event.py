@@ -13,9 +13,9 @@ __all__ = ["ResponseReasoningTextDeltaEvent"]
 class ResponseReasoningTextDeltaEvent(BaseModel):
     """Emitted when a delta is added to a reasoning text."""
 
-    type: Literal["response.reasoning_text.delta"]
-    item_id: str
-    output_index: int
     content_index: int
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.reasoning_text.delta"]

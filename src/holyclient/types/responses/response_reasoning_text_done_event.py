@@ -13,9 +13,9 @@ __all__ = ["ResponseReasoningTextDoneEvent"]
 class ResponseReasoningTextDoneEvent(BaseModel):
     """Emitted when a reasoning text is completed."""
 
-    type: Literal["response.reasoning_text.done"]
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
-    text: str
     sequence_number: int
+    text: str
+    type: Literal["response.reasoning_text.done"]

@@ -13,9 +13,9 @@ __all__ = ["ResponseRefusalDeltaEvent"]
 class ResponseRefusalDeltaEvent(BaseModel):
     """Emitted when there is a partial refusal text."""
 
-    type: Literal["response.refusal.delta"]
-    item_id: str
-    output_index: int
     content_index: int
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.refusal.delta"]

@@ -13,9 +13,9 @@ __all__ = ["ResponseRefusalDoneEvent"]
 class ResponseRefusalDoneEvent(BaseModel):
     """Emitted when refusal text is finalized."""
 
-    type: Literal["response.refusal.done"]
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
     refusal: str
     sequence_number: int
+    type: Literal["response.refusal.done"]

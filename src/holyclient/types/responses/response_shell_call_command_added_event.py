@@ -13,8 +13,8 @@ __all__ = ["ResponseShellCallCommandAddedEvent"]
 class ResponseShellCallCommandAddedEvent(BaseModel):
     """A streaming event that indicated a shell command was added to a tool call."""
 
-    type: Literal["response.shell_call_command.added"]
-    sequence_number: int
-    output_index: int
-    command_index: int
     command: str
+    command_index: int
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_command.added"]

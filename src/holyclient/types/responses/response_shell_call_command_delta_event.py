@@ -13,9 +13,9 @@ __all__ = ["ResponseShellCallCommandDeltaEvent"]
 class ResponseShellCallCommandDeltaEvent(BaseModel):
     """A streaming event that indicated a shell command was incrementally updated."""
 
-    type: Literal["response.shell_call_command.delta"]
-    sequence_number: int
-    output_index: int
     command_index: int
     delta: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_command.delta"]
     obfuscation: str | None = None

@@ -13,8 +13,8 @@ __all__ = ["ResponseShellCallCommandDoneEvent"]
 class ResponseShellCallCommandDoneEvent(BaseModel):
     """A streaming event that indicated a shell command was completed."""
 
-    type: Literal["response.shell_call_command.done"]
-    sequence_number: int
-    output_index: int
-    command_index: int
     command: str
+    command_index: int
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_command.done"]

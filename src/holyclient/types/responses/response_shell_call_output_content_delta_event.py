@@ -13,16 +13,16 @@ __all__ = ["Delta", "ResponseShellCallOutputContentDeltaEvent"]
 class Delta(BaseModel):
     """A delta of stdout/stderr emitted while a shell call was running."""
 
-    stdout: str | None = None
     stderr: str | None = None
+    stdout: str | None = None
 
 
 class ResponseShellCallOutputContentDeltaEvent(BaseModel):
     """A streaming event that indicated shell call output was incrementally added."""
 
-    type: Literal["response.shell_call_output_content.delta"]
-    sequence_number: int
-    item_id: str
-    output_index: int
     command_index: int
     delta: Delta
+    item_id: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_output_content.delta"]

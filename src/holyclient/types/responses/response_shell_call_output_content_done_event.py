@@ -19,17 +19,17 @@ __all__ = [
 class Output(BaseModel):
     """The content of a shell tool call output that was emitted."""
 
-    stdout: str
-    stderr: str
     outcome: OutputOutcome
+    stderr: str
+    stdout: str
     created_by: str | None = None
 
 
 class OutputOutcomeExit(BaseModel):
     """Indicates that the shell commands finished and returned an exit code."""
 
-    type: Literal["exit"]
     exit_code: int
+    type: Literal["exit"]
 
 
 class OutputOutcomeTimeout(BaseModel):
@@ -41,12 +41,12 @@ class OutputOutcomeTimeout(BaseModel):
 class ResponseShellCallOutputContentDoneEvent(BaseModel):
     """A streaming event that indicated shell call output was completed."""
 
-    type: Literal["response.shell_call_output_content.done"]
-    sequence_number: int
-    item_id: str
-    output_index: int
     command_index: int
+    item_id: str
     output: list[Output]
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_output_content.done"]
 
 
 OutputOutcome: TypeAlias = OutputOutcomeTimeout | OutputOutcomeExit

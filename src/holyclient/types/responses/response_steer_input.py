@@ -22,13 +22,13 @@ __all__ = [
 class ResponseSteerInputItemListFunctionCallOutput(BaseModel):
     """The output of a function tool call."""
 
+    output: str | list[dict[str, Any]]
+    type: Literal["function_call_output"]
     id: str | None = None
     call_id: str | None = None
-    type: Literal["function_call_output"]
-    output: str | list[dict[str, Any]]
+    caller: dict[str, Any] | None = None
     name: str | None = None
     namespace: str | None = None
-    caller: dict[str, Any] | None = None
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
@@ -37,16 +37,16 @@ class ResponseSteerInputItemListFunctionCallOutputCallerDirect(BaseModel):
 
 
 class ResponseSteerInputItemListFunctionCallOutputCallerProgram(BaseModel):
-    type: Literal["program"]
     caller_id: str
+    type: Literal["program"]
 
 
 class ResponseSteerInputItemListMessage(BaseModel):
-    type: Literal["message"]
-    role: Literal["user", "system", "developer"]
-    status: Literal["in_progress", "completed", "incomplete"] | None = None
-    content: list[ResponseSteerInputContent]
     id: str
+    content: list[ResponseSteerInputContent]
+    role: Literal["user", "system", "developer"]
+    type: Literal["message"]
+    status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
 ResponseSteerInput: TypeAlias = Any

@@ -12,11 +12,11 @@ __all__ = ["Logprob", "LogprobTopLogprob", "ResponseTextDeltaEvent"]
 class Logprob(BaseModel):
     """A logprob is the logarithmic probability that the model assigns to producing  a particular token at a given position in the sequence. Less-negative (higher)  logprob values indicate greater model confidence in that token choice."""
 
-    token: str
     logprob: float
+    token: str
     top_logprobs: list[LogprobTopLogprob] | None = None
 
 
 class LogprobTopLogprob(BaseModel):
-    token: str | None = None
     logprob: float | None = None
+    token: str | None = None

@@ -11,10 +11,10 @@ __all__ = ["ResponseToolSearchCall"]
 
 
 class ResponseToolSearchCall(BaseModel):
-    type: Literal["tool_search_call"]
     id: str
+    arguments: Any
     call_id: str | None
     execution: Literal["server", "client"]
-    arguments: Any
     status: Literal["in_progress", "completed", "incomplete"]
+    type: Literal["tool_search_call"]
     created_by: str | None = None

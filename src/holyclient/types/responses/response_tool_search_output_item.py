@@ -12,10 +12,10 @@ __all__ = ["ResponseToolSearchOutputItem"]
 
 
 class ResponseToolSearchOutputItem(BaseModel):
-    type: Literal["tool_search_output"]
     id: str
     call_id: str | None
     execution: Literal["server", "client"]
-    tools: list[Tool]
     status: Literal["in_progress", "completed", "incomplete"]
+    tools: list[Tool]
+    type: Literal["tool_search_output"]
     created_by: str | None = None

@@ -44,19 +44,19 @@ __all__ = [
 
 
 class ResponseToolSearchOutputItemParam(BaseModel):
+    tools: list[Tool]
+    type: Literal["tool_search_output"]
     id: str | None = None
     call_id: str | None = None
-    type: Literal["tool_search_output"]
     execution: Literal["server", "client"] | None = None
-    tools: list[Tool]
     status: Literal["in_progress", "completed", "incomplete"] | None = None
 
 
 class ToolCodeInterpreter(BaseModel):
     """A tool that runs Python code to help generate a response to a prompt."""
 
-    type: Literal["code_interpreter"]
     container: str | ToolCodeInterpreterContainerCodeInterpreterToolAuto
+    type: Literal["code_interpreter"]
     allowed_callers: list[Literal["direct", "programmatic"]] | None = None
 
 
@@ -76,8 +76,8 @@ class ToolImageGeneration(BaseModel):
 class ToolImageGenerationInputImageMask(BaseModel):
     """Reference an input image by either URL or uploaded file ID. Provide exactly one of `image_url` or `file_id`."""
 
-    image_url: str | None = None
     file_id: str | None = None
+    image_url: str | None = None
 
 
 class ToolImageGenerationSvg(BaseModel):
@@ -99,9 +99,11 @@ class ToolLocalShell(BaseModel):
 class ToolMcp(BaseModel):
     """Give the model access to additional tools via remote Model Context Protocol (MCP) servers. [Learn more about MCP](/docs/guides/tools-remote-mcp)."""
 
-    type: Literal["mcp"]
     server_label: str
-    server_url: str | None = None
+    type: Literal["mcp"]
+    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
+    allowed_tools: list[str] | ToolMcpAllowedToolsMcpToolFilter | None = None
+    authorization: str | None = None
     connector_id: (
         Literal[
             "connector_dropbox",
@@ -115,21 +117,19 @@ class ToolMcp(BaseModel):
         ]
         | None
     ) = None
-    tunnel_id: str | None = None
-    authorization: str | None = None
-    server_description: str | None = None
-    headers: dict[str, Any] | None = None
-    allowed_tools: list[str] | ToolMcpAllowedToolsMcpToolFilter | None = None
-    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
-    require_approval: ToolMcpRequireApprovalMcpToolApprovalFilter | Literal["always", "never"] | None = None
     defer_loading: bool | None = None
+    headers: dict[str, Any] | None = None
+    require_approval: ToolMcpRequireApprovalMcpToolApprovalFilter | Literal["always", "never"] | None = None
+    server_description: str | None = None
+    server_url: str | None = None
+    tunnel_id: str | None = None
 
 
 class ToolMcpAllowedToolsMcpToolFilter(BaseModel):
     """A filter object to specify which tools are allowed."""
 
-    tool_names: list[str] | None = None
     read_only: bool | None = None
+    tool_names: list[str] | None = None
 
 
 class ToolMcpRequireApprovalMcpToolApprovalFilter(BaseModel):
@@ -142,15 +142,15 @@ class ToolMcpRequireApprovalMcpToolApprovalFilter(BaseModel):
 class ToolMcpRequireApprovalMcpToolApprovalFilterAlways(BaseModel):
     """A filter object to specify which tools are allowed."""
 
-    tool_names: list[str] | None = None
     read_only: bool | None = None
+    tool_names: list[str] | None = None
 
 
 class ToolMcpRequireApprovalMcpToolApprovalFilterNever(BaseModel):
     """A filter object to specify which tools are allowed."""
 
-    tool_names: list[str] | None = None
     read_only: bool | None = None
+    tool_names: list[str] | None = None
 
 
 class ToolProgrammaticToolCalling(BaseModel):

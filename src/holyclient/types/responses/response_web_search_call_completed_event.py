@@ -13,7 +13,7 @@ __all__ = ["ResponseWebSearchCallCompletedEvent"]
 class ResponseWebSearchCallCompletedEvent(BaseModel):
     """Emitted when a web search call is completed."""
 
-    type: Literal["response.web_search_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.web_search_call.completed"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseWebSearchCallInProgressEvent"]
 class ResponseWebSearchCallInProgressEvent(BaseModel):
     """Emitted when a web search call is initiated."""
 
-    type: Literal["response.web_search_call.in_progress"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.web_search_call.in_progress"]

@@ -13,7 +13,7 @@ __all__ = ["ResponseWebSearchCallSearchingEvent"]
 class ResponseWebSearchCallSearchingEvent(BaseModel):
     """Emitted when a web search call is executing."""
 
-    type: Literal["response.web_search_call.searching"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.web_search_call.searching"]

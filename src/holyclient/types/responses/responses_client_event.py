@@ -87,17 +87,15 @@ class ResponseCreate(BaseModel):
     """Client event for creating a response over a persistent WebSocket connection. This payload uses the same top-level fields as `POST /v1/responses`, plus WebSocket-only envelope metadata."""
 
     type: Literal["response.create"]
-    stream_id: str | None = None
+    background: bool | None = None
+    context_management: list[ContextManagement] | None = None
+    conversation: str | dict[str, Any] | None = None
+    include: list[ResponseIncludable] | None = None
+    input: str | list[Any] | None = None
+    instructions: str | None = None
+    max_output_tokens: int | None = None
+    max_tool_calls: int | None = None
     metadata: Metadata | None = None
-    top_logprobs: int | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    user: str | None = None
-    safety_identifier: str | None = None
-    prompt_cache_key: str | None = None
-    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
-    prompt_cache_options: dict[str, Any] | None = None
-    previous_response_id: str | None = None
     model: (
         str
         | Literal[
@@ -208,10 +206,22 @@ class ResponseCreate(BaseModel):
         ]
         | None
     ) = None
-    background: bool | None = None
-    max_tool_calls: int | None = None
+    moderation: Moderation | None = None
+    parallel_tool_calls: bool | None = None
+    previous_response_id: str | None = None
+    prompt: ResponsePrompt | None = None
+    prompt_cache_key: str | None = None
+    prompt_cache_options: dict[str, Any] | None = None
+    prompt_cache_retention: Literal["in_memory", "24h"] | None = None
+    reasoning: Reasoning | None = None
+    safety_identifier: str | None = None
+    service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None = None
+    store: bool | None = None
+    stream: bool | None = None
+    stream_id: str | None = None
+    stream_options: ResponseCreateStreamOptions | None = None
+    temperature: float | None = None
     text: ResponseTextConfig | None = None
-    tools: list[Tool] | None = None
     tool_choice: (
         ToolChoiceOptions
         | ToolChoiceAllowed
@@ -223,21 +233,11 @@ class ResponseCreate(BaseModel):
         | dict[str, Any]
         | None
     ) = None
-    prompt: ResponsePrompt | None = None
-    service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast", "ultrafast"] | None = None
+    tools: list[Tool] | None = None
+    top_logprobs: int | None = None
+    top_p: float | None = None
     truncation: Literal["auto", "disabled"] | None = None
-    reasoning: Reasoning | None = None
-    input: str | list[Any] | None = None
-    include: list[ResponseIncludable] | None = None
-    parallel_tool_calls: bool | None = None
-    store: bool | None = None
-    instructions: str | None = None
-    moderation: Moderation | None = None
-    stream: bool | None = None
-    stream_options: ResponseCreateStreamOptions | None = None
-    conversation: str | dict[str, Any] | None = None
-    context_management: list[ContextManagement] | None = None
-    max_output_tokens: int | None = None
+    user: str | None = None
 
 
 class ResponseCreateAccessPrograms(BaseModel):

@@ -77,483 +77,483 @@ __all__ = [
 class ResponseAudioTranscriptWsDelta(BaseModel):
     """Emitted when there is a partial audio response."""
 
-    type: Literal["response.audio.delta"]
-    sequence_number: int
     delta: str
+    sequence_number: int
+    type: Literal["response.audio.delta"]
     stream_id: str | None = None
 
 
 class ResponseAudioTranscriptWsDone(BaseModel):
     """Emitted when the audio response is complete."""
 
-    type: Literal["response.audio.done"]
     sequence_number: int
+    type: Literal["response.audio.done"]
     stream_id: str | None = None
 
 
 class ResponseAudioWsDelta(BaseModel):
     """Emitted when there is a partial audio response."""
 
-    type: Literal["response.audio.delta"]
-    sequence_number: int
     delta: str
+    sequence_number: int
+    type: Literal["response.audio.delta"]
     stream_id: str | None = None
 
 
 class ResponseAudioWsDone(BaseModel):
     """Emitted when the audio response is complete."""
 
-    type: Literal["response.audio.done"]
     sequence_number: int
+    type: Literal["response.audio.done"]
     stream_id: str | None = None
 
 
 class ResponseCodeInterpreterCallCodeWsDelta(BaseModel):
     """Emitted when a partial code snippet is streamed by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.delta"]
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.delta"]
     stream_id: str | None = None
 
 
 class ResponseCodeInterpreterCallCodeWsDone(BaseModel):
     """Emitted when the code snippet is finalized by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.done"]
-    output_index: int
-    item_id: str
     code: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.done"]
     stream_id: str | None = None
 
 
 class ResponseCodeInterpreterCallInWsProgress(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseCodeInterpreterCallWsCompleted(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseCodeInterpreterCallWsInterpreting(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseCompactionWsCompacting(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseContentPartWsAdded(BaseModel):
     """Emitted when a new content part is added."""
 
-    type: Literal["response.content_part.added"]
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
     part: dict[str, Any]
     sequence_number: int
+    type: Literal["response.content_part.added"]
     stream_id: str | None = None
 
 
 class ResponseContentPartWsDone(BaseModel):
     """Emitted when a new content part is added."""
 
-    type: Literal["response.content_part.added"]
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
     part: dict[str, Any]
     sequence_number: int
+    type: Literal["response.content_part.added"]
     stream_id: str | None = None
 
 
 class ResponseCustomToolCallInputWsDelta(BaseModel):
     """Emitted when a partial code snippet is streamed by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.delta"]
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.delta"]
     stream_id: str | None = None
 
 
 class ResponseCustomToolCallInputWsDone(BaseModel):
     """Event indicating that input for a custom tool call is complete."""
 
-    type: Literal["response.custom_tool_call_input.done"]
-    sequence_number: int
-    output_index: int
-    item_id: str
     input: str
+    item_id: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.custom_tool_call_input.done"]
     stream_id: str | None = None
 
 
 class ResponseFileSearchCallInWsProgress(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseFileSearchCallWsCompleted(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseFileSearchCallWsSearching(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseFunctionCallArgumentsWsDelta(BaseModel):
     """Emitted when a partial code snippet is streamed by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.delta"]
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.delta"]
     stream_id: str | None = None
 
 
 class ResponseFunctionCallArgumentsWsDone(BaseModel):
     """Emitted when the arguments for an MCP tool call are finalized."""
 
-    type: Literal["response.mcp_call_arguments.done"]
-    output_index: int
-    item_id: str
     arguments: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.mcp_call_arguments.done"]
     stream_id: str | None = None
 
 
 class ResponseImageGenCallInWsProgress(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseImageGenCallPartialWsImage(BaseModel):
     """Emitted when a partial image is available during image generation streaming."""
 
-    type: Literal["response.image_generation_call.partial_image"]
-    output_index: int
     item_id: str
-    sequence_number: int
-    partial_image_index: int
+    output_index: int
     partial_image_b64: str
-    size: str | None = None
-    quality: str | None = None
+    partial_image_index: int
+    sequence_number: int
+    type: Literal["response.image_generation_call.partial_image"]
     background: str | None = None
     output_format: str | None = None
+    quality: str | None = None
+    size: str | None = None
     stream_id: str | None = None
 
 
 class ResponseImageGenCallWsCompleted(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseImageGenCallWsGenerating(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseInWsProgress(BaseModel):
     """Emitted when the model response is complete."""
 
-    type: Literal["response.completed"]
     response: Any
     sequence_number: int
+    type: Literal["response.completed"]
     stream_id: str | None = None
 
 
 class ResponseMcpCallArgumentsWsDelta(BaseModel):
     """Emitted when a partial code snippet is streamed by the code interpreter."""
 
-    type: Literal["response.code_interpreter_call_code.delta"]
-    output_index: int
-    item_id: str
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call_code.delta"]
     stream_id: str | None = None
 
 
 class ResponseMcpCallArgumentsWsDone(BaseModel):
     """Emitted when the arguments for an MCP tool call are finalized."""
 
-    type: Literal["response.mcp_call_arguments.done"]
-    output_index: int
-    item_id: str
     arguments: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.mcp_call_arguments.done"]
     stream_id: str | None = None
 
 
 class ResponseMcpCallInWsProgress(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseMcpCallWsCompleted(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseMcpCallWsFailed(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseMcpListToolsInWsProgress(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseMcpListToolsWsCompleted(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseMcpListToolsWsFailed(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseOutputItemWsAdded(BaseModel):
     """Emitted when a new output item is added."""
 
-    type: Literal["response.output_item.added"]
+    item: Any
     output_index: int
     sequence_number: int
-    item: Any
+    type: Literal["response.output_item.added"]
     stream_id: str | None = None
 
 
 class ResponseOutputItemWsDone(BaseModel):
     """Emitted when a new output item is added."""
 
-    type: Literal["response.output_item.added"]
+    item: Any
     output_index: int
     sequence_number: int
-    item: Any
+    type: Literal["response.output_item.added"]
     stream_id: str | None = None
 
 
 class ResponseOutputTextAnnotationWsAdded(BaseModel):
     """Emitted when an annotation is added to output text content."""
 
-    type: Literal["response.output_text.annotation.added"]
+    annotation: dict[str, Any] | None
+    annotation_index: int
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
-    annotation_index: int
     sequence_number: int
-    annotation: dict[str, Any] | None
+    type: Literal["response.output_text.annotation.added"]
     stream_id: str | None = None
 
 
 class ResponseReasoningSummaryPartWsAdded(BaseModel):
     """Emitted when a new reasoning summary part is added."""
 
-    type: Literal["response.reasoning_summary_part.added"]
     item_id: str
     output_index: int
-    summary_index: int
-    sequence_number: int
     part: dict[str, Any]
+    sequence_number: int
+    summary_index: int
+    type: Literal["response.reasoning_summary_part.added"]
     stream_id: str | None = None
 
 
 class ResponseReasoningSummaryPartWsDone(BaseModel):
     """Emitted when a reasoning summary part is completed."""
 
-    type: Literal["response.reasoning_summary_part.done"]
     item_id: str
     output_index: int
-    summary_index: int
-    status: Literal["incomplete"] | None = None
-    sequence_number: int
     part: dict[str, Any]
+    sequence_number: int
+    summary_index: int
+    type: Literal["response.reasoning_summary_part.done"]
+    status: Literal["incomplete"] | None = None
     stream_id: str | None = None
 
 
 class ResponseReasoningSummaryTextWsDelta(BaseModel):
     """Emitted when a delta is added to a reasoning summary text."""
 
-    type: Literal["response.reasoning_summary_text.delta"]
+    delta: str
     item_id: str
     output_index: int
-    summary_index: int
-    delta: str
     sequence_number: int
+    summary_index: int
+    type: Literal["response.reasoning_summary_text.delta"]
     stream_id: str | None = None
 
 
 class ResponseReasoningSummaryTextWsDone(BaseModel):
     """Emitted when a reasoning summary text is completed."""
 
-    type: Literal["response.reasoning_summary_text.done"]
     item_id: str
     output_index: int
+    sequence_number: int
     summary_index: int
     text: str
-    sequence_number: int
+    type: Literal["response.reasoning_summary_text.done"]
     stream_id: str | None = None
 
 
 class ResponseReasoningTextWsDelta(BaseModel):
     """Emitted when a delta is added to a reasoning text."""
 
-    type: Literal["response.reasoning_text.delta"]
-    item_id: str
-    output_index: int
     content_index: int
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.reasoning_text.delta"]
     stream_id: str | None = None
 
 
 class ResponseReasoningTextWsDone(BaseModel):
     """Emitted when a reasoning text is completed."""
 
-    type: Literal["response.reasoning_text.done"]
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
-    text: str
     sequence_number: int
+    text: str
+    type: Literal["response.reasoning_text.done"]
     stream_id: str | None = None
 
 
 class ResponseRefusalWsDelta(BaseModel):
     """Emitted when a delta is added to a reasoning text."""
 
-    type: Literal["response.reasoning_text.delta"]
-    item_id: str
-    output_index: int
     content_index: int
     delta: str
+    item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.reasoning_text.delta"]
     stream_id: str | None = None
 
 
 class ResponseRefusalWsDone(BaseModel):
     """Emitted when refusal text is finalized."""
 
-    type: Literal["response.refusal.done"]
+    content_index: int
     item_id: str
     output_index: int
-    content_index: int
     refusal: str
     sequence_number: int
+    type: Literal["response.refusal.done"]
     stream_id: str | None = None
 
 
 class ResponseShellCallCommandWsAdded(BaseModel):
     """A streaming event that indicated a shell command was added to a tool call."""
 
-    type: Literal["response.shell_call_command.added"]
-    sequence_number: int
-    output_index: int
-    command_index: int
     command: str
+    command_index: int
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_command.added"]
     stream_id: str | None = None
 
 
 class ResponseShellCallCommandWsDelta(BaseModel):
     """A streaming event that indicated a shell command was incrementally updated."""
 
-    type: Literal["response.shell_call_command.delta"]
-    sequence_number: int
-    output_index: int
     command_index: int
     delta: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_command.delta"]
     obfuscation: str | None = None
     stream_id: str | None = None
 
@@ -561,129 +561,129 @@ class ResponseShellCallCommandWsDelta(BaseModel):
 class ResponseShellCallCommandWsDone(BaseModel):
     """A streaming event that indicated a shell command was added to a tool call."""
 
-    type: Literal["response.shell_call_command.added"]
-    sequence_number: int
-    output_index: int
-    command_index: int
     command: str
+    command_index: int
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_command.added"]
     stream_id: str | None = None
 
 
 class ResponseShellCallOutputContentWsDelta(BaseModel):
     """A streaming event that indicated shell call output was incrementally added."""
 
-    type: Literal["response.shell_call_output_content.delta"]
-    sequence_number: int
-    item_id: str
-    output_index: int
     command_index: int
     delta: dict[str, Any]
+    item_id: str
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_output_content.delta"]
     stream_id: str | None = None
 
 
 class ResponseShellCallOutputContentWsDone(BaseModel):
     """A streaming event that indicated shell call output was completed."""
 
-    type: Literal["response.shell_call_output_content.done"]
-    sequence_number: int
-    item_id: str
-    output_index: int
     command_index: int
+    item_id: str
     output: list[dict[str, Any]]
+    output_index: int
+    sequence_number: int
+    type: Literal["response.shell_call_output_content.done"]
     stream_id: str | None = None
 
 
 class ResponseTextWsDelta(BaseModel):
     """Emitted when there is an additional text delta."""
 
-    type: Literal["response.output_text.delta"]
-    item_id: str
-    output_index: int
     content_index: int
     delta: str
-    sequence_number: int
+    item_id: str
     logprobs: list[dict[str, Any]]
+    output_index: int
+    sequence_number: int
+    type: Literal["response.output_text.delta"]
     stream_id: str | None = None
 
 
 class ResponseTextWsDone(BaseModel):
     """Emitted when text content is finalized."""
 
-    type: Literal["response.output_text.done"]
-    item_id: str
-    output_index: int
     content_index: int
-    text: str
-    sequence_number: int
+    item_id: str
     logprobs: list[dict[str, Any]]
+    output_index: int
+    sequence_number: int
+    text: str
+    type: Literal["response.output_text.done"]
     stream_id: str | None = None
 
 
 class ResponseWebSearchCallInWsProgress(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseWebSearchCallWsCompleted(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseWebSearchCallWsSearching(BaseModel):
     """Emitted when the code interpreter call is completed."""
 
-    type: Literal["response.code_interpreter_call.completed"]
-    output_index: int
     item_id: str
+    output_index: int
     sequence_number: int
+    type: Literal["response.code_interpreter_call.completed"]
     stream_id: str | None = None
 
 
 class ResponseWsCompleted(BaseModel):
     """Emitted when the model response is complete."""
 
-    type: Literal["response.completed"]
     response: Any
     sequence_number: int
+    type: Literal["response.completed"]
     stream_id: str | None = None
 
 
 class ResponseWsCreated(BaseModel):
     """Emitted when the model response is complete."""
 
-    type: Literal["response.completed"]
     response: Any
     sequence_number: int
+    type: Literal["response.completed"]
     stream_id: str | None = None
 
 
 class ResponseWsError(BaseModel):
     """Emitted when an error occurs while processing a Responses WebSocket request."""
 
-    type: Literal["error"]
-    status: int | None = None
-    sequence_number: int | None = None
     error: ResponseWsErrorError
+    type: Literal["error"]
+    sequence_number: int | None = None
+    status: int | None = None
     stream_id: str | None = None
 
 
 class ResponseWsErrorError(BaseModel):
     """An error payload that was emitted for a streaming error event."""
 
-    type: str
     code: str | None
     message: str
     param: str | None
+    type: str
     headers: dict[str, Any] | None = None
 
 
@@ -698,27 +698,27 @@ class ResponseWsErrorErrorMisalignmentSteer(BaseModel):
 class ResponseWsFailed(BaseModel):
     """Emitted when the model response is complete."""
 
-    type: Literal["response.completed"]
     response: Any
     sequence_number: int
+    type: Literal["response.completed"]
     stream_id: str | None = None
 
 
 class ResponseWsIncomplete(BaseModel):
     """Emitted when the model response is complete."""
 
-    type: Literal["response.completed"]
     response: Any
     sequence_number: int
+    type: Literal["response.completed"]
     stream_id: str | None = None
 
 
 class ResponseWsQueued(BaseModel):
     """Emitted when the model response is complete."""
 
-    type: Literal["response.completed"]
     response: Any
     sequence_number: int
+    type: Literal["response.completed"]
     stream_id: str | None = None
 
 

@@ -11,6 +11,6 @@ __all__ = ["SkillReference"]
 
 
 class SkillReference(BaseModel):
-    type: Literal["skill_reference"]
     skill_id: str
+    type: Literal["skill_reference"]
     version: str | None = None

@@ -46,8 +46,8 @@ __all__ = [
 class CodeInterpreter(BaseModel):
     """A tool that runs Python code to help generate a response to a prompt."""
 
-    type: Literal["code_interpreter"]
     container: str | CodeInterpreterContainerCodeInterpreterToolAuto
+    type: Literal["code_interpreter"]
     allowed_callers: list[Literal["direct", "programmatic"]] | None = None
 
 
@@ -67,8 +67,8 @@ class ImageGeneration(BaseModel):
 class ImageGenerationInputImageMask(BaseModel):
     """Optional mask for inpainting. Contains `image_url` (string, optional) and `file_id` (string, optional)."""
 
-    image_url: str | None = None
     file_id: str | None = None
+    image_url: str | None = None
 
 
 class ImageGenerationSvg(BaseModel):
@@ -90,9 +90,11 @@ class LocalShell(BaseModel):
 class Mcp(BaseModel):
     """Give the model access to additional tools via remote Model Context Protocol (MCP) servers. [Learn more about MCP](/docs/guides/tools-remote-mcp)."""
 
-    type: Literal["mcp"]
     server_label: str
-    server_url: str | None = None
+    type: Literal["mcp"]
+    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
+    allowed_tools: list[str] | McpAllowedToolsMcpToolFilter | None = None
+    authorization: str | None = None
     connector_id: (
         Literal[
             "connector_dropbox",
@@ -106,21 +108,19 @@ class Mcp(BaseModel):
         ]
         | None
     ) = None
-    tunnel_id: str | None = None
-    authorization: str | None = None
-    server_description: str | None = None
-    headers: dict[str, Any] | None = None
-    allowed_tools: list[str] | McpAllowedToolsMcpToolFilter | None = None
-    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
-    require_approval: McpRequireApprovalMcpToolApprovalFilter | Literal["always", "never"] | None = None
     defer_loading: bool | None = None
+    headers: dict[str, Any] | None = None
+    require_approval: McpRequireApprovalMcpToolApprovalFilter | Literal["always", "never"] | None = None
+    server_description: str | None = None
+    server_url: str | None = None
+    tunnel_id: str | None = None
 
 
 class McpAllowedToolsMcpToolFilter(BaseModel):
     """A filter object to specify which tools are allowed."""
 
-    tool_names: list[str] | None = None
     read_only: bool | None = None
+    tool_names: list[str] | None = None
 
 
 class McpRequireApprovalMcpToolApprovalFilter(BaseModel):
@@ -133,15 +133,15 @@ class McpRequireApprovalMcpToolApprovalFilter(BaseModel):
 class McpRequireApprovalMcpToolApprovalFilterAlways(BaseModel):
     """A filter object to specify which tools are allowed."""
 
-    tool_names: list[str] | None = None
     read_only: bool | None = None
+    tool_names: list[str] | None = None
 
 
 class McpRequireApprovalMcpToolApprovalFilterNever(BaseModel):
     """A filter object to specify which tools are allowed."""
 
-    tool_names: list[str] | None = None
     read_only: bool | None = None
+    tool_names: list[str] | None = None
 
 
 class ProgrammaticToolCalling(BaseModel):

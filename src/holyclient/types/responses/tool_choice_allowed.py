@@ -13,6 +13,6 @@ __all__ = ["ToolChoiceAllowed"]
 class ToolChoiceAllowed(BaseModel):
     """Constrains the tools available to the model to a pre-defined set."""
 
-    type: Literal["allowed_tools"]
     mode: Literal["auto", "required"]
     tools: list[dict[str, Any]]
+    type: Literal["allowed_tools"]

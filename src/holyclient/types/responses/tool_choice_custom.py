@@ -13,5 +13,5 @@ __all__ = ["ToolChoiceCustom"]
 class ToolChoiceCustom(BaseModel):
     """Use this option to force the model to call a specific custom tool."""
 
-    type: Literal["custom"]
     name: str
+    type: Literal["custom"]

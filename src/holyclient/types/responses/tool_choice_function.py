@@ -13,5 +13,5 @@ __all__ = ["ToolChoiceFunction"]
 class ToolChoiceFunction(BaseModel):
     """Use this option to force the model to call a specific function."""
 
-    type: Literal["function"]
     name: str
+    type: Literal["function"]

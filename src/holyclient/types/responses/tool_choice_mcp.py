@@ -13,6 +13,6 @@ __all__ = ["ToolChoiceMcp"]
 class ToolChoiceMcp(BaseModel):
     """Use this option to force the model to call a specific tool on a remote MCP server."""
 
-    type: Literal["mcp"]
     server_label: str
+    type: Literal["mcp"]
     name: str | None = None

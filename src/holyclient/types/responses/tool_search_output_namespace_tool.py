@@ -14,23 +14,23 @@ __all__ = ["Tool", "ToolFunction", "ToolSearchOutputNamespaceTool"]
 class ToolFunction(BaseModel):
     """Defines a function in your own code the model can choose to call. Learn more about [function calling](https://platform.openai.com/docs/guides/function-calling)."""
 
-    type: Literal["function"]
     name: str
-    description: str | None = None
     parameters: dict[str, Any] | None
-    output_schema: dict[str, Any] | None = None
     strict: bool | None
-    defer_loading: bool | None = None
+    type: Literal["function"]
     allowed_callers: list[Literal["direct", "programmatic"]] | None = None
+    defer_loading: bool | None = None
+    description: str | None = None
+    output_schema: dict[str, Any] | None = None
 
 
 class ToolSearchOutputNamespaceTool(BaseModel):
     """Groups function/custom tools under a shared namespace."""
 
-    type: Literal["namespace"]
-    name: str
     description: str
+    name: str
     tools: list[dict[str, Any] | CustomTool]
+    type: Literal["namespace"]
 
 
 Tool: TypeAlias = ToolFunction | dict[str, Any] | CustomTool | ToolSearchOutputNamespaceTool

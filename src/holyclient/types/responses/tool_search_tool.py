@@ -14,6 +14,6 @@ class ToolSearchTool(BaseModel):
     """Hosted or BYOT tool search configuration for deferred tools."""
 
     type: Literal["tool_search"]
-    execution: Literal["server", "client"] | None = None
     description: str | None = None
+    execution: Literal["server", "client"] | None = None
     parameters: dict[str, Any] | None = None

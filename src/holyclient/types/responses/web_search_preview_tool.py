@@ -13,17 +13,17 @@ __all__ = ["UserLocation", "WebSearchPreviewTool"]
 class UserLocation(BaseModel):
     """The approximate location of the user."""
 
-    type: Literal["approximate"] | None = None
+    city: str | None = None
     country: str | None = None
     region: str | None = None
-    city: str | None = None
     timezone: str | None = None
+    type: Literal["approximate"] | None = None
 
 
 class WebSearchPreviewTool(BaseModel):
     """This tool searches the web for relevant results to use in a response. Learn more about the [web search tool](https://platform.openai.com/docs/guides/tools-web-search)."""
 
     type: Literal["web_search_preview", "web_search_preview_2025_03_11"]
-    user_location: dict[str, Any] | None = None
-    search_context_size: Literal["low", "medium", "high"] | None = None
     search_content_types: list[Literal["text", "image"]] | None = None
+    search_context_size: Literal["low", "medium", "high"] | None = None
+    user_location: dict[str, Any] | None = None

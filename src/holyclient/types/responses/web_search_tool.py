@@ -19,11 +19,11 @@ class Filters(BaseModel):
 class UserLocation(BaseModel):
     """The approximate location of the user."""
 
-    type: Literal["approximate"] | None = None
+    city: str | None = None
     country: str | None = None
     region: str | None = None
-    city: str | None = None
     timezone: str | None = None
+    type: Literal["approximate"] | None = None
 
 
 class WebSearchTool(BaseModel):
@@ -32,5 +32,5 @@ class WebSearchTool(BaseModel):
     type: Literal["web_search", "web_search_2025_08_26"]
     external_web_access: bool | None = None
     filters: Filters | None = None
-    user_location: UserLocation | None = None
     search_context_size: Literal["low", "medium", "high"] | None = None
+    user_location: UserLocation | None = None

@@ -13,6 +13,6 @@ __all__ = ["ComparisonFilter"]
 class ComparisonFilter(BaseModel):
     """A filter used to compare a specified attribute key to a given value using a defined comparison operation."""
 
-    type: Literal["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin"]
     key: str
+    type: Literal["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin"]
     value: str | float | bool | list[str | float]

@@ -13,8 +13,8 @@ __all__ = ["CompoundFilter", "Filter"]
 class CompoundFilter(BaseModel):
     """Combine multiple filters using `and` or `or`."""
 
-    type: Literal["and", "or"]
     filters: list[Any]
+    type: Literal["and", "or"]
 
 
 Filter: TypeAlias = Any

@@ -13,9 +13,9 @@ __all__ = ["CustomToolInputFormat", "Grammar", "Text"]
 class Grammar(BaseModel):
     """A grammar defined by the user."""
 
-    type: Literal["grammar"]
-    syntax: Literal["lark", "regex"]
     definition: str
+    syntax: Literal["lark", "regex"]
+    type: Literal["grammar"]
 
 
 class Text(BaseModel):

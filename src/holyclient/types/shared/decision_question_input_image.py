@@ -13,6 +13,6 @@ __all__ = ["DecisionQuestionInputImage"]
 class DecisionQuestionInputImage(BaseModel):
     """An image input block used within EvalItem content arrays."""
 
-    type: Literal["input_image"]
     image_url: str
+    type: Literal["input_image"]
     detail: str | None = None

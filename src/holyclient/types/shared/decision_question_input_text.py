@@ -13,5 +13,5 @@ __all__ = ["DecisionQuestionInputText"]
 class DecisionQuestionInputText(BaseModel):
     """Text block that a user contributed to the thread."""
 
-    type: Literal["input_text"]
     text: str
+    type: Literal["input_text"]

@@ -10,7 +10,7 @@ __all__ = ["FunctionDefinition"]
 
 
 class FunctionDefinition(BaseModel):
-    description: str | None = None
     name: str
+    description: str | None = None
     parameters: FunctionParameters | None = None
     strict: bool | None = None

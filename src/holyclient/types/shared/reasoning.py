@@ -14,8 +14,8 @@ __all__ = ["Reasoning"]
 class Reasoning(BaseModel):
     """**gpt-5 and o-series models only**"""
 
-    mode: str | Literal["standard", "pro"] | None = None
-    effort: ReasoningEffort | None = None
-    summary: Literal["auto", "concise", "detailed"] | None = None
     context: Literal["auto", "current_turn", "all_turns"] | None = None
+    effort: ReasoningEffort | None = None
     generate_summary: Literal["auto", "concise", "detailed"] | None = None
+    mode: str | Literal["standard", "pro"] | None = None
+    summary: Literal["auto", "concise", "detailed"] | None = None

@@ -15,8 +15,8 @@ __all__ = ["JSONSchema", "ResponseFormatJSONSchema"]
 class JSONSchema(BaseModel):
     """Structured Outputs configuration options, including a JSON Schema."""
 
-    description: str | None = None
     name: str
+    description: str | None = None
     schema_: dict[str, Any] | None = Field(default=None, alias="schema")
     strict: bool | None = None
 
@@ -24,5 +24,5 @@ class JSONSchema(BaseModel):
 class ResponseFormatJSONSchema(BaseModel):
     """JSON Schema response format. Used to generate structured JSON responses. Learn more about [Structured Outputs](/docs/guides/structured-outputs)."""
 
-    type: Literal["json_schema"]
     json_schema: JSONSchema
+    type: Literal["json_schema"]

@@ -13,5 +13,5 @@ __all__ = ["ResponseFormatTextGrammar"]
 class ResponseFormatTextGrammar(BaseModel):
     """A custom grammar for the model to follow when generating text. Learn more in the [custom grammars guide](/docs/guides/custom-grammars)."""
 
-    type: Literal["grammar"]
     grammar: str
+    type: Literal["grammar"]

@@ -69,6 +69,13 @@ CALLS: dict[str, Callable[[Any], Any]] = {
     "images": lambda c: c.images.generate(prompt="a red square", model="gpt-image-1", size="1024x1024"),
     "responses": lambda c: c.responses.create(model="gpt-4.1", input="say hi"),
     "parsed": lambda c: c.chat.completions.parse(model="gpt-4.1", messages=USER, response_format=Weather),
+    "transcription": lambda c: c.audio.transcriptions.create(
+        model="gpt-4o-transcribe", file=("a.wav", b"hello")
+    ),
+    "verbose": lambda c: c.audio.transcriptions.create(
+        model="whisper-1", file=("a.wav", b"hello world"), response_format="verbose_json"
+    ),
+    "file": lambda c: c.files.create(file=("in.jsonl", b'{"a": 1}\n'), purpose="batch"),
     "logprobs": lambda c: c.chat.completions.create(
         model="gpt-4.1", messages=USER, logprobs=True, top_logprobs=1
     ),

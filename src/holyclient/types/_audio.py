@@ -7,7 +7,9 @@ Text to speech (``client.audio.speech``) answers with bytes, see :mod:`holyclien
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SerializeAsAny, field_validator
 
 from ._model import BaseModel
 
@@ -34,20 +36,62 @@ class TranscriptionSegment(BaseModel):
 
 
 class TranscriptionUsage(BaseModel):
-    """Tokens (``type="tokens"``) or seconds of audio (``type="duration"``) billed."""
+    """Tokens (:class:`UsageTokens`) or seconds of audio (:class:`UsageDuration`) billed, told apart by
+    ``type`` as openai does; a kind this module does not know keeps its fields as extra fields."""
 
-    type: str = "tokens"
+    if TYPE_CHECKING:
+        type: str
+        input_tokens: int | None
+        output_tokens: int | None
+        total_tokens: int | None
+        seconds: float | None
+
+
+class UsageTokensInputTokenDetails(BaseModel):
+    audio_tokens: int | None = None
+    text_tokens: int | None = None
+
+
+class UsageTokens(TranscriptionUsage):
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
+    type: str = "tokens"
+    input_token_details: UsageTokensInputTokenDetails | None = None
+
+
+class UsageDuration(TranscriptionUsage):
     seconds: float | None = None
+    type: str = "duration"
+
+
+class _VerboseUsage(UsageDuration):
+    def __repr_name__(self) -> str:
+        return "Usage"  # ``openai.types.audio.transcription_verbose.Usage``
+
+
+def _usage(value: Any, duration: type[UsageDuration] = UsageDuration) -> Any:
+    """A usage dict validated into the class its ``type`` names (the open base when unknown)."""
+    if not isinstance(value, dict):
+        return value
+    kinds: dict[str, type[TranscriptionUsage]] = {"tokens": UsageTokens, "duration": duration}
+    return kinds.get(str(value.get("type")), TranscriptionUsage).model_validate(value)
+
+
+#: The usage field of a transcription: dumped as the class it is (the declared base has no fields).
+Usage = SerializeAsAny[TranscriptionUsage]
 
 
 class Transcription(BaseModel):
     text: str
     languages: list[str] | None = None
     logprobs: list[Any] | None = None
-    usage: TranscriptionUsage | None = None
+    usage: Usage | None = None
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _usage_by_type(cls, value: Any) -> Any:
+        return _usage(value)
 
 
 class TranscriptionVerbose(BaseModel):
@@ -55,8 +99,13 @@ class TranscriptionVerbose(BaseModel):
     language: str = ""
     text: str
     segments: list[TranscriptionSegment] | None = None
-    usage: TranscriptionUsage | None = None
+    usage: Usage | None = None
     words: list[TranscriptionWord] | None = None
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _usage_by_type(cls, value: Any) -> Any:
+        return _usage(value, _VerboseUsage)
 
 
 class TranscriptionDiarizedSegment(BaseModel):
@@ -75,7 +124,12 @@ class TranscriptionDiarized(BaseModel):
     segments: list[TranscriptionDiarizedSegment] | None = None
     task: str | None = None
     text: str
-    usage: TranscriptionUsage | None = None
+    usage: Usage | None = None
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _usage_by_type(cls, value: Any) -> Any:
+        return _usage(value)
 
 
 class TranscriptionStreamEvent(BaseModel):
@@ -86,8 +140,13 @@ class TranscriptionStreamEvent(BaseModel):
     delta: str | None = None
     text: str | None = None
     logprobs: list[Any] | None = None
-    usage: TranscriptionUsage | None = None
+    usage: Usage | None = None
     model: str | None = None
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _usage_by_type(cls, value: Any) -> Any:
+        return _usage(value)
 
 
 class Translation(BaseModel):

@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .._audio import TranscriptionUsage as TranscriptionUsage
+    from .._audio import Usage as Usage
+    from .._audio import UsageDuration as UsageDuration
+    from .._audio import UsageTokens as UsageTokens
+    from .._audio import UsageTokensInputTokenDetails as UsageTokensInputTokenDetails
     from .speech_create_params import SpeechCreateParams as SpeechCreateParams
     from .speech_model import SpeechModel as SpeechModel
     from .transcription import Transcription as Transcription
@@ -61,6 +65,10 @@ _LAZY = {
     "TranslationCreateParams": ".translation_create_params",
     "TranslationCreateResponse": ".translation_create_response",
     "TranslationVerbose": ".translation_verbose",
+    "Usage": ".._audio",
+    "UsageDuration": ".._audio",
+    "UsageTokens": ".._audio",
+    "UsageTokensInputTokenDetails": ".._audio",
     "Voice": ".voice",
     "VoiceConsent": ".voice_consent",
     "VoiceConsentCreateParams": ".voice_consent_create_params",
@@ -103,6 +111,10 @@ __all__ = [
     "TranslationCreateParams",
     "TranslationCreateResponse",
     "TranslationVerbose",
+    "Usage",
+    "UsageDuration",
+    "UsageTokens",
+    "UsageTokensInputTokenDetails",
     "Voice",
     "VoiceConsent",
     "VoiceConsentCreateParams",

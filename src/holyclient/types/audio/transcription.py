@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import TypeAlias
 
 from .._audio import Transcription as Transcription
+from .._audio import UsageDuration as UsageDuration
+from .._audio import UsageTokens as UsageTokens
+from .._audio import UsageTokensInputTokenDetails as UsageTokensInputTokenDetails
 from .._model import BaseModel
 
 __all__ = [
@@ -22,30 +25,6 @@ class Logprob(BaseModel):
     bytes: list[int] | None
     logprob: float
     token: str
-
-
-class UsageDuration(BaseModel):
-    """Usage statistics for models billed by audio input duration."""
-
-    seconds: float
-    type: Literal["duration"]
-
-
-class UsageTokens(BaseModel):
-    """Usage statistics for models billed by token usage."""
-
-    input_tokens: int
-    output_tokens: int
-    total_tokens: int
-    type: Literal["tokens"]
-    input_token_details: UsageTokensInputTokenDetails | None = None
-
-
-class UsageTokensInputTokenDetails(BaseModel):
-    """Details about the input tokens billed for this request."""
-
-    audio_tokens: int | None = None
-    text_tokens: int | None = None
 
 
 Usage: TypeAlias = UsageTokens | UsageDuration

@@ -20,7 +20,7 @@ WEATHER = {
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     },
 }
-_CREATED = re.compile(r"(created(?:_at)?['\"]?[=:] ?)\d+")
+_CREATED = re.compile(r"((?:created|expires)(?:_at)?['\"]?[=:] ?)\d+")
 #: openai's repeated slash-named moderation categories (``, self-harm/intent=False``); see the test.
 _OPENAI_DUPLICATES = re.compile(r", [a-z]+[-/][a-z/_-]*=(?:\[[^\]]*\]|[^,)]*)")
 _SERVER_IDS = re.compile(r"\b(?:cmpl|modr|resp|msg|rs|fc)[-_][0-9a-f]{8,}\b")
@@ -128,6 +128,30 @@ async def test_async_responses_print_and_dump_like_openai(differential: Differen
         return out
 
     await differential.acheck(app)
+
+
+def test_response_stream_events_print_and_dump_like_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with c.responses.create(model="gpt-4.1", input="stream this", stream=True) as stream:
+            return [shown(event) for event in stream]
+
+    differential.check(app)
+
+
+def test_cursor_pages_files_and_batches_print_and_dump_like_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        upload = c.files.create(file=("in.jsonl", b'{"custom_id": "a"}\n'), purpose="batch")
+        batch = c.batches.create(
+            input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
+        )
+        return {
+            "files": shown(c.files.list()),
+            "batch": shown(batch),
+            "batches": shown(c.batches.list()),
+            "deleted": shown(c.files.delete(upload.id)),
+        }
+
+    differential.check(app)
 
 
 def test_a_models_page_iterates_and_pages_like_openai(differential: Differential) -> None:

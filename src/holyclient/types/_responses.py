@@ -57,11 +57,7 @@ class ResponseOutputMessage(ResponseOutputItem):
     @field_validator("content", mode="before")
     @classmethod
     def _content_by_type(cls, value: Any) -> Any:
-        kinds: dict[str, type[BaseModel]] = {
-            "output_text": ResponseOutputText,
-            "refusal": ResponseOutputRefusal,
-        }
-        return _by_type(value, kinds, BaseModel)
+        return _by_type(value, _CONTENT_KINDS, BaseModel)
 
 
 class ResponseFunctionToolCall(ResponseOutputItem):
@@ -86,6 +82,10 @@ class ResponseReasoningItem(ResponseOutputItem):
     status: str | None = None
 
 
+_CONTENT_KINDS: dict[str, type[BaseModel]] = {
+    "output_text": ResponseOutputText,
+    "refusal": ResponseOutputRefusal,
+}
 _OUTPUT_KINDS: dict[str, type[BaseModel]] = {
     "message": ResponseOutputMessage,
     "function_call": ResponseFunctionToolCall,
@@ -274,9 +274,14 @@ class ResponseContentPartAddedEvent(ResponseStreamEvent):
     content_index: int = 0
     item_id: str = ""
     output_index: int = 0
-    part: dict[str, Any] = Field(default_factory=dict)
+    part: SerializeAsAny[BaseModel]
     sequence_number: int = 0
     type: str = "response.content_part.added"
+
+    @field_validator("part", mode="before")
+    @classmethod
+    def _part_by_type(cls, value: Any) -> Any:
+        return _by_type([value], _CONTENT_KINDS, BaseModel)[0]
 
 
 class ResponseContentPartDoneEvent(ResponseContentPartAddedEvent):

@@ -130,6 +130,14 @@ async def test_async_responses_print_and_dump_like_openai(differential: Differen
     await differential.acheck(app)
 
 
+def test_chat_stream_helper_events_print_and_dump_like_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with c.chat.completions.stream(model="gpt-4.1", messages=USER, response_format=Weather) as stream:
+            return [shown(event) for event in stream]
+
+    differential.check(app)
+
+
 def test_response_stream_events_print_and_dump_like_openai(differential: Differential) -> None:
     def app(c: Any) -> Any:
         with c.responses.create(model="gpt-4.1", input="stream this", stream=True) as stream:

@@ -22,11 +22,29 @@ from ..types._chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, Func
 
 Snapshot = ParsedChatCompletion[Any]
 
-# openai builds its snapshot as ``ParsedChatCompletion[ResponseFormatT]``, parametrized by the type
-# variable itself, and that is the class name ``print()`` shows: the same here, so logs read the same.
+# The class names ``print()`` shows, as openai's: the snapshot of a stream is a
+# ``ParsedChatCompletion[object]``, the final completion a ``ParsedChatCompletion[~ResponseFormatT]``
+# (openai parametrizes it by the type variable itself).
+_SNAPSHOT: Any = ParsedChatCompletion[object]
+_CHOICE: Any = ParsedChoice[object]
 ResponseFormatT = TypeVar("ResponseFormatT")
-_SNAPSHOT: Any = ParsedChatCompletion[ResponseFormatT]  # type: ignore[valid-type]
-_CHOICE: Any = ParsedChoice[ResponseFormatT]  # type: ignore[valid-type]
+_FINAL: Any = ParsedChatCompletion[ResponseFormatT]  # type: ignore[valid-type]
+_FINAL_CHOICE: Any = ParsedChoice[ResponseFormatT]  # type: ignore[valid-type]
+_FINAL_MESSAGE: Any = ParsedChatCompletionMessage[ResponseFormatT]  # type: ignore[valid-type]
+
+
+def as_final(snapshot: Snapshot) -> Snapshot:
+    """The snapshot's values (not copied) under the final completion's classes, fields set kept."""
+
+    def construct(cls: Any, model: Any, **values: Any) -> Any:
+        return cls.model_construct(_fields_set=set(model.model_fields_set), **{**dict(model), **values})
+
+    choices = [
+        construct(_FINAL_CHOICE, choice, message=construct(_FINAL_MESSAGE, choice.message))
+        for choice in snapshot.choices
+    ]
+    final: Snapshot = construct(_FINAL, snapshot, choices=choices)
+    return final
 
 
 def accumulate_chunks(chunks: Iterable[ChatCompletionChunk]) -> ParsedChatCompletion[Any]:

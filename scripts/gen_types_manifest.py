@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_types import DEFAULT_SPEC, MANIFEST, SpecIndex, load_spec
+from _types_spec import SpecIndex, load_spec
+from gen_types import DEFAULT_SPEC, MANIFEST
 
 #: The ``openai.types`` areas a relay user meets. Left out on purpose: realtime, fine-tuning, vector
 #: stores, evals, containers, conversations, graders, beta (assistants), uploads, webhooks, admin: they

@@ -36,6 +36,13 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
+    from ._http._clients import (
+        DefaultAioHttpClient,
+        DefaultAsyncHttpx2Client,
+        DefaultAsyncHttpxClient,
+        DefaultHttpx2Client,
+        DefaultHttpxClient,
+    )
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
     from ._send._pagination import ModelList
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
@@ -79,6 +86,11 @@ OpenAIError = HolyClientError
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
+    "DefaultHttpxClient": "._http._clients",
+    "DefaultAsyncHttpxClient": "._http._clients",
+    "DefaultAioHttpClient": "._http._clients",
+    "DefaultHttpx2Client": "._http._clients",
+    "DefaultAsyncHttpx2Client": "._http._clients",
     "BatchRequest": ".batch",
     "BatchResult": ".batch",
     "BatchRunner": ".batch",
@@ -163,6 +175,11 @@ __all__ = [
     "ContextOverflowError",
     "CostEstimate",
     "CreateEmbeddingResponse",
+    "DefaultAioHttpClient",
+    "DefaultAsyncHttpx2Client",
+    "DefaultAsyncHttpxClient",
+    "DefaultHttpx2Client",
+    "DefaultHttpxClient",
     "Embedding",
     "HolyClientError",
     "InternalServerError",

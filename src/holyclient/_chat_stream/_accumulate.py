@@ -9,12 +9,42 @@ model (a provider's ``reasoning_content``) are merged by the same rules, so noth
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
-from .._parsing import ParsedChatCompletion, ParsedChoice, ParsedFunction, ParsedFunctionToolCall
-from ..types.chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
+from .._parsing import (
+    ParsedChatCompletion,
+    ParsedChatCompletionMessage,
+    ParsedChoice,
+    ParsedFunction,
+    ParsedFunctionToolCall,
+)
+from ..types._chat import ChatCompletionChunk, ChoiceLogprobs, ChunkChoice, FunctionCall
 
 Snapshot = ParsedChatCompletion[Any]
+
+# The class names ``print()`` shows, as openai's: the snapshot of a stream is a
+# ``ParsedChatCompletion[object]``, the final completion a ``ParsedChatCompletion[~ResponseFormatT]``
+# (openai parametrizes it by the type variable itself).
+_SNAPSHOT: Any = ParsedChatCompletion[object]
+_CHOICE: Any = ParsedChoice[object]
+ResponseFormatT = TypeVar("ResponseFormatT")
+_FINAL: Any = ParsedChatCompletion[ResponseFormatT]  # type: ignore[valid-type]
+_FINAL_CHOICE: Any = ParsedChoice[ResponseFormatT]  # type: ignore[valid-type]
+_FINAL_MESSAGE: Any = ParsedChatCompletionMessage[ResponseFormatT]  # type: ignore[valid-type]
+
+
+def as_final(snapshot: Snapshot) -> Snapshot:
+    """The snapshot's values (not copied) under the final completion's classes, fields set kept."""
+
+    def construct(cls: Any, model: Any, **values: Any) -> Any:
+        return cls.model_construct(_fields_set=set(model.model_fields_set), **{**dict(model), **values})
+
+    choices = [
+        construct(_FINAL_CHOICE, choice, message=construct(_FINAL_MESSAGE, choice.message))
+        for choice in snapshot.choices
+    ]
+    final: Snapshot = construct(_FINAL, snapshot, choices=choices)
+    return final
 
 
 def accumulate_chunks(chunks: Iterable[ChatCompletionChunk]) -> ParsedChatCompletion[Any]:
@@ -51,6 +81,7 @@ def accumulate_chunk(snapshot: Snapshot | None, chunk: ChatCompletionChunk) -> S
     for choice in chunk.choices:
         if choice.index < len(snapshot.choices):
             choice_snapshot = snapshot.choices[choice.index]
+            _mark_dumped(choice_snapshot.message)
             _merge_model(choice_snapshot.message, _delta_items(choice))
         else:
             snapshot.choices.append(_new_choice(choice))
@@ -70,7 +101,8 @@ def _first_snapshot(chunk: ChatCompletionChunk) -> Snapshot:
     data.setdefault("system_fingerprint", None)
     data["object"] = "chat.completion"
     data["choices"] = [_choice_data(choice) for choice in chunk.choices]
-    return ParsedChatCompletion[Any].model_validate(data)
+    snapshot: Snapshot = _SNAPSHOT.model_validate(data)
+    return snapshot
 
 
 def _choice_data(choice: ChunkChoice) -> dict[str, Any]:
@@ -82,7 +114,25 @@ def _choice_data(choice: ChunkChoice) -> dict[str, Any]:
 
 
 def _new_choice(choice: ChunkChoice) -> ParsedChoice[Any]:
-    return ParsedChoice[Any].model_validate(_choice_data(choice))
+    new: ParsedChoice[Any] = _CHOICE.model_validate(_choice_data(choice))
+    return new
+
+
+_MESSAGE_FIELDS = frozenset(ParsedChatCompletionMessage.model_fields) - {"parsed"}
+
+
+def _mark_dumped(message: ParsedChatCompletionMessage[Any]) -> None:
+    """Count every field of the message (and of its tool calls so far) as set, as openai's snapshot does.
+
+    openai rebuilds the message from a full dump (``parsed`` left out) on every chunk after the first,
+    so ``to_dict()`` / ``to_json()`` of its final completion show ``"audio": null`` and the like; this
+    keeps the two byte for byte the same without rebuilding anything.
+    """
+    message.__pydantic_fields_set__.update(_MESSAGE_FIELDS)
+    for call in message.tool_calls or ():
+        call.__pydantic_fields_set__.update(type(call).model_fields)
+        if call.function is not None:
+            call.function.__pydantic_fields_set__.update(type(call.function).model_fields)
 
 
 def _delta_items(choice: ChunkChoice) -> dict[str, Any]:

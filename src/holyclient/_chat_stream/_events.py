@@ -10,7 +10,7 @@ from typing import Any, Generic, Literal, TypeVar, Union
 
 from .._parsing import ParsedChatCompletion
 from ..types import BaseModel as _Event
-from ..types.chat import ChatCompletionChunk, TokenLogprob
+from ..types._chat import ChatCompletionChunk, TokenLogprob
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 

@@ -16,9 +16,9 @@ from .._parsing import ParsedChatCompletion, find_tool, has_parseable_input, par
 from .._parsing._completions import is_rich_response_format, maybe_parse_content
 from .._parsing._tools import parse_tool_arguments
 from .._parsing._types import ParsedChoice
-from ..types.chat import ChatCompletionChunk, ChunkChoice
+from ..types._chat import ChatCompletionChunk, ChunkChoice
 from . import _events as ev
-from ._accumulate import Snapshot, accumulate_chunk
+from ._accumulate import Snapshot, accumulate_chunk, as_final
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 Event = ev.ChatCompletionStreamEvent
@@ -61,7 +61,9 @@ class ChatCompletionStreamState(Generic[ResponseFormatT]):
         Raises:
             LengthFinishReasonError, ContentFilterFinishReasonError: as ``parse()``.
         """
-        return parse_chat_completion(self.current_completion_snapshot, self._rich_format, self._tools)
+        return as_final(
+            parse_chat_completion(self.current_completion_snapshot, self._rich_format, self._tools)
+        )
 
     def handle_chunk(self, chunk: ChatCompletionChunk) -> list[Event]:
         """Fold ``chunk`` into the snapshot and return the events it produces, in order."""

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from .._parsing import ParsedChatCompletion
     from .._send._streaming import AsyncStream, Stream
-    from ..types.chat import ChatCompletionChunk
+    from ..types._chat import ChatCompletionChunk
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 

@@ -22,7 +22,7 @@ from .._send._steps import clean_failure
 from .._send._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
 
 if TYPE_CHECKING:
-    from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
+    from .._send._pagination import AsyncPaginator, BaseAsyncPage, BaseSyncPage
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from ..types._model import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
-SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
-AsyncPageT = TypeVar("AsyncPageT", bound="AsyncPage[Any]")
+SyncPageT = TypeVar("SyncPageT", bound="BaseSyncPage[Any]")
+AsyncPageT = TypeVar("AsyncPageT", bound="BaseAsyncPage[Any]")
 
 
 class _LazyResources:

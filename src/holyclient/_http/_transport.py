@@ -42,7 +42,8 @@ def request_timeout(timeout: Any) -> Any:
     return timeout
 
 
-def _limits(max_connections: int | None) -> Any:
+def limits(max_connections: int | None) -> Any:
+    """The connection limits of holyclient's clients (``max_connections`` or the default)."""
     import httpx2
 
     connections = max_connections or DEFAULT_MAX_CONNECTIONS
@@ -53,30 +54,20 @@ def _limits(max_connections: int | None) -> Any:
 
 
 def new_sync_client(timeout: Any, max_connections: int | None = None) -> Any:
-    import httpx2
+    from ._clients import DefaultHttpxClient
 
-    return httpx2.Client(timeout=timeout, limits=_limits(max_connections), follow_redirects=True)
+    return DefaultHttpxClient(timeout=timeout, limits=limits(max_connections))
 
 
 def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     import urllib.request
 
-    import httpx2
+    from ._clients import DefaultAioHttpClient, DefaultAsyncHttpxClient
 
-    limits = _limits(max_connections)
+    pool_limits = limits(max_connections)
     if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
-        return httpx2.AsyncClient(timeout=timeout, limits=limits, follow_redirects=True)
-    from ._aiohttp import AiohttpTransport
-    from ._pool import ShardedAsyncTransport
-
-    def sharded() -> httpx2.AsyncBaseTransport:
-        return ShardedAsyncTransport(
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-        )
-
-    transport = AiohttpTransport(max_connections=limits.max_connections, fallback=sharded)
-    return httpx2.AsyncClient(timeout=timeout, transport=transport, follow_redirects=True)
+        return DefaultAsyncHttpxClient(timeout=timeout, limits=pool_limits)
+    return DefaultAioHttpClient(timeout=timeout, limits=pool_limits)
 
 
 def aiohttp_transport_of(http: Any) -> Any:

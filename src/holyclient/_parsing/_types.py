@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from ..types.chat import (
+from ..types._chat import (
     ChatCompletion,
     ChatCompletionMessage,
     ChatCompletionMessageToolCall,
     Choice,
-    FunctionCall,
+    Function,
 )
 
 ContentType = TypeVar("ContentType")
 
 
-class ParsedFunction(FunctionCall):
+class ParsedFunction(Function):
     parsed_arguments: object | None = None
     """The arguments decoded: an instance of the tool's model for ``pydantic_function_tool`` tools,
     plain JSON data for other strict tools, ``None`` otherwise."""

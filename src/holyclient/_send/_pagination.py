@@ -20,13 +20,16 @@ from ..types._model import BaseModel
 from ..types.models import Model
 
 ItemT = TypeVar("ItemT")
-PageT = TypeVar("PageT", bound="AsyncPage[Any]")
+PageT = TypeVar("PageT", bound="BaseAsyncPage[Any]")
 
 
 class BasePage(BaseModel, Generic[ItemT]):
-    """One page of a list response."""
+    """One page of a list response.
 
-    object: str = "list"
+    The fields are openai's, in openai's order, so that a page prints and dumps as openai's does:
+    ``data`` then ``object`` on a plain page, ``data`` then ``has_more`` on a cursor page.
+    """
+
     data: list[ItemT] = Field(default_factory=list)
     _client: Any = PrivateAttr(default=None)
     _options: RequestOptions | None = PrivateAttr(default=None)
@@ -46,7 +49,7 @@ class BasePage(BaseModel, Generic[ItemT]):
 class _CursorMixin:
     """Cursor paging: ``has_more`` and ``after=<id of the last item>``, as the files and batches lists."""
 
-    has_more: bool | None = None
+    has_more: bool | None
     data: list[Any]
     _options: RequestOptions | None
 
@@ -60,7 +63,7 @@ class _CursorMixin:
         return dataclasses.replace(self._options, query=query)
 
 
-class SyncPage(BasePage[ItemT]):
+class BaseSyncPage(BasePage[ItemT]):
     """A sync page; ``for item in page`` walks this page and every following one."""
 
     def __iter__(self) -> Iterator[ItemT]:  # type: ignore[override]
@@ -91,11 +94,19 @@ class SyncPage(BasePage[ItemT]):
         return page._bind(self._client, options)
 
 
-class SyncCursorPage(_CursorMixin, SyncPage[ItemT]):
+class SyncPage(BaseSyncPage[ItemT]):
+    """A sync page of a plain list (``/models``): everything is on this page."""
+
+    object: str = "list"
+
+
+class SyncCursorPage(_CursorMixin, BaseSyncPage[ItemT]):
     """A sync page with ``has_more`` cursor paging."""
 
+    has_more: bool | None = None
 
-class AsyncPage(BasePage[ItemT]):
+
+class BaseAsyncPage(BasePage[ItemT]):
     """An async page; ``async for item in page`` walks this page and every following one."""
 
     async def __aiter__(self) -> AsyncIterator[ItemT]:
@@ -131,8 +142,16 @@ class AsyncPage(BasePage[ItemT]):
         return page._bind(self._client, options)
 
 
-class AsyncCursorPage(_CursorMixin, AsyncPage[ItemT]):
+class AsyncPage(BaseAsyncPage[ItemT]):
+    """An async page of a plain list (``/models``): everything is on this page."""
+
+    object: str = "list"
+
+
+class AsyncCursorPage(_CursorMixin, BaseAsyncPage[ItemT]):
     """An async page with ``has_more`` cursor paging."""
+
+    has_more: bool | None = None
 
 
 class AsyncPaginator(Generic[PageT, ItemT]):
@@ -150,5 +169,5 @@ class AsyncPaginator(Generic[PageT, ItemT]):
             yield item
 
 
-class ModelList(SyncPage[Model]):
-    """The ``/models`` listing; iterating it yields the models, as the official SDK's page does."""
+#: The ``/models`` listing: openai's ``SyncPage[Model]`` (the name is kept for code written before).
+ModelList = SyncPage[Model]

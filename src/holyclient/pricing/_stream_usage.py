@@ -104,6 +104,12 @@ class StreamMeter:
             self._model = getattr(item, "model", None) or self._model
             if self._hide and not choices:
                 return False
+        elif self._hide:
+            # Asked for usage, the server puts ``"usage": null`` on every chunk; the caller did not ask,
+            # and openai's caller never sees that key: unset it so ``to_dict()`` / ``to_json()`` omit it.
+            fields_set = getattr(item, "__pydantic_fields_set__", None)
+            if fields_set is not None:
+                fields_set.discard("usage")
         if choices:
             pieces = self._pieces
             for choice in choices:

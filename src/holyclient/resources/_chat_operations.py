@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..types.chat import ChatCompletion, ChatCompletionChunk
+from ..types._chat import ChatCompletion, ChatCompletionChunk
 from ._operation import StreamingOperation
 
 CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)

@@ -26,7 +26,7 @@ from ._chat_operations import CREATE
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
     from .._send._streaming import AsyncStream, Stream
-    from ..types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+    from ..types._chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")
 
@@ -127,7 +127,7 @@ class ParseMethods:
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
         options, fmt, checked_tools = _parse_request(locals())
-        completion = self._client._request(options, ParsedChatCompletion)
+        completion = self._client._request(options, ParsedChatCompletion[ResponseFormatT])
         return _finish(completion, fmt, checked_tools)
 
     def stream(
@@ -180,7 +180,7 @@ class AsyncParseMethods:
     ) -> ParsedChatCompletion[ResponseFormatT]:
         """Async twin of :meth:`ParseMethods.parse`."""
         options, fmt, checked_tools = _parse_request(locals())
-        completion = await self._client._request(options, ParsedChatCompletion)
+        completion = await self._client._request(options, ParsedChatCompletion[ResponseFormatT])
         return _finish(completion, fmt, checked_tools)
 
     def stream(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core._binary import AsyncStreamedBinaryContext, HttpxBinaryResponseContent, StreamedBinaryResponse
 from .._core._request import NOT_GIVEN
-from ..types.audio import (
+from ..types._audio import (
     Transcription,
     TranscriptionDiarized,
     TranscriptionStreamEvent,

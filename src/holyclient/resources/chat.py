@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._core._request import NOT_GIVEN
-from ..types.chat import ChatCompletion, ChatCompletionChunk
+from ..types._chat import ChatCompletion, ChatCompletionChunk
 from ._chat_operations import CREATE
 from ._chat_parse import AsyncParseMethods, ParseMethods
 from ._operation import AsyncAPIResource, SyncAPIResource
@@ -14,7 +14,7 @@ from ._operation import AsyncAPIResource, SyncAPIResource
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
     from .._send._streaming import AsyncStream, Stream
-    from ..types.chat import ChatCompletionMessageParam
+    from ..types._chat import ChatCompletionMessageParam
 
 
 class Completions(ParseMethods, SyncAPIResource):

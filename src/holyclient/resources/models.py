@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncPage, AsyncPaginator, ModelList
+from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
 from ..types.models import Model
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 
-LIST = PageOperation("GET", "/models", ModelList, AsyncPage[Model])
+LIST = PageOperation("GET", "/models", SyncPage[Model], AsyncPage[Model])
 RETRIEVE = Operation("GET", "/models/{model}", Model)
 
 
@@ -23,7 +23,7 @@ class Models(SyncAPIResource):
         extra_body: Mapping[str, object] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
-    ) -> ModelList:
+    ) -> SyncPage[Model]:
         """The models the server offers; iterate the page for the models."""
         return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 

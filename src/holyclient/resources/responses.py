@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._core._request import NOT_GIVEN
 from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
-from ..types.responses import Response, ResponseOutputItem, ResponseStreamEvent
+from ..types._responses import Response, ResponseOutputItem, ResponseStreamEvent
 from ._operation import AsyncAPIResource, Operation, PageOperation, StreamingOperation, SyncAPIResource
 from ._uploads import HeaderOperation
 

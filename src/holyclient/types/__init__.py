@@ -1,14 +1,19 @@
 """Public response models and request shapes, as ``openai.types``.
 
-One module per API area (``chat``, ``embeddings``, ``models`` ...); each area adds one import block
-here. ``from holyclient.types.chat import ChatCompletionMessageParam`` works as it does with openai.
+The hand-written models (one private or area module each: ``_chat``, ``_responses``, ``embeddings`` ...)
+are imported here. Around them, ``scripts/gen_types.py`` generates the rest of ``openai.types``' tree from
+the official spec (``chat/``, ``responses/``, ``shared_params/``, ``chat_completion_chunk.py`` ...), so
+``from holyclient.types.chat.chat_completion import Choice`` works as it does with openai; those modules
+re-export the hand-written classes rather than define them twice, and load only when imported. The other
+top-level ``openai.types`` names (``holyclient.types.ChatModel``) load on first access.
 """
 
 from __future__ import annotations
 
-from ._model import BaseModel
-from .batches import Batch, BatchError, BatchRequestCounts
-from .chat import (
+import importlib
+from typing import Any
+
+from ._chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
     ChatCompletionChunk,
@@ -38,13 +43,15 @@ from .chat import (
     TokenLogprob,
     TopLogprob,
 )
+from ._model import BaseModel
+from ._shared import CompletionTokensDetails, CompletionUsage, PromptTokensDetails
+from .batches import Batch, BatchError, BatchRequestCounts
 from .completions import Completion, CompletionChoice
 from .embeddings import CreateEmbeddingResponse, Embedding, EmbeddingUsage
 from .files import FileDeleted, FileObject
 from .images import Image, ImagesResponse
 from .models import Model
 from .moderations import Moderation, ModerationCreateResponse
-from .shared import CompletionTokensDetails, CompletionUsage, PromptTokensDetails
 
 __all__ = [
     "BaseModel",
@@ -95,3 +102,14 @@ __all__ = [
     "TokenLogprob",
     "TopLogprob",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    from ._openai_index import OPENAI_NAMES
+
+    source = OPENAI_NAMES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(source, __name__), name)
+    globals()[name] = value
+    return value

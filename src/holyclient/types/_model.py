@@ -31,6 +31,12 @@ class BaseModel(_PydanticModel):
     def _request_id(self, request_id: str | None) -> None:
         self.__dict__["_request_id"] = request_id
 
+    def __str__(self) -> str:
+        # As openai's models print: ``ChatCompletion(id='...', ...)`` rather than pydantic's bare
+        # ``id='...' ...``, so log lines and snapshots read the same after switching.
+        # pydantic's ``repr()`` is exactly that form, so both print the same, as on openai's models.
+        return repr(self)
+
     def to_dict(
         self,
         *,

@@ -5,7 +5,7 @@ Not to be confused with :mod:`holyclient.batch`, the client-side runner that sen
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ._model import BaseModel
 
@@ -27,40 +27,52 @@ class BatchErrors(BaseModel):
     data: list[BatchError] | None = None
     object: str | None = None
 
+    def __repr_name__(self) -> str:
+        return "Errors"  # ``openai.types.batch.Errors``
+
+
+class InputTokensDetails(BaseModel):
+    cached_tokens: int = 0
+
+
+class OutputTokensDetails(BaseModel):
+    reasoning_tokens: int = 0
+
 
 class BatchUsage(BaseModel):
     """Tokens the whole batch used (already billed by the provider; never re-counted in ``client.usage``)."""
 
     input_tokens: int = 0
+    input_tokens_details: InputTokensDetails | None = None
     output_tokens: int = 0
+    output_tokens_details: OutputTokensDetails | None = None
     total_tokens: int = 0
-    input_tokens_details: dict[str, Any] | None = None
-    output_tokens_details: dict[str, Any] | None = None
 
 
+# openai's fields in openai's order, so that a batch prints and dumps as openai's does.
 class Batch(BaseModel):
     usage_is_billed: ClassVar[bool] = False
     """The batch's ``usage`` was billed by its requests: ``client.usage`` does not count it again."""
 
     id: str
-    object: str = "batch"
+    completion_window: str = "24h"
+    created_at: int = 0
     endpoint: str = ""
     input_file_id: str = ""
-    completion_window: str = "24h"
+    object: str = "batch"
     status: str = ""
-    created_at: int = 0
-    output_file_id: str | None = None
+    cancelled_at: int | None = None
+    cancelling_at: int | None = None
+    completed_at: int | None = None
     error_file_id: str | None = None
     errors: BatchErrors | None = None
-    in_progress_at: int | None = None
-    expires_at: int | None = None
-    finalizing_at: int | None = None
-    completed_at: int | None = None
-    failed_at: int | None = None
     expired_at: int | None = None
-    cancelling_at: int | None = None
-    cancelled_at: int | None = None
-    request_counts: BatchRequestCounts | None = None
+    expires_at: int | None = None
+    failed_at: int | None = None
+    finalizing_at: int | None = None
+    in_progress_at: int | None = None
     metadata: dict[str, str] | None = None
     model: str | None = None
+    output_file_id: str | None = None
+    request_counts: BatchRequestCounts | None = None
     usage: BatchUsage | None = None

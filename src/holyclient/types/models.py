@@ -6,7 +6,9 @@ from ._model import BaseModel as _Model
 
 
 class Model(_Model):
+    # openai's fields in openai's order, so that a model prints and dumps as openai's does.
     id: str
-    object: str = "model"
     created: int = 0
+    object: str = "model"
     owned_by: str = ""
+    shutdown_date: int | None = None

@@ -47,11 +47,28 @@ class CategoryScores(_ByAlias):
     violence_graphic: float = Field(0.0, alias="violence/graphic")
 
 
+class CategoryAppliedInputTypes(_ByAlias):
+    harassment: list[str] = Field(default_factory=list)
+    harassment_threatening: list[str] = Field(default_factory=list, alias="harassment/threatening")
+    hate: list[str] = Field(default_factory=list)
+    hate_threatening: list[str] = Field(default_factory=list, alias="hate/threatening")
+    illicit: list[str] = Field(default_factory=list)
+    illicit_violent: list[str] = Field(default_factory=list, alias="illicit/violent")
+    self_harm: list[str] = Field(default_factory=list, alias="self-harm")
+    self_harm_instructions: list[str] = Field(default_factory=list, alias="self-harm/instructions")
+    self_harm_intent: list[str] = Field(default_factory=list, alias="self-harm/intent")
+    sexual: list[str] = Field(default_factory=list)
+    sexual_minors: list[str] = Field(default_factory=list, alias="sexual/minors")
+    violence: list[str] = Field(default_factory=list)
+    violence_graphic: list[str] = Field(default_factory=list, alias="violence/graphic")
+
+
+# openai's field order, so that a result prints and dumps as openai's does.
 class Moderation(BaseModel):
-    flagged: bool
     categories: Categories
+    category_applied_input_types: CategoryAppliedInputTypes | None = None
     category_scores: CategoryScores
-    category_applied_input_types: dict[str, list[str]] | None = None
+    flagged: bool
 
 
 class ModerationCreateResponse(BaseModel):

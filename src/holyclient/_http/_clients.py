@@ -1,0 +1,70 @@
+"""The HTTP clients holyclient makes for itself, offered under openai's names for ``http_client=``.
+
+``DefaultHttpxClient(proxy=...)`` means what it means in openai: the SDK's own client, with the SDK's
+defaults (timeouts, connection limits, redirects), and the caller's changes on top. Passing a plain
+``httpx2.Client()`` instead gets httpx2's defaults (a 5 s timeout). ``DefaultAioHttpClient`` is the async
+client on holyclient's aiohttp transport (what ``AsyncClient`` uses by default on asyncio without a proxy
+from the environment); ``DefaultAsyncHttpxClient`` the same client on httpx2's own transport. The clients
+``Client`` / ``AsyncClient`` make when none is given come from here, so there is one set of defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+
+from ._transport import default_timeout, limits
+
+
+def _with_defaults(kwargs: dict[str, Any]) -> dict[str, Any]:
+    kwargs.setdefault("timeout", default_timeout(None))
+    kwargs.setdefault("limits", limits(None))
+    kwargs.setdefault("follow_redirects", True)
+    return kwargs
+
+
+class DefaultHttpxClient(httpx2.Client):
+    """An ``httpx2.Client`` with holyclient's defaults; pass it (customised) as ``Client(http_client=...)``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_with_defaults(kwargs))
+
+
+class DefaultAsyncHttpxClient(httpx2.AsyncClient):
+    """An ``httpx2.AsyncClient`` with holyclient's defaults, on httpx2's own transport."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**_with_defaults(kwargs))
+
+
+class DefaultAioHttpClient(httpx2.AsyncClient):
+    """An ``httpx2.AsyncClient`` with holyclient's defaults on its aiohttp transport.
+
+    A ``transport=``, ``proxy=`` or ``mounts=`` of the caller's is kept as given (a custom transport would
+    bypass a proxy).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs = _with_defaults(kwargs)
+        if not {"transport", "proxy", "mounts"} & kwargs.keys():
+            kwargs["transport"] = _aiohttp_transport(kwargs["limits"])
+        super().__init__(**kwargs)
+
+
+def _aiohttp_transport(pool_limits: Any) -> httpx2.AsyncBaseTransport:
+    from ._aiohttp import AiohttpTransport
+    from ._pool import ShardedAsyncTransport
+
+    def sharded() -> httpx2.AsyncBaseTransport:
+        return ShardedAsyncTransport(
+            max_connections=pool_limits.max_connections,
+            max_keepalive_connections=pool_limits.max_keepalive_connections,
+        )
+
+    return AiohttpTransport(max_connections=pool_limits.max_connections, fallback=sharded)
+
+
+#: openai 3's names for the same clients.
+DefaultHttpx2Client = DefaultHttpxClient
+DefaultAsyncHttpx2Client = DefaultAsyncHttpxClient

@@ -48,6 +48,7 @@ OPERATIONS = (
     "GET /models/{model}",
     "POST /moderations",
     "POST /responses",
+    "POST /responses/input_tokens",
     "DELETE /responses/{response_id}",
     "GET /responses/{response_id}",
     "POST /responses/{response_id}/cancel",

@@ -241,6 +241,22 @@ ACCEPTED: dict[str, frozenset[str]] = {
             "user",
         }
     ),
+    "POST /responses/input_tokens": frozenset(
+        {
+            "conversation",
+            "input",
+            "instructions",
+            "model",
+            "parallel_tool_calls",
+            "personality",
+            "previous_response_id",
+            "reasoning",
+            "text",
+            "tool_choice",
+            "tools",
+            "truncation",
+        }
+    ),
     "DELETE /responses/{response_id}": frozenset(),
     "GET /responses/{response_id}": frozenset(
         {

@@ -9,6 +9,8 @@ from .._base import NOT_GIVEN
 from .._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.responses import Response, ResponseOutputItem, ResponseStreamEvent
 from ._operation import AsyncAPIResource, Operation, PageOperation, StreamingOperation, SyncAPIResource
+from ._responses_parse import AsyncResponsesParseMethods, ResponsesParseMethods
+from ._responses_tokens import AsyncInputTokens, InputTokens
 from ._uploads import HeaderOperation
 
 if TYPE_CHECKING:
@@ -59,10 +61,11 @@ class AsyncInputItems(AsyncAPIResource):
         return self._client._get_page(INPUT_ITEMS.build(locals()), INPUT_ITEMS.async_page)
 
 
-class Responses(SyncAPIResource):
+class Responses(ResponsesParseMethods, SyncAPIResource):
     def __init__(self, client: Client) -> None:
         super().__init__(client)
         self.input_items = InputItems(client)
+        self.input_tokens = InputTokens(client)
 
     @overload
     def create(
@@ -162,10 +165,11 @@ class Responses(SyncAPIResource):
         return self._client._request(CANCEL.build(locals()), CANCEL.cast_to)
 
 
-class AsyncResponses(AsyncAPIResource):
+class AsyncResponses(AsyncResponsesParseMethods, AsyncAPIResource):
     def __init__(self, client: AsyncClient) -> None:
         super().__init__(client)
         self.input_items = AsyncInputItems(client)
+        self.input_tokens = AsyncInputTokens(client)
 
     @overload
     async def create(

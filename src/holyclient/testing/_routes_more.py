@@ -28,6 +28,7 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
     (re.compile(p), m)
     for p, m in (
         (r"/v1/responses", {"POST": "responses"}),
+        (r"/v1/responses/input_tokens", {"POST": "responses.input_tokens"}),
         (r"/v1/responses/(?P<id>[^/]+)", {"GET": "responses.retrieve", "DELETE": "responses.delete"}),
         (r"/v1/responses/(?P<id>[^/]+)/cancel", {"POST": "responses.cancel"}),
         (r"/v1/responses/(?P<id>[^/]+)/input_items", {"GET": "responses.input_items"}),
@@ -48,7 +49,15 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
     )
 ]
 _MULTIPART = ("transcriptions", "translations", "files.create", "images.edit", "images.variation")
-_JSON_BODY = ("responses", "completions", "moderations", "images", "speech", "batches.create")
+_JSON_BODY = (
+    "responses",
+    "responses.input_tokens",
+    "completions",
+    "moderations",
+    "images",
+    "speech",
+    "batches.create",
+)
 
 
 def _store(app: App) -> Store:
@@ -157,6 +166,10 @@ def _answer(
         store.keep_response(body, payload)
         if body.get("stream") is True:
             return _send_stream(app, ex, hm.response_events(payload))
+    elif endpoint == "responses.input_tokens":
+        if "input_tokens" in app.config.disabled_features:  # as a relay without the endpoint answers
+            raise NotFound(f"Invalid URL ({ex.req.method} {ex.req.path})", None)
+        payload = hm.input_token_count(body)
     elif endpoint == "responses.retrieve":
         payload = store.response(item_id)
     elif endpoint == "responses.delete":

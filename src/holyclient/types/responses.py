@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, SerializeAsAny, field_validator
 
 from ._base import BaseModel
 
@@ -40,7 +40,8 @@ class ResponseOutputMessage(ResponseOutputItem):
     type: str = "message"
     role: str = "assistant"
     status: str | None = None
-    content: list[ResponseOutputText | ResponseOutputRefusal | BaseModel] = Field(default_factory=list)
+    # SerializeAsAny: the parts are validated into subclasses (parsed ones too); dumps keep their fields.
+    content: list[SerializeAsAny[BaseModel]] = Field(default_factory=list)
 
     @field_validator("content", mode="before")
     @classmethod
@@ -113,7 +114,7 @@ class Response(BaseModel):
     created_at: float = 0
     model: str = ""
     status: str | None = None
-    output: list[ResponseOutputItem] = Field(default_factory=list)
+    output: list[SerializeAsAny[ResponseOutputItem]] = Field(default_factory=list)
     usage: ResponseUsage | None = None
     error: ResponseError | None = None
     incomplete_details: dict[str, Any] | None = None
@@ -174,7 +175,7 @@ class ResponseStreamEvent(BaseModel):
 
 
 class _ResponseLifecycleEvent(ResponseStreamEvent):
-    response: Response
+    response: SerializeAsAny[Response]
 
 
 class ResponseCreatedEvent(_ResponseLifecycleEvent):
@@ -200,7 +201,7 @@ class ResponseIncompleteEvent(_ResponseLifecycleEvent):
 class ResponseOutputItemAddedEvent(ResponseStreamEvent):
     type: str = "response.output_item.added"
     output_index: int = 0
-    item: ResponseOutputItem
+    item: SerializeAsAny[ResponseOutputItem]
 
     @field_validator("item", mode="before")
     @classmethod
@@ -280,3 +281,7 @@ _EVENT_KINDS: dict[str, type[ResponseStreamEvent]] = {
         ResponseErrorEvent,
     )
 }
+
+
+# Parsed responses (``responses.parse()``) and the token count live in their own module; re-exported here
+# where openai has them (``openai.types.responses``). Imported last: they subclass the models above.

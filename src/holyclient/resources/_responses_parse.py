@@ -1,0 +1,190 @@
+"""``responses.parse()`` and ``responses.stream()``: structured outputs and the stream helper.
+
+Mixed into the Responses resources. The request is the create operation's, with a ``text_format``
+class turned into its strict JSON schema in ``text.format`` and ``pydantic_function_tool`` tools made
+flat (:mod:`holyclient._parsing._responses`); the answer is decoded by the same function the stream
+helper (:mod:`holyclient._responses_stream`) uses, so ``parse()`` and ``stream()`` agree. ``stream()``
+goes through ``create(stream=True)`` so that everything ``create`` does to a stream (usage accounting)
+applies to it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .._base import NOT_GIVEN, RequestOptions
+from .._parsing._responses import parse_response, responses_tools, text_param
+from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
+from ..types._parsed_response import ParsedResponse
+
+if TYPE_CHECKING:
+    from .._client import AsyncClient, Client
+    from .._streaming import AsyncStream, Stream
+    from ..types.responses import ResponseStreamEvent
+
+TextFormatT = TypeVar("TextFormatT")
+
+
+def _given(value: Any) -> Any:
+    return None if value is NOT_GIVEN else value
+
+
+def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any]:
+    """The arguments with ``text_format`` folded into ``text`` and the tools made flat; the format; the tools."""
+    from .responses import CREATE
+
+    args = dict(arguments)
+    args.pop("self", None)
+    params = args.get("params") or {}
+    if "stream" in params:
+        raise TypeError(
+            f"{method}() got an unexpected keyword argument 'stream'; use create(stream=True) or stream()"
+        )
+    if params and CREATE.accepted is not None and not params.keys() <= CREATE.accepted:
+        raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
+    text_format = _given(args.pop("text_format"))
+    tools = responses_tools(_given(args.get("tools")))
+    text = text_param(_given(args.get("text")), text_format)
+    for name, value in (("tools", tools), ("text", text)):
+        if value is not None:
+            args[name] = value
+    return args, text_format, tools
+
+
+def _parse_request(arguments: Mapping[str, Any]) -> tuple[RequestOptions, Any, Any]:
+    from .responses import CREATE
+
+    args, text_format, tools = _prepare("parse", arguments)
+    return CREATE.build(args), text_format, tools
+
+
+def _stream_request(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], ResponseStreamState[Any]]:
+    """Keyword arguments for ``create(stream=True)`` and the state that will decode the events."""
+    args, text_format, tools = _prepare("stream", arguments)
+    for name in ("input", "model"):
+        if args.get(name) is NOT_GIVEN:
+            raise ValueError(f"{name} must be provided when creating a new response")
+    params = args.pop("params", None) or {}
+    # Pass on only what was given, so ``create``'s own defaults apply.
+    kwargs = {
+        k: v for k, v in args.items() if v is not NOT_GIVEN and not (k.startswith("extra_") and v is None)
+    }
+    if kwargs.get("max_retries") is None:
+        kwargs.pop("max_retries", None)
+    state: ResponseStreamState[Any] = ResponseStreamState(text_format=text_format, input_tools=tools)
+    return {**kwargs, **params, "stream": True}, state
+
+
+class ResponsesParseMethods:
+    """``parse`` and ``stream`` of the sync Responses resource."""
+
+    _client: Client
+
+    def parse(
+        self,
+        *,
+        model: str = NOT_GIVEN,
+        input: str | list[Any] = NOT_GIVEN,
+        text_format: type[TextFormatT] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        text: Mapping[str, Any] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> ParsedResponse[TextFormatT]:
+        """Create a response and decode it: ``output_parsed`` and function calls' ``parsed_arguments``.
+
+        Args:
+            text_format: a pydantic model, sent as its strict JSON schema in ``text.format``; each
+                ``output_text`` is validated into it as ``parsed`` (``response.output_parsed``).
+            tools: as for ``create``; strict function tools and ``pydantic_function_tool(...)`` tools get
+                their calls' arguments decoded as ``parsed_arguments``.
+
+        Raises:
+            TypeError: ``text`` already has a ``format``, or a chat-shaped tool not made by
+                ``pydantic_function_tool``.
+            pydantic.ValidationError: an answer that does not fit ``text_format``.
+            APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
+        """
+        options, fmt, input_tools = _parse_request(locals())
+        response = self._client._request(options, ParsedResponse)
+        return parse_response(response, fmt, input_tools)
+
+    def stream(
+        self,
+        *,
+        model: str = NOT_GIVEN,
+        input: str | list[Any] = NOT_GIVEN,
+        text_format: type[TextFormatT] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        text: Mapping[str, Any] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> ResponseStreamManager[TextFormatT]:
+        """Stream a response as typed events; use it in a ``with`` block.
+
+        ``with client.responses.stream(...) as stream:`` sends the request; iterating ``stream`` yields
+        the raw events, with ``response.output_text.delta`` and ``response.function_call_arguments.delta``
+        carrying the ``snapshot`` so far, ``response.output_text.done`` the ``parsed`` text and
+        ``response.completed`` the parsed response; ``stream.get_final_response()`` returns it.
+
+        Raises:
+            ValueError: ``input`` or ``model`` missing (streaming a stored response by id is not supported).
+        """
+        kwargs, state = _stream_request(locals())
+        create: Callable[..., Stream[ResponseStreamEvent]] = self.create  # type: ignore[attr-defined]
+        return ResponseStreamManager(lambda: create(**kwargs), state)
+
+
+class AsyncResponsesParseMethods:
+    """``parse`` and ``stream`` of the async Responses resource."""
+
+    _client: AsyncClient
+
+    async def parse(
+        self,
+        *,
+        model: str = NOT_GIVEN,
+        input: str | list[Any] = NOT_GIVEN,
+        text_format: type[TextFormatT] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        text: Mapping[str, Any] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> ParsedResponse[TextFormatT]:
+        """Async twin of :meth:`ResponsesParseMethods.parse`."""
+        options, fmt, input_tools = _parse_request(locals())
+        response = await self._client._request(options, ParsedResponse)
+        return parse_response(response, fmt, input_tools)
+
+    def stream(
+        self,
+        *,
+        model: str = NOT_GIVEN,
+        input: str | list[Any] = NOT_GIVEN,
+        text_format: type[TextFormatT] = NOT_GIVEN,
+        tools: Iterable[Mapping[str, Any]] = NOT_GIVEN,
+        text: Mapping[str, Any] = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncResponseStreamManager[TextFormatT]:
+        """Async twin of :meth:`ResponsesParseMethods.stream` (``async with``); not a coroutine, as in openai."""
+        kwargs, state = _stream_request(locals())
+        create: Callable[..., Awaitable[AsyncStream[ResponseStreamEvent]]] = self.create  # type: ignore[attr-defined]
+        return AsyncResponseStreamManager(lambda: create(**kwargs), state)

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._base import NOT_GIVEN, RequestOptions
+from .._core._request import NOT_GIVEN, RequestOptions
 from .._parsing._responses import parse_response, responses_tools, text_param
 from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
 from ..types._parsed_response import ParsedResponse
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._streaming import AsyncStream, Stream
+    from .._client._client import AsyncClient, Client
+    from .._send._streaming import AsyncStream, Stream
     from ..types.responses import ResponseStreamEvent
 
 TextFormatT = TypeVar("TextFormatT")

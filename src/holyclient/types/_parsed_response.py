@@ -11,7 +11,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import Field, PrivateAttr, SerializeAsAny, field_validator
 
-from ._base import BaseModel
+from ._model import BaseModel
 from .responses import (
     _OUTPUT_KINDS,
     Response,

@@ -207,7 +207,7 @@ class _BaseClient(ResponseModes):
     def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
         """A streaming call's attempts (asking for usage in the stream) and how to make the meter that
         will charge the stream, once an attempt has returned it."""
-        body, hide = ask_for_usage(options.path, options.body)
+        body, hide = ask_for_usage(options.path, options.body, raw_bytes=self._reads_raw_bytes)
         if body is not options.body:
             options = dataclasses.replace(options, body=body)
 

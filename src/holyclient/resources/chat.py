@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from .._core._request import NOT_GIVEN
 from ..types.chat import ChatCompletion, ChatCompletionChunk
 from ._chat_parse import AsyncParseMethods, ParseMethods
+from ._chat_stored import AsyncStoredMethods, StoredMethods
 from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)
 
 
-class Completions(ParseMethods, SyncAPIResource):
+class Completions(ParseMethods, StoredMethods):
     @overload
     def create(
         self,
@@ -78,7 +79,7 @@ class Completions(ParseMethods, SyncAPIResource):
         return self._client._request(options, CREATE.cast_to)
 
 
-class AsyncCompletions(AsyncParseMethods, AsyncAPIResource):
+class AsyncCompletions(AsyncParseMethods, AsyncStoredMethods):
     @overload
     async def create(
         self,

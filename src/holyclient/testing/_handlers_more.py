@@ -78,7 +78,11 @@ def _input_text(value: Any) -> str:
         return value
     if isinstance(value, list):
         for item in reversed(value):
-            if isinstance(item, dict) and item.get("role", "user") == "user":
+            if (
+                isinstance(item, dict)
+                and item.get("type", "message") == "message"
+                and item.get("role") == "user"
+            ):
                 return content_text(item.get("content")) or "".join(
                     str(p.get("text", "")) for p in item.get("content") or [] if isinstance(p, dict)
                 )

@@ -13,23 +13,11 @@ from typing import TYPE_CHECKING, Any
 from .._core._request import NOT_GIVEN
 from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.chat import ChatCompletion, ChatCompletionDeleted, ChatCompletionStoreMessage
-from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
+from ._chat_operations import DELETE, LIST, MESSAGES, RETRIEVE, UPDATE
+from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
-
-LIST = PageOperation(
-    "GET", "/chat/completions", SyncCursorPage[ChatCompletion], AsyncCursorPage[ChatCompletion]
-)
-RETRIEVE = Operation("GET", "/chat/completions/{completion_id}", ChatCompletion)
-UPDATE = Operation("POST", "/chat/completions/{completion_id}", ChatCompletion)
-DELETE = Operation("DELETE", "/chat/completions/{completion_id}", ChatCompletionDeleted)
-MESSAGES = PageOperation(
-    "GET",
-    "/chat/completions/{completion_id}/messages",
-    SyncCursorPage[ChatCompletionStoreMessage],
-    AsyncCursorPage[ChatCompletionStoreMessage],
-)
 
 
 class Messages(SyncAPIResource):

@@ -17,6 +17,7 @@ from .._core._request import NOT_GIVEN, RequestOptions
 from .._parsing._responses import parse_response, responses_tools, text_param
 from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
 from ..types._parsed_response import ParsedResponse
+from ._responses_operations import CREATE
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
@@ -32,8 +33,6 @@ def _given(value: Any) -> Any:
 
 def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any]:
     """The arguments with ``text_format`` folded into ``text`` and the tools made flat; the format; the tools."""
-    from .responses import CREATE
-
     args = dict(arguments)
     args.pop("self", None)
     params = args.get("params") or {}
@@ -53,8 +52,6 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
 
 
 def _parse_request(arguments: Mapping[str, Any]) -> tuple[RequestOptions, Any, Any]:
-    from .responses import CREATE
-
     args, text_format, tools = _prepare("parse", arguments)
     return CREATE.build(args), text_format, tools
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from .._core._request import NOT_GIVEN
 from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.responses import Response, ResponseOutputItem, ResponseStreamEvent
-from ._operation import AsyncAPIResource, Operation, PageOperation, StreamingOperation, SyncAPIResource
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
+from ._responses_operations import CREATE
 from ._responses_parse import AsyncResponsesParseMethods, ResponsesParseMethods
 from ._responses_tokens import AsyncInputTokens, InputTokens
 from ._uploads import HeaderOperation
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
     from .._send._streaming import AsyncStream, Stream
 
-CREATE = StreamingOperation("POST", "/responses", Response, ResponseStreamEvent)
 RETRIEVE = Operation("GET", "/responses/{response_id}", Response)
 DELETE = Operation("DELETE", "/responses/{response_id}", type(None))
 CANCEL = HeaderOperation("POST", "/responses/{response_id}/cancel", Response, empty_body=True)

@@ -223,3 +223,32 @@ def test_input_tokens_count_without_input_raises_the_servers_error() -> None:
         pytest.raises(holyclient.NotFoundError),
     ):
         client.responses.input_tokens.count(model="gpt-4o", previous_response_id="resp_1")
+
+
+def test_parse_with_raw_response_decodes_the_wrapped_answer_as_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        raw = c.responses.with_raw_response.parse(model="gpt-4.1", input="raw parse", text_format=Answer)
+        chat = c.chat.completions.with_raw_response.parse(
+            model="gpt-4.1", messages=[{"role": "user", "content": "raw chat"}], response_format=Answer
+        )
+        return {
+            "status": raw.status_code,
+            "response": response_data(raw.parse()),
+            "chat_parsed": _value(chat.parse().choices[0].message.parsed),
+        }
+
+    _theirs, ours = differential.check(app)
+    assert ours.result["chat_parsed"][0] == "Answer"
+
+
+async def test_async_parse_with_raw_response_decodes_the_wrapped_answer(differential: Differential) -> None:
+    async def app(c: Any) -> Any:
+        raw = await c.responses.with_raw_response.parse(
+            model="gpt-4.1", input="raw parse", text_format=Answer
+        )
+        chat = await c.chat.completions.with_raw_response.parse(
+            model="gpt-4.1", messages=[{"role": "user", "content": "raw chat"}], response_format=Answer
+        )
+        return [response_data(raw.parse()), _value(chat.parse().choices[0].message.parsed)]
+
+    await differential.acheck(app)

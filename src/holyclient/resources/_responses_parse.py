@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .._core._request import NOT_GIVEN, RequestOptions
 from .._parsing._responses import parse_response, responses_tools, text_param
 from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
+from .._send._response import ResponseModes
 from ..types._parsed_response import ParsedResponse
 from ._responses_operations import CREATE
 
@@ -54,6 +55,12 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
 def _parse_request(arguments: Mapping[str, Any]) -> tuple[RequestOptions, Any, Any]:
     args, text_format, tools = _prepare("parse", arguments)
     return CREATE.build(args), text_format, tools
+
+
+def _decoded(response: ParsedResponse[Any], text_format: Any, tools: Any) -> ParsedResponse[Any]:
+    """Decode the response in place; under ``with_raw_response`` the one the raw response wraps."""
+    parse_response(ResponseModes._unwrap(response), text_format, tools)
+    return response
 
 
 def _stream_request(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], ResponseStreamState[Any]]:
@@ -108,8 +115,7 @@ class ResponsesParseMethods:
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
         options, fmt, input_tools = _parse_request(locals())
-        response = self._client._request(options, ParsedResponse)
-        return parse_response(response, fmt, input_tools)
+        return _decoded(self._client._request(options, ParsedResponse), fmt, input_tools)
 
     def stream(
         self,
@@ -163,8 +169,7 @@ class AsyncResponsesParseMethods:
     ) -> ParsedResponse[TextFormatT]:
         """Async twin of :meth:`ResponsesParseMethods.parse`."""
         options, fmt, input_tools = _parse_request(locals())
-        response = await self._client._request(options, ParsedResponse)
-        return parse_response(response, fmt, input_tools)
+        return _decoded(await self._client._request(options, ParsedResponse), fmt, input_tools)
 
     def stream(
         self,

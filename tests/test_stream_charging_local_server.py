@@ -106,3 +106,16 @@ async def test_an_async_raw_byte_stream_is_charged_by_counting_locally(holyclien
     assert (model.requests, model.approximate_requests) == (1, 1)
     assert model.completion_tokens > 0
     assert snapshot.reserved_usd == 0.0
+
+
+def test_a_replayed_response_stream_is_not_charged_again(holyclient_server: LocalServer):
+    with _client(holyclient_server) as client:
+        with client.responses.stream(model="gpt-4.1", input="charge me once") as stream:
+            response_id = stream.get_final_response().id
+        with client.responses.stream(response_id=response_id, starting_after=2) as stream:
+            replayed = stream.get_final_response()
+        snapshot = client.usage.snapshot()
+    assert replayed.id == response_id
+    model = snapshot.models["gpt-4.1"]
+    assert (model.requests, model.approximate_requests) == (1, 0)
+    assert snapshot.reserved_usd == 0.0

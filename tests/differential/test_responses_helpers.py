@@ -59,9 +59,9 @@ def response_data(response: Any) -> dict[str, Any]:
 def event_data(event: Any) -> dict[str, Any]:
     """A helper event as data: its class name, every field set, parsed values with their class."""
     data: dict[str, Any] = event.model_dump(mode="json", exclude_unset=True, by_alias=True, warnings=False)
-    if event.type == "response.output_text.done":
+    if event.type == "response.output_text.done" and hasattr(event, "parsed"):  # the helper's event
         data["parsed"] = _value(event.parsed)
-    if event.type == "response.completed":
+    if event.type == "response.completed" and hasattr(event.response, "output_parsed"):  # the helper's
         data["response"] = response_data(event.response)
     return {"class": type(event).__name__, **data}
 
@@ -252,3 +252,60 @@ async def test_async_parse_with_raw_response_decodes_the_wrapped_answer(differen
         return [response_data(raw.parse()), _value(chat.parse().choices[0].message.parsed)]
 
     await differential.acheck(app)
+
+
+def _background_then_resume(c: Any) -> Any:
+    """openai's ``examples/responses/background_streaming.py``: break off a stream, resume it by id."""
+    seen, response_id = [], None
+    with c.responses.stream(
+        input="solve 8x + 31 = 2", model="gpt-4.1", text_format=Answer, background=True
+    ) as s:
+        for event in s:
+            if event.type == "response.created":
+                response_id = event.response.id
+            seen.append(event_data(event))
+            if event.sequence_number == 4:
+                break
+    with c.responses.stream(response_id=response_id, starting_after=4, text_format=Answer) as stream:
+        resumed = [event_data(event) for event in stream]
+        final = response_data(stream.get_final_response())
+    return {"seen": seen, "resumed": resumed, "final": final}
+
+
+def test_stream_helper_resumes_a_stored_response_by_id_after_a_sequence_number(
+    differential: Differential,
+) -> None:
+    _theirs, ours = differential.check(_background_then_resume)
+    assert ours.result["resumed"][0]["sequence_number"] == 5
+    assert ours.result["final"]["output_parsed"][0] == "Answer"
+    assert ours.requests[1]["method"] == "GET"
+
+
+async def test_async_stream_helper_resumes_a_stored_response_by_id(differential: Differential) -> None:
+    async def app(c: Any) -> Any:
+        async with c.responses.stream(model="gpt-4.1", input="resume me") as stream:
+            response_id = (await stream.get_final_response()).id
+        async with c.responses.stream(response_id=response_id, starting_after=2) as stream:
+            events = [event_data(event) async for event in stream]
+        return events
+
+    await differential.acheck(app)
+
+
+def test_stream_helper_refuses_response_id_with_new_response_arguments(differential: Differential) -> None:
+    differential.check(
+        lambda c: [
+            repr(_raises(lambda: c.responses.stream(response_id="resp_1", input="x", model="gpt-4.1"))),
+            repr(_raises(lambda: c.responses.stream(starting_after=3))),
+        ]
+    )
+    assert differential.server.requests == []
+
+
+def test_retrieve_with_stream_replays_the_stored_events_as_openai(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        response = c.responses.create(model="gpt-4.1", input="replay")
+        return [event_data(e) for e in c.responses.retrieve(response.id, stream=True, starting_after=3)]
+
+    _theirs, ours = differential.check(app)
+    assert ours.result[0]["sequence_number"] == 4

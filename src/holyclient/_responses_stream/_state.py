@@ -40,8 +40,10 @@ class ResponseStreamState(Generic[TextFormatT]):
         *,
         text_format: type[TextFormatT] | None = None,
         input_tools: Iterable[Mapping[str, Any]] | None = None,
+        starting_after: int | None = None,
     ) -> None:
         self._text_format = text_format
+        self._starting_after = starting_after
         self._tools = list(input_tools or ())
         self._snapshot: ParsedResponse[TextFormatT] | None = None
         self._items: dict[int, raw.ResponseOutputItem] = {}
@@ -55,7 +57,13 @@ class ResponseStreamState(Generic[TextFormatT]):
         return self._snapshot
 
     def handle_event(self, event: raw.ResponseStreamEvent) -> list[raw.ResponseStreamEvent]:
-        """Fold ``event`` into the snapshot and return the events the helper yields for it."""
+        """Fold ``event`` into the snapshot and return the events the helper yields for it (none up to
+        ``starting_after``: a resumed stream accumulates every event but yields only the new ones)."""
+        events = self._handle(event)
+        after = self._starting_after
+        return events if after is None else [e for e in events if e.sequence_number > after]
+
+    def _handle(self, event: raw.ResponseStreamEvent) -> list[raw.ResponseStreamEvent]:
         if self._snapshot is None:
             if not isinstance(event, raw.ResponseCreatedEvent):
                 raise RuntimeError(f"Expected to have received `response.created` before `{event.type}`")

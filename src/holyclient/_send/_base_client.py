@@ -204,14 +204,16 @@ class _BaseClient(ResponseModes):
             self._recorder.observe(options)
         return Attempts(options, self._usage, self._reserve)
 
-    def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter]]:
+    def _metered(self, options: RequestOptions) -> tuple[Attempts, Callable[[Attempts], StreamMeter | None]]:
         """A streaming call's attempts (asking for usage in the stream) and how to make the meter that
         will charge the stream, once an attempt has returned it."""
         body, hide = ask_for_usage(options.path, options.body, raw_bytes=self._reads_raw_bytes)
         if body is not options.body:
             options = dataclasses.replace(options, body=body)
 
-        def meter(attempts: Attempts) -> StreamMeter:
+        def meter(attempts: Attempts) -> StreamMeter | None:
+            if options.path not in CHARGED_PATHS:  # a replay (GET /responses/{id}) was charged when made
+                return None
             return StreamMeter(self._usage, attempts.reservation, body, hide_usage_chunk=hide)
 
         return self._attempts(options), meter

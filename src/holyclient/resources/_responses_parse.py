@@ -63,21 +63,42 @@ def _decoded(response: ParsedResponse[Any], text_format: Any, tools: Any) -> Par
     return response
 
 
-def _stream_request(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], ResponseStreamState[Any]]:
-    """Keyword arguments for ``create(stream=True)`` and the state that will decode the events."""
-    args, text_format, tools = _prepare("stream", arguments)
-    for name in ("input", "model"):
-        if args.get(name) is NOT_GIVEN:
-            raise ValueError(f"{name} must be provided when creating a new response")
+_CALL = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
+
+
+def _stream_request(
+    arguments: Mapping[str, Any],
+) -> tuple[str | None, dict[str, Any], ResponseStreamState[Any]]:
+    """What ``stream()`` sends: ``(None, create kwargs)`` for a new response, ``(id, retrieve kwargs)`` to
+    resume a stored one; and the state that will decode the events.
+
+    Raises:
+        ValueError: as openai, a response id with new-response arguments, or neither.
+    """
+    args = dict(arguments)
+    response_id, starting_after = _given(args.pop("response_id")), _given(args.pop("starting_after"))
+    given = [name for name in ("input", "model") if args.get(name) is not NOT_GIVEN]
+    new = [*given, *(args.get("params") or {}), *(["text"] if args.get("text") is not NOT_GIVEN else [])]
+    args, text_format, tools = _prepare("stream", args)
     params = args.pop("params", None) or {}
-    # Pass on only what was given, so ``create``'s own defaults apply.
-    kwargs = {
-        k: v for k, v in args.items() if v is not NOT_GIVEN and not (k.startswith("extra_") and v is None)
-    }
-    if kwargs.get("max_retries") is None:
-        kwargs.pop("max_retries", None)
-    state: ResponseStreamState[Any] = ResponseStreamState(text_format=text_format, input_tools=tools)
-    return {**kwargs, **params, "stream": True}, state
+    # Pass on only what was given, so ``create``'s / ``retrieve``'s own defaults apply.
+    kwargs = {k: v for k, v in args.items() if v is not NOT_GIVEN and not (k in _CALL and v is None)}
+    state: ResponseStreamState[Any] = ResponseStreamState(
+        text_format=text_format, input_tools=tools, starting_after=starting_after
+    )
+    if response_id is not None or starting_after is not None:
+        if new:
+            raise ValueError(
+                "Cannot provide both response_id/starting_after can't be provided together with "
+                + ", ".join(new)
+            )
+        if response_id is None:
+            raise ValueError("id must be provided when streaming an existing response")
+        return response_id, {k: v for k, v in kwargs.items() if k in _CALL} | {"stream": True}, state
+    for name in ("input", "model"):
+        if name not in kwargs:
+            raise ValueError(f"{name} must be provided when creating a new response")
+    return None, {**kwargs, **params, "stream": True}, state
 
 
 class ResponsesParseMethods:
@@ -120,6 +141,8 @@ class ResponsesParseMethods:
     def stream(
         self,
         *,
+        response_id: str = NOT_GIVEN,
+        starting_after: int = NOT_GIVEN,
         model: str = NOT_GIVEN,
         input: str | list[Any] = NOT_GIVEN,
         text_format: type[TextFormatT] = NOT_GIVEN,
@@ -139,10 +162,17 @@ class ResponsesParseMethods:
         carrying the ``snapshot`` so far, ``response.output_text.done`` the ``parsed`` text and
         ``response.completed`` the parsed response; ``stream.get_final_response()`` returns it.
 
+        With ``response_id=`` (and ``starting_after=`` a sequence number), resumes a stored response
+        instead: its events are replayed and those up to ``starting_after`` skipped.
+
         Raises:
-            ValueError: ``input`` or ``model`` missing (streaming a stored response by id is not supported).
+            ValueError: ``input`` or ``model`` missing for a new response; a ``response_id`` together with
+                new-response arguments.
         """
-        kwargs, state = _stream_request(locals())
+        resume_id, kwargs, state = _stream_request(locals())
+        if resume_id is not None:
+            retrieve: Callable[..., Stream[ResponseStreamEvent]] = self.retrieve  # type: ignore[attr-defined]
+            return ResponseStreamManager(lambda: retrieve(resume_id, **kwargs), state)
         create: Callable[..., Stream[ResponseStreamEvent]] = self.create  # type: ignore[attr-defined]
         return ResponseStreamManager(lambda: create(**kwargs), state)
 
@@ -174,6 +204,8 @@ class AsyncResponsesParseMethods:
     def stream(
         self,
         *,
+        response_id: str = NOT_GIVEN,
+        starting_after: int = NOT_GIVEN,
         model: str = NOT_GIVEN,
         input: str | list[Any] = NOT_GIVEN,
         text_format: type[TextFormatT] = NOT_GIVEN,
@@ -187,6 +219,9 @@ class AsyncResponsesParseMethods:
         **params: Any,
     ) -> AsyncResponseStreamManager[TextFormatT]:
         """Async twin of :meth:`ResponsesParseMethods.stream` (``async with``); not a coroutine, as in openai."""
-        kwargs, state = _stream_request(locals())
+        resume_id, kwargs, state = _stream_request(locals())
+        if resume_id is not None:
+            retrieve: Callable[..., Awaitable[AsyncStream[ResponseStreamEvent]]] = self.retrieve  # type: ignore[attr-defined]
+            return AsyncResponseStreamManager(lambda: retrieve(resume_id, **kwargs), state)
         create: Callable[..., Awaitable[AsyncStream[ResponseStreamEvent]]] = self.create  # type: ignore[attr-defined]
         return AsyncResponseStreamManager(lambda: create(**kwargs), state)

@@ -9,7 +9,7 @@ from .._core._request import NOT_GIVEN
 from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.responses import Response, ResponseOutputItem, ResponseStreamEvent
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
-from ._responses_operations import CREATE
+from ._responses_operations import CREATE, RETRIEVE
 from ._responses_parse import AsyncResponsesParseMethods, ResponsesParseMethods
 from ._responses_tokens import AsyncInputTokens, InputTokens
 from ._uploads import HeaderOperation
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
     from .._send._streaming import AsyncStream, Stream
 
-RETRIEVE = Operation("GET", "/responses/{response_id}", Response)
 DELETE = Operation("DELETE", "/responses/{response_id}", type(None))
 CANCEL = HeaderOperation("POST", "/responses/{response_id}/cancel", Response, empty_body=True)
 INPUT_ITEMS = PageOperation(
@@ -124,19 +123,51 @@ class Responses(ResponsesParseMethods, SyncAPIResource):
             return self._client._stream(options, CREATE.chunk_cls)
         return self._client._request(options, CREATE.cast_to)
 
+    @overload
     def retrieve(
         self,
         response_id: str,
         *,
+        stream: Literal[False] = NOT_GIVEN,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> Response:
-        """A stored response by id."""
-        return self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
+    ) -> Response: ...
+
+    @overload
+    def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: Literal[True],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Stream[ResponseStreamEvent]: ...
+
+    def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: bool = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Response | Stream[ResponseStreamEvent]:
+        """A stored response by id; with ``stream=True``, its events replayed (after ``starting_after``)."""
+        options = RETRIEVE.build(locals())
+        if stream:
+            return self._client._stream(options, RETRIEVE.chunk_cls)
+        return self._client._request(options, RETRIEVE.cast_to)
 
     def delete(
         self,
@@ -220,19 +251,51 @@ class AsyncResponses(AsyncResponsesParseMethods, AsyncAPIResource):
             return await self._client._stream(options, CREATE.chunk_cls)
         return await self._client._request(options, CREATE.cast_to)
 
+    @overload
     async def retrieve(
         self,
         response_id: str,
         *,
+        stream: Literal[False] = NOT_GIVEN,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> Response:
+    ) -> Response: ...
+
+    @overload
+    async def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: Literal[True],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncStream[ResponseStreamEvent]: ...
+
+    async def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: bool = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Response | AsyncStream[ResponseStreamEvent]:
         """Async twin of :meth:`Responses.retrieve`."""
-        return await self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
+        options = RETRIEVE.build(locals())
+        if stream:
+            return await self._client._stream(options, RETRIEVE.chunk_cls)
+        return await self._client._request(options, RETRIEVE.cast_to)
 
     async def delete(
         self,

@@ -188,6 +188,11 @@ def _answer(
         payload = hm.input_token_count(body)
     elif endpoint == "responses.retrieve":
         payload = store.response(item_id)
+        if query.get("stream") == "true":  # replay the stored response's events, after ``starting_after``
+            after = query.get("starting_after") or "-1"
+            if not after.lstrip("-").isdigit():
+                raise InvalidRequest("'starting_after' must be an integer", "starting_after")
+            return _send_stream(app, ex, hm.response_events(payload)[int(after) + 1 :])
     elif endpoint == "responses.delete":
         payload = store.delete_response(item_id)
     elif endpoint == "responses.cancel":

@@ -12,13 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from .._parsing._responses import parse_response, parse_text
-from ..types import responses as raw
 from ..types._parsed_response import (
     ParsedResponse,
     ParsedResponseFunctionToolCall,
     ParsedResponseOutputMessage,
     ParsedResponseOutputText,
 )
+from ..types.responses import ResponseStreamEvent
 from . import _events as ev
 
 TextFormatT = TypeVar("TextFormatT")
@@ -46,7 +46,7 @@ class ResponseStreamState(Generic[TextFormatT]):
         self._starting_after = starting_after
         self._tools = list(input_tools or ())
         self._snapshot: ParsedResponse[TextFormatT] | None = None
-        self._items: dict[int, raw.ResponseOutputItem] = {}
+        self._items: dict[int, Any] = {}
         self.completed_response: ParsedResponse[TextFormatT] | None = None
 
     @property
@@ -56,60 +56,59 @@ class ResponseStreamState(Generic[TextFormatT]):
             raise RuntimeError("No event received yet")
         return self._snapshot
 
-    def handle_event(self, event: raw.ResponseStreamEvent) -> list[raw.ResponseStreamEvent]:
+    def handle_event(self, event: ResponseStreamEvent) -> list[ResponseStreamEvent]:
         """Fold ``event`` into the snapshot and return the events the helper yields for it (none up to
         ``starting_after``: a resumed stream accumulates every event but yields only the new ones)."""
         events = self._handle(event)
         after = self._starting_after
         return events if after is None else [e for e in events if e.sequence_number > after]
 
-    def _handle(self, event: raw.ResponseStreamEvent) -> list[raw.ResponseStreamEvent]:
+    def _handle(self, event: Any) -> list[Any]:
+        # Events are told apart by their ``type``, as on the wire: the event classes may be a hierarchy
+        # or a union, and an event type this SDK does not know still passes through unchanged.
+        kind = event.type
         if self._snapshot is None:
-            if not isinstance(event, raw.ResponseCreatedEvent):
-                raise RuntimeError(f"Expected to have received `response.created` before `{event.type}`")
+            if kind != "response.created":
+                raise RuntimeError(f"Expected to have received `response.created` before `{kind}`")
             self._snapshot = ParsedResponse.model_validate(event.response.to_dict())
             self._items = dict(enumerate(self._snapshot.output))
             return [event]
-        if isinstance(event, raw.ResponseOutputItemAddedEvent) and not isinstance(
-            event, raw.ResponseOutputItemDoneEvent
-        ):
-            self._add_item(event)
-        elif isinstance(event, raw.ResponseContentPartAddedEvent) and not isinstance(
-            event, raw.ResponseContentPartDoneEvent
-        ):
+        if kind == "response.output_item.added":
+            self._add_item(event.output_index, event.item.to_dict())
+        elif kind == "response.content_part.added":
             item = self._item(event.output_index)
             if isinstance(item, ParsedResponseOutputMessage):
-                item.content.append(_part(event.part))
-        elif isinstance(event, raw.ResponseTextDeltaEvent):
+                item.content.append(_part(_as_dict(event.part)))
+        elif kind == "response.output_text.delta":
             part = self._text_part(event.output_index, event.content_index)
             part.text += event.delta
             return [_with(ev.ResponseTextDeltaEvent, event, snapshot=part.text)]
-        elif isinstance(event, raw.ResponseTextDoneEvent):
+        elif kind == "response.output_text.done":
             item = self._item(event.output_index)
             parsed = parse_text(event.text, self._text_format, getattr(item, "phase", None))
             return [_with(ev.ResponseTextDoneEvent, event, parsed=parsed)]
-        elif isinstance(event, raw.ResponseFunctionCallArgumentsDeltaEvent):
+        elif kind == "response.function_call_arguments.delta":
             call = self._item(event.output_index)
             if not isinstance(call, ParsedResponseFunctionToolCall):
                 raise RuntimeError(f"Arguments delta for output {event.output_index}, not a function call")
             call.arguments += event.delta
             return [_with(ev.ResponseFunctionCallArgumentsDeltaEvent, event, snapshot=call.arguments)]
-        elif isinstance(event, raw.ResponseCompletedEvent):
+        elif kind == "response.completed":
             final: ParsedResponse[Any] = ParsedResponse.model_validate(event.response.to_dict())
             self.completed_response = parse_response(final, self._text_format, self._tools)
             fields = {**event.to_dict(), "response": self.completed_response}
             return [ev.ResponseCompletedEvent.model_construct(**fields)]
         return [event]
 
-    def _add_item(self, event: raw.ResponseOutputItemAddedEvent) -> None:
-        if event.output_index in self._items:
-            raise RuntimeError(f"Duplicate response output index {event.output_index}.")
+    def _add_item(self, output_index: int, data: dict[str, Any]) -> None:
+        if output_index in self._items:
+            raise RuntimeError(f"Duplicate response output index {output_index}.")
         snapshot = self.current_snapshot
-        item = ParsedResponse.model_validate({"id": snapshot.id, "output": [event.item.to_dict()]}).output[0]
+        item = ParsedResponse.model_validate({"id": snapshot.id, "output": [data]}).output[0]
         snapshot.output.append(item)
-        self._items[event.output_index] = item
+        self._items[output_index] = item
 
-    def _item(self, output_index: int) -> raw.ResponseOutputItem:
+    def _item(self, output_index: int) -> Any:
         try:
             return self._items[output_index]
         except KeyError:
@@ -125,10 +124,14 @@ class ResponseStreamState(Generic[TextFormatT]):
         return part
 
 
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value.to_dict() if hasattr(value, "to_dict") else dict(value)
+
+
 def _part(part: Mapping[str, Any]) -> Any:
     return ParsedResponseOutputMessage.model_validate({"content": [dict(part)]}).content[0]
 
 
-def _with(cls: type[raw.ResponseStreamEvent], event: raw.ResponseStreamEvent, **fields: Any) -> Any:
+def _with(cls: Any, event: Any, **fields: Any) -> Any:
     """``event`` as the helper's ``cls``, every field it carried kept, ``fields`` added."""
     return cls.model_validate({**event.to_dict(), **fields})

@@ -12,16 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import Field, PrivateAttr, SerializeAsAny, field_validator
 
 from ._model import BaseModel
-from .responses import (
-    _OUTPUT_KINDS,
-    Response,
-    ResponseFunctionToolCall,
-    ResponseOutputItem,
-    ResponseOutputMessage,
-    ResponseOutputRefusal,
-    ResponseOutputText,
-    _by_type,
-)
+from .responses import Response, ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 ContentType = TypeVar("ContentType")
 
@@ -37,11 +28,8 @@ class ParsedResponseOutputMessage(ResponseOutputMessage, Generic[ContentType]):
     @field_validator("content", mode="before")
     @classmethod
     def _content_by_type(cls, value: Any) -> Any:
-        kinds: dict[str, type[BaseModel]] = {
-            "output_text": ParsedResponseOutputText,
-            "refusal": ResponseOutputRefusal,
-        }
-        return _by_type(value, kinds, BaseModel)
+        """Text parts become parsed ones; any other part is what the plain message makes of it."""
+        return _each(value, {"output_text": ParsedResponseOutputText}, _plain_part)
 
 
 class ParsedResponseFunctionToolCall(ResponseFunctionToolCall):
@@ -50,20 +38,18 @@ class ParsedResponseFunctionToolCall(ResponseFunctionToolCall):
     plain JSON data for other strict tools, ``None`` otherwise."""
 
 
-_PARSED_KINDS: dict[str, type[BaseModel]] = {
-    **_OUTPUT_KINDS,
-    "message": ParsedResponseOutputMessage,
-    "function_call": ParsedResponseFunctionToolCall,
-}
-
-
 class ParsedResponse(Response, Generic[ContentType]):
-    output: list[SerializeAsAny[ResponseOutputItem]] = Field(default_factory=list)
+    output: list[SerializeAsAny[BaseModel]] = Field(default_factory=list)  # type: ignore[assignment]
 
     @field_validator("output", mode="before")
     @classmethod
     def _output_by_type(cls, value: Any) -> Any:
-        return _by_type(value, _PARSED_KINDS, ResponseOutputItem)
+        """Messages and function calls become parsed ones; any other item is what ``Response`` makes of it."""
+        kinds: dict[str, type[BaseModel]] = {
+            "message": ParsedResponseOutputMessage,
+            "function_call": ParsedResponseFunctionToolCall,
+        }
+        return _each(value, kinds, _plain_item)
 
     @property
     def output_parsed(self) -> ContentType | None:
@@ -74,6 +60,29 @@ class ParsedResponse(Response, Generic[ContentType]):
                     if isinstance(part, ParsedResponseOutputText) and part.parsed:
                         return part.parsed  # type: ignore[no-any-return]
         return None
+
+
+def _each(value: Any, kinds: dict[str, type[BaseModel]], other: Any) -> Any:
+    """Validate each dict of a list into the class its ``type`` names, or with ``other``."""
+    if not isinstance(value, list):
+        return value
+    return [
+        (kinds[item["type"]].model_validate(item) if item.get("type") in kinds else other(item))
+        if isinstance(item, dict)
+        else item
+        for item in value
+    ]
+
+
+# Parts and items this module does not specialise are validated exactly as the plain models do, whatever
+# their classes are: only the public ``Response`` / ``ResponseOutputMessage`` are relied on.
+def _plain_item(item: dict[str, Any]) -> Any:
+    return Response.model_validate({"id": "", "output": [item]}).output[0]
+
+
+def _plain_part(part: dict[str, Any]) -> Any:
+    message = {"id": "", "type": "message", "role": "assistant", "status": "completed", "content": [part]}
+    return ResponseOutputMessage.model_validate(message).content[0]
 
 
 class InputTokenCountResponse(BaseModel):

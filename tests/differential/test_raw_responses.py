@@ -136,3 +136,15 @@ async def test_async_raw_stream_lines_carry_no_usage_chunk(differential: Differe
 
     _theirs, ours = await differential.acheck(app)
     assert "stream_options" not in ours.requests[0]["body"]
+
+
+def test_raw_legacy_completion_stream_carries_no_usage_chunk(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with c.completions.with_streaming_response.create(
+            model="gpt-3.5-turbo-instruct", prompt="count", stream=True
+        ) as response:
+            lines = [line for line in response.iter_lines() if line]
+        return {"texts": [json.loads(x[6:])["choices"][0]["text"] for x in lines if x.startswith("data: {")]}
+
+    _theirs, ours = differential.check(app)
+    assert "stream_options" not in ours.requests[0]["body"]

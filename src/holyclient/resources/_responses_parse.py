@@ -14,15 +14,16 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._core._request import NOT_GIVEN, RequestOptions
-from .._parsing._responses import parse_response, responses_tools, text_param
-from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
 from .._send._response import ResponseModes
-from ..types._parsed_response import ParsedResponse
 from ._responses_operations import CREATE
 
+# The helper's modules (the stream state, the parsed models) load on the first parse()/stream() call:
+# a client that never uses them does not pay their import time and memory (``benchmarks/bench_client.py``).
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
+    from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
     from .._send._streaming import AsyncStream, Stream
+    from ..types._parsed_response import ParsedResponse
     from ..types.responses import ResponseStreamEvent
 
 TextFormatT = TypeVar("TextFormatT")
@@ -43,6 +44,8 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
         )
     if params and CREATE.accepted is not None and not params.keys() <= CREATE.accepted:
         raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
+    from .._parsing._responses import responses_tools, text_param
+
     text_format = _given(args.pop("text_format"))
     tools = responses_tools(_given(args.get("tools")))
     text = text_param(_given(args.get("text")), text_format)
@@ -52,13 +55,20 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
     return args, text_format, tools
 
 
-def _parse_request(arguments: Mapping[str, Any]) -> tuple[RequestOptions, Any, Any]:
+def _parse_request(
+    arguments: Mapping[str, Any],
+) -> tuple[RequestOptions, type[ParsedResponse[Any]], Any, Any]:
+    """The request options of a ``parse()`` call, the class to validate into, the format, the tools."""
+    from ..types._parsed_response import ParsedResponse
+
     args, text_format, tools = _prepare("parse", arguments)
-    return CREATE.build(args), text_format, tools
+    return CREATE.build(args), ParsedResponse, text_format, tools
 
 
 def _decoded(response: ParsedResponse[Any], text_format: Any, tools: Any) -> ParsedResponse[Any]:
     """Decode the response in place; under ``with_raw_response`` the one the raw response wraps."""
+    from .._parsing._responses import parse_response
+
     parse_response(ResponseModes._unwrap(response), text_format, tools)
     return response
 
@@ -75,6 +85,8 @@ def _stream_request(
     Raises:
         ValueError: as openai, a response id with new-response arguments, or neither.
     """
+    from .._responses_stream import ResponseStreamState
+
     args = dict(arguments)
     response_id, starting_after = _given(args.pop("response_id")), _given(args.pop("starting_after"))
     given = [name for name in ("input", "model") if args.get(name) is not NOT_GIVEN]
@@ -135,8 +147,8 @@ class ResponsesParseMethods:
             pydantic.ValidationError: an answer that does not fit ``text_format``.
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
-        options, fmt, input_tools = _parse_request(locals())
-        return _decoded(self._client._request(options, ParsedResponse), fmt, input_tools)
+        options, cast_to, fmt, input_tools = _parse_request(locals())
+        return _decoded(self._client._request(options, cast_to), fmt, input_tools)
 
     def stream(
         self,
@@ -169,7 +181,9 @@ class ResponsesParseMethods:
             ValueError: ``input`` or ``model`` missing for a new response; a ``response_id`` together with
                 new-response arguments.
         """
-        resume_id, kwargs, state = _stream_request(locals())
+        resume_id, kwargs, state = _stream_request(locals())  # before any local name is bound
+        from .._responses_stream import ResponseStreamManager
+
         if resume_id is not None:
             retrieve: Callable[..., Stream[ResponseStreamEvent]] = self.retrieve  # type: ignore[attr-defined]
             return ResponseStreamManager(lambda: retrieve(resume_id, **kwargs), state)
@@ -198,8 +212,8 @@ class AsyncResponsesParseMethods:
         **params: Any,
     ) -> ParsedResponse[TextFormatT]:
         """Async twin of :meth:`ResponsesParseMethods.parse`."""
-        options, fmt, input_tools = _parse_request(locals())
-        return _decoded(await self._client._request(options, ParsedResponse), fmt, input_tools)
+        options, cast_to, fmt, input_tools = _parse_request(locals())
+        return _decoded(await self._client._request(options, cast_to), fmt, input_tools)
 
     def stream(
         self,
@@ -219,7 +233,9 @@ class AsyncResponsesParseMethods:
         **params: Any,
     ) -> AsyncResponseStreamManager[TextFormatT]:
         """Async twin of :meth:`ResponsesParseMethods.stream` (``async with``); not a coroutine, as in openai."""
-        resume_id, kwargs, state = _stream_request(locals())
+        resume_id, kwargs, state = _stream_request(locals())  # before any local name is bound
+        from .._responses_stream import AsyncResponseStreamManager
+
         if resume_id is not None:
             retrieve: Callable[..., Awaitable[AsyncStream[ResponseStreamEvent]]] = self.retrieve  # type: ignore[attr-defined]
             return AsyncResponseStreamManager(lambda: retrieve(resume_id, **kwargs), state)

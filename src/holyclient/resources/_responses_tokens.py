@@ -14,7 +14,7 @@ from typing import Any
 
 from .._core._request import NOT_GIVEN, RequestOptions
 from .._exceptions import APIStatusError
-from ..types._parsed_response import InputTokenCountResponse
+from ..types._input_tokens import InputTokenCountResponse
 from ._operation import AsyncAPIResource, Operation, SyncAPIResource
 
 COUNT = Operation("POST", "/responses/input_tokens", InputTokenCountResponse)

@@ -7,9 +7,9 @@ parameter is the ``text_format`` class. ``InputTokenCountResponse`` answers ``in
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
-from pydantic import Field, PrivateAttr, SerializeAsAny, field_validator
+from pydantic import Field, SerializeAsAny, field_validator
 
 from ._model import BaseModel
 from .responses import Response, ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
@@ -83,17 +83,3 @@ def _plain_item(item: dict[str, Any]) -> Any:
 def _plain_part(part: dict[str, Any]) -> Any:
     message = {"id": "", "type": "message", "role": "assistant", "status": "completed", "content": [part]}
     return ResponseOutputMessage.model_validate(message).content[0]
-
-
-class InputTokenCountResponse(BaseModel):
-    """The input tokens of a Responses request (``client.responses.input_tokens.count``)."""
-
-    input_tokens: int
-    object: Literal["response.input_tokens"] = "response.input_tokens"
-    _source: Literal["server", "local"] = PrivateAttr(default="server")
-
-    @property
-    def source(self) -> Literal["server", "local"]:
-        """``"server"`` when the server counted; ``"local"`` when it lacks the endpoint and holyclient's
-        offline counter did (an estimate for non-OpenAI models; see ``holyclient.count_request``)."""
-        return self._source

@@ -8,7 +8,7 @@ new item or event never breaks an old client.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, SerializeAsAny, field_validator
 
@@ -283,5 +283,28 @@ _EVENT_KINDS: dict[str, type[ResponseStreamEvent]] = {
 }
 
 
-# Parsed responses (``responses.parse()``) and the token count live in their own module; re-exported here
-# where openai has them (``openai.types.responses``). Imported last: they subclass the models above.
+# Parsed responses (``responses.parse()``) and the token count live in their own modules, re-exported here
+# where openai has them (``openai.types.responses``). The parsed models load on first use (they subclass
+# the models above, and a client that never parses need not build them).
+from ._input_tokens import InputTokenCountResponse as InputTokenCountResponse  # noqa: E402
+
+if TYPE_CHECKING:
+    from ._parsed_response import ParsedResponse as ParsedResponse
+    from ._parsed_response import ParsedResponseFunctionToolCall as ParsedResponseFunctionToolCall
+    from ._parsed_response import ParsedResponseOutputMessage as ParsedResponseOutputMessage
+    from ._parsed_response import ParsedResponseOutputText as ParsedResponseOutputText
+
+_PARSED = (
+    "ParsedResponse",
+    "ParsedResponseFunctionToolCall",
+    "ParsedResponseOutputMessage",
+    "ParsedResponseOutputText",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PARSED:
+        from . import _parsed_response
+
+        return getattr(_parsed_response, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,6 +35,8 @@ def _given(value: Any) -> Any:
 
 def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any]:
     """The arguments with ``text_format`` folded into ``text`` and the tools made flat; the format; the tools."""
+    from .._parsing._responses import responses_tools, text_param
+
     args = dict(arguments)
     args.pop("self", None)
     params = args.get("params") or {}
@@ -44,8 +46,6 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
         )
     if params and CREATE.accepted is not None and not params.keys() <= CREATE.accepted:
         raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
-    from .._parsing._responses import responses_tools, text_param
-
     text_format = _given(args.pop("text_format"))
     tools = responses_tools(_given(args.get("tools")))
     text = text_param(_given(args.get("text")), text_format)

@@ -272,7 +272,8 @@ def test_key_checks_are_configurable() -> None:
 
 def test_unknown_path_wrong_method_and_bad_bodies(client: httpx.Client) -> None:
     assert assert_error_shape(client.get("/nope"), 404)["code"] == "unknown_url"
-    assert_error_shape(client.get("/chat/completions"), 405)
+    assert_error_shape(client.put("/chat/completions"), 405)
+    assert client.get("/chat/completions").json()["object"] == "list"  # the stored completions
     assert_error_shape(client.post("/chat/completions", content=b"{not json"), 400)
     assert_error_shape(client.post("/chat/completions", content=b"[1, 2]"), 400)
     assert (

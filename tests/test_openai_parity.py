@@ -88,7 +88,7 @@ def test_every_sync_resource_method_has_an_async_twin_with_the_same_signature(cl
             assert _params(func) == _params(twin), f"{path}.{name}"
             returns = inspect.signature(twin).return_annotation
             # Not coroutines, as in openai: list() returns a paginator, stream() an ``async with`` manager.
-            plain = ("AsyncPaginator", "AsyncChatCompletionStreamManager")
+            plain = ("AsyncPaginator", "AsyncChatCompletionStreamManager", "AsyncResponseStreamManager")
             assert inspect.iscoroutinefunction(twin) or str(returns).startswith(plain), f"{path}.{name}"
             checked += 1
     assert checked >= 4

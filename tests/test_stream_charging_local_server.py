@@ -76,3 +76,46 @@ async def test_async_streams_left_early_and_read_through_are_charged(holyclient_
     model = snapshot.models["gpt-4.1"]
     assert model.requests == 2 and model.approximate_requests == 1
     assert snapshot.reserved_usd == 0.0
+
+
+def test_a_raw_byte_stream_is_charged_by_counting_locally(holyclient_server: LocalServer):
+    with _client(holyclient_server) as client:
+        reference = client.chat.completions.create(model="gpt-4.1", messages=USER, max_tokens=50).usage
+        with client.chat.completions.with_streaming_response.create(
+            model="gpt-4.1", messages=USER, max_tokens=50, stream=True
+        ) as response:
+            lines = [line for line in response.iter_lines() if line.startswith("data: {")]
+        snapshot = client.usage.snapshot()
+    assert reference is not None
+    assert all('"choices":[]' not in line for line in lines)
+    model = snapshot.models["gpt-4.1"]
+    assert (model.requests, model.approximate_requests) == (2, 1)
+    assert model.completion_tokens - reference.completion_tokens > 0  # the streamed text was counted
+    assert snapshot.reserved_usd == 0.0
+
+
+async def test_an_async_raw_byte_stream_is_charged_by_counting_locally(holyclient_server: LocalServer):
+    async with AsyncClient(api_key="sk-t", base_url=holyclient_server.base_url, budget_usd=1.0) as client:
+        async with client.with_streaming_response.chat.completions.create(
+            model="gpt-4.1", messages=USER, max_tokens=50, stream=True
+        ) as response:
+            lines = [line async for line in response.iter_lines() if line.startswith("data: {")]
+        snapshot = client.usage.snapshot()
+    assert all('"choices":[]' not in line for line in lines)
+    model = snapshot.models["gpt-4.1"]
+    assert (model.requests, model.approximate_requests) == (1, 1)
+    assert model.completion_tokens > 0
+    assert snapshot.reserved_usd == 0.0
+
+
+def test_a_replayed_response_stream_is_not_charged_again(holyclient_server: LocalServer):
+    with _client(holyclient_server) as client:
+        with client.responses.stream(model="gpt-4.1", input="charge me once") as stream:
+            response_id = stream.get_final_response().id
+        with client.responses.stream(response_id=response_id, starting_after=2) as stream:
+            replayed = stream.get_final_response()
+        snapshot = client.usage.snapshot()
+    assert replayed.id == response_id
+    model = snapshot.models["gpt-4.1"]
+    assert (model.requests, model.approximate_requests) == (1, 0)
+    assert snapshot.reserved_usd == 0.0

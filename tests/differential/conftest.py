@@ -46,7 +46,7 @@ from holyclient.testing import LocalServer
 
 KEY = "sk-differential"
 _IDS = re.compile(r"\b(?:req_[0-9a-f]{16}|chatcmpl-[0-9a-f]{16}|call_[0-9a-f]{24})\b")
-_VOLATILE_KEYS = frozenset({"created"})
+_VOLATILE_KEYS = frozenset({"created", "created_at"})
 
 
 #: What holyclient adds on purpose (README, "Switching from openai"): a streamed request asks for usage

@@ -8,8 +8,8 @@ from typing import Any
 from differential.conftest import Differential
 
 USER = [{"role": "user", "content": "ping pong"}]
-#: Raw lines show what the server sent: tests that count them ask for the usage chunk on both sides
-#: (holyclient asks anyway; see ASKED_FOR_USAGE in conftest).
+#: Raw lines show what the server sent; these tests ask for the usage chunk on both sides, the tests at
+#: the end prove that holyclient adds nothing to a raw stream when the caller does not.
 USAGE = {"include_usage": True}
 
 
@@ -102,3 +102,49 @@ async def test_async_resource_level_raw_and_streaming_responses_match_openai(
         return {"raw": raw.parse(), "lines": len(lines), "model": model}
 
     await differential.acheck(app)
+
+
+def _events(lines: list[str]) -> list[Any]:
+    """The raw lines as data (``created`` timestamps are then left out of the comparison)."""
+    return [json.loads(x[6:]) if x != "data: [DONE]" else x for x in lines]
+
+
+def _first_choices(lines: list[str]) -> list[Any]:
+    """What common app code does with each raw line: ``chunk["choices"][0]`` (IndexError on an empty list)."""
+    return [json.loads(x[6:])["choices"][0]["delta"] for x in lines if x.startswith("data: {")]
+
+
+def test_raw_stream_lines_carry_no_usage_chunk_the_caller_did_not_ask_for(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with c.chat.completions.with_streaming_response.create(
+            model="gpt-4.1", messages=USER, stream=True
+        ) as response:
+            lines = [line for line in response.iter_lines() if line]
+        return {"deltas": _first_choices(lines), "events": _events(lines)}
+
+    _theirs, ours = differential.check(app)
+    assert "stream_options" not in ours.requests[0]["body"]  # the bytes are the caller's: nothing added
+
+
+async def test_async_raw_stream_lines_carry_no_usage_chunk(differential: Differential) -> None:
+    async def app(c: Any) -> Any:
+        async with c.with_streaming_response.chat.completions.create(
+            model="gpt-4.1", messages=USER, stream=True
+        ) as response:
+            lines = [line async for line in response.iter_lines() if line]
+        return {"deltas": _first_choices(lines), "events": _events(lines)}
+
+    _theirs, ours = await differential.acheck(app)
+    assert "stream_options" not in ours.requests[0]["body"]
+
+
+def test_raw_legacy_completion_stream_carries_no_usage_chunk(differential: Differential) -> None:
+    def app(c: Any) -> Any:
+        with c.completions.with_streaming_response.create(
+            model="gpt-3.5-turbo-instruct", prompt="count", stream=True
+        ) as response:
+            lines = [line for line in response.iter_lines() if line]
+        return {"texts": [json.loads(x[6:])["choices"][0]["text"] for x in lines if x.startswith("data: {")]}
+
+    _theirs, ours = differential.check(app)
+    assert "stream_options" not in ours.requests[0]["body"]

@@ -20,7 +20,7 @@ from .._core._request import NOT_GIVEN, RequestOptions
 from .._core._retry import RetryPolicy
 from .._exceptions import APIError, ConfigurationError
 from .._http._transport import default_timeout
-from ..pricing._stream_usage import StreamMeter, ask_for_usage
+from ..pricing._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
 from ._attempts import Attempts
 from ._pipeline import Pipeline
 from ._recorder import make_recorder
@@ -236,13 +236,17 @@ class _BaseClient(ResponseModes):
     def _start_stream(self, options: RequestOptions) -> tuple[Attempts, bool]:
         """A streaming call begins, asking for usage in the stream: its attempts, and whether to hide
         the usage-only chunk the caller did not ask for."""
-        body, hide = ask_for_usage(options.path, options.body)
+        body, hide = ask_for_usage(options.path, options.body, raw_bytes=self._reads_raw_bytes)
         if body is not options.body:
             options = dataclasses.replace(options, body=body)
         return self._start(options), hide
 
-    def _meter(self, exchange: Exchange, hide: bool) -> StreamMeter:
+    def _meter(self, exchange: Exchange, hide: bool) -> StreamMeter | None:
         """The meter that charges a stream: it takes over the attempt's reservation."""
+        if (
+            exchange.prepared.options.path not in CHARGED_PATHS
+        ):  # a replay (GET /responses/{id}) was charged when made
+            return None
         ledger = exchange.ledger
         tracker = ledger.tracker if ledger is not None else self._usage
         reservation = ledger.reservation if ledger is not None else None

@@ -87,12 +87,13 @@ class RawResponse(Generic[R]):
 class StreamedResponse(RawResponse[R]):
     """``with_streaming_response``: a context manager that closes the connection on exit."""
 
+    #: The caller may read the bytes as sent: a streamed call asks the server for nothing extra.
+    raw_bytes = True
+
     def iter_bytes(self) -> Iterator[bytes]:
         stream = self._parsed
         if isinstance(stream, Stream):
-            yield stream._first
-            yield from stream._chunks
-            stream.close()
+            yield from stream._raw()
         else:
             yield self.content
 
@@ -135,16 +136,16 @@ class StreamedResponse(RawResponse[R]):
 class AsyncStreamedResponse(RawResponse[R]):
     """The async ``with_streaming_response``: ``async with``, ``await parse()``, ``async for`` lines."""
 
+    raw_bytes = True  # as StreamedResponse
+
     async def parse(self) -> R:  # type: ignore[override]
         return self._parsed
 
     async def iter_bytes(self) -> AsyncIterator[bytes]:
         stream = self._parsed
         if isinstance(stream, AsyncStream):
-            yield stream._first
-            async for chunk in stream._chunks:
+            async for chunk in stream._raw():
                 yield chunk
-            await stream.close()
         else:
             yield self.content
 
@@ -206,6 +207,11 @@ class ResponseModes:
     def _unwrap(result: Any) -> Any:
         """The parsed object, also when the call returned a raw response wrapping it."""
         return result._parsed if isinstance(result, RawResponse) else result
+
+    @property
+    def _reads_raw_bytes(self) -> bool:
+        """Whether a stream's bytes reach the caller as sent (so nothing may be added to them)."""
+        return bool(getattr(self._response_cls, "raw_bytes", False))
 
     def _wrap_stream(self, stream: StreamT) -> StreamT:
         if self._response_cls is None:

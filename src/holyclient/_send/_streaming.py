@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core._parse import parse_model
 from .._core._sse import DONE, SSEDecoder, stream_error
+from .._http._transport import translate_error
 from ._steps import clean_failure
 
 if TYPE_CHECKING:
@@ -116,6 +117,17 @@ class ChunkDecoder(Generic[T]):
         return items
 
 
+def _observe_bytes(decoder: ChunkDecoder[Any], meter: StreamMeter | None, chunk: bytes) -> None:
+    """Decode a chunk the caller reads as bytes, only so that the meter sees its text."""
+    if meter is None or decoder.done:
+        return
+    try:
+        for item in decoder.feed(chunk):
+            meter.observe(item)
+    except Exception:  # an error event or a bad chunk: the caller sees it in the bytes; we stop counting
+        decoder.done = True
+
+
 class Stream(Generic[T]):
     """An iterator of parsed chunks from a server-sent-events response."""
 
@@ -165,6 +177,29 @@ class Stream(Generic[T]):
             self.response.close()
             decoder.close()
         if failure is not None:  # raised outside ``except``: the library error (and its key) is not chained
+            raise failure
+
+    def _raw(self) -> Iterator[bytes]:
+        """The body as it arrives (``with_streaming_response``), still charged: the meter counts its text."""
+        outcome: Outcome = "early"
+        failure: BaseException | None = None
+        try:
+            _observe_bytes(self._decoder, self._meter, self._first)
+            yield self._first
+            for chunk in self._chunks:
+                _observe_bytes(self._decoder, self._meter, chunk)
+                yield chunk
+            outcome = "complete"
+        except Exception as exc:
+            failure = translate_error(exc, self.response.request)
+            if failure is exc:
+                raise
+            outcome = "unknown"
+        finally:
+            if self._meter is not None:
+                self._meter.finish(outcome)
+            self.close()
+        if failure is not None:
             raise failure
 
     def __iter__(self) -> Iterator[T]:
@@ -238,6 +273,29 @@ class AsyncStream(Generic[T]):
                 meter.finish(outcome)
             await self.response.aclose()
             decoder.close()
+        if failure is not None:
+            raise failure
+
+    async def _raw(self) -> AsyncIterator[bytes]:
+        """Async twin of :meth:`Stream._raw`."""
+        outcome: Outcome = "early"
+        failure: BaseException | None = None
+        try:
+            _observe_bytes(self._decoder, self._meter, self._first)
+            yield self._first
+            async for chunk in self._chunks:
+                _observe_bytes(self._decoder, self._meter, chunk)
+                yield chunk
+            outcome = "complete"
+        except Exception as exc:
+            failure = translate_error(exc, self.response.request)
+            if failure is exc:
+                raise
+            outcome = "unknown"
+        finally:
+            if self._meter is not None:  # before the await: a cancelled close must not skip the charge
+                self._meter.finish(outcome)
+            await self.close()
         if failure is not None:
             raise failure
 

@@ -4,7 +4,7 @@ A streamed chat completion, completion or response is charged like any other cal
 stream ends:
 
 * The request asks the server for usage in the stream (``stream_options: {"include_usage": true}``)
-  unless the caller set ``stream_options`` themselves. The extra final chunk that carries it (empty
+  unless the caller set ``stream_options`` themselves or reads the raw bytes. The extra final chunk that carries it (empty
   ``choices``) is then hidden from the caller, who did not ask for it. The Responses API always reports
   usage in its ``response.completed`` event: nothing to ask.
 * When the stream ends with the server's usage, that usage is charged. When it ends without (the caller
@@ -46,13 +46,17 @@ _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "respons
 Outcome = Literal["complete", "early", "unknown"]
 
 
-def ask_for_usage(path: str, body: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, bool]:
+def ask_for_usage(
+    path: str, body: Mapping[str, Any] | None, *, raw_bytes: bool = False
+) -> tuple[Mapping[str, Any] | None, bool]:
     """The body to send for a streaming request, and whether to hide the usage-only chunk it adds.
 
     ``stream_options`` is added only when the caller did not set it (to anything, ``None`` included):
-    an explicit choice is theirs, and they then see every chunk the server sends.
+    an explicit choice is theirs, and they then see every chunk the server sends. A caller reading the
+    raw bytes (``raw_bytes``: ``with_streaming_response``) gets nothing added either, since no chunk can
+    be hidden from bytes: the stream is then charged by counting locally.
     """
-    if body is None or path not in _ASK_PATHS or "stream_options" in body:
+    if body is None or raw_bytes or path not in _ASK_PATHS or "stream_options" in body:
         return body, False
     return {**body, "stream_options": {"include_usage": True}}, True
 

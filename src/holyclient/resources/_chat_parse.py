@@ -21,6 +21,7 @@ from .._parsing import (
     response_format_param,
     validate_input_tools,
 )
+from .._send._response import ResponseModes
 from ._chat_operations import CREATE
 
 if TYPE_CHECKING:
@@ -85,7 +86,10 @@ def _stream_arguments(
 def _finish(
     completion: ParsedChatCompletion[Any], response_format: Any, tools: list[Mapping[str, Any]] | None
 ) -> ParsedChatCompletion[Any]:
-    return parse_chat_completion(completion, None if response_format is NOT_GIVEN else response_format, tools)
+    """Decode the completion in place; under ``with_raw_response`` the one the raw response wraps."""
+    parsed = ResponseModes._unwrap(completion)
+    parse_chat_completion(parsed, None if response_format is NOT_GIVEN else response_format, tools)
+    return completion
 
 
 def _given(value: Any) -> Any:

@@ -33,6 +33,19 @@ def _path_fields(path: str) -> tuple[str, ...]:
     return tuple(name for _, name, _, _ in string.Formatter().parse(path) if name)
 
 
+def _flat(params: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Query parameters with nested objects spelled ``key[sub]=value``, as openai sends them
+    (``chat.completions.list(metadata={"run": "a"})`` is ``?metadata[run]=a``)."""
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        name = f"{prefix}[{key}]" if prefix else str(key)
+        if isinstance(value, Mapping):
+            out.update(_flat(value, name))
+        else:
+            out[name] = value
+    return out
+
+
 def _path_value(name: str, value: Any) -> Any:
     """An id for the path; an empty one would silently address the collection instead (openai refuses it)."""
     if not value:
@@ -74,7 +87,9 @@ class Operation(Generic[ResponseT]):
         fields = build_body({**args, **params}, call["extra_body"] if has_body else None)
         if stream is not NOT_GIVEN:  # an explicit ``stream=False`` is sent, as openai does
             fields["stream"] = stream
-        query = dict(call["extra_query"] or {}) if has_body else {**fields, **(call["extra_query"] or {})}
+        query = (
+            dict(call["extra_query"] or {}) if has_body else {**_flat(fields), **(call["extra_query"] or {})}
+        )
         return RequestOptions(
             self.method,
             path,

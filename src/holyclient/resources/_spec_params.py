@@ -59,6 +59,15 @@ ACCEPTED: dict[str, frozenset[str]] = {
     ),
     "GET /batches/{batch_id}": frozenset(),
     "POST /batches/{batch_id}/cancel": frozenset(),
+    "GET /chat/completions": frozenset(
+        {
+            "after",
+            "limit",
+            "metadata",
+            "model",
+            "order",
+        }
+    ),
     "POST /chat/completions": frozenset(
         {
             "audio",
@@ -98,6 +107,20 @@ ACCEPTED: dict[str, frozenset[str]] = {
             "user",
             "verbosity",
             "web_search_options",
+        }
+    ),
+    "DELETE /chat/completions/{completion_id}": frozenset(),
+    "GET /chat/completions/{completion_id}": frozenset(),
+    "POST /chat/completions/{completion_id}": frozenset(
+        {
+            "metadata",
+        }
+    ),
+    "GET /chat/completions/{completion_id}/messages": frozenset(
+        {
+            "after",
+            "limit",
+            "order",
         }
     ),
     "POST /completions": frozenset(
@@ -239,6 +262,22 @@ ACCEPTED: dict[str, frozenset[str]] = {
             "top_p",
             "truncation",
             "user",
+        }
+    ),
+    "POST /responses/input_tokens": frozenset(
+        {
+            "conversation",
+            "input",
+            "instructions",
+            "model",
+            "parallel_tool_calls",
+            "personality",
+            "previous_response_id",
+            "reasoning",
+            "text",
+            "tool_choice",
+            "tools",
+            "truncation",
         }
     ),
     "DELETE /responses/{response_id}": frozenset(),

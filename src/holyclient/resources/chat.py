@@ -9,6 +9,7 @@ from .._core._request import NOT_GIVEN
 from ..types._chat import ChatCompletion, ChatCompletionChunk
 from ._chat_operations import CREATE
 from ._chat_parse import AsyncParseMethods, ParseMethods
+from ._chat_stored import AsyncStoredMethods, StoredMethods
 from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from ..types._chat import ChatCompletionMessageParam
 
 
-class Completions(ParseMethods, SyncAPIResource):
+class Completions(ParseMethods, StoredMethods):
     @overload
     def create(
         self,
@@ -77,7 +78,7 @@ class Completions(ParseMethods, SyncAPIResource):
         return self._client._request(options, CREATE.cast_to)
 
 
-class AsyncCompletions(AsyncParseMethods, AsyncAPIResource):
+class AsyncCompletions(AsyncParseMethods, AsyncStoredMethods):
     @overload
     async def create(
         self,

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from .._core._request import NOT_GIVEN
 from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types._responses import Response, ResponseOutputItem, ResponseStreamEvent
-from ._operation import AsyncAPIResource, Operation, PageOperation, StreamingOperation, SyncAPIResource
+from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
+from ._responses_operations import CREATE, RETRIEVE
+from ._responses_parse import AsyncResponsesParseMethods, ResponsesParseMethods
+from ._responses_tokens import AsyncInputTokens, InputTokens
 from ._uploads import HeaderOperation
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
     from .._send._streaming import AsyncStream, Stream
 
-CREATE = StreamingOperation("POST", "/responses", Response, ResponseStreamEvent)
-RETRIEVE = Operation("GET", "/responses/{response_id}", Response)
 DELETE = Operation("DELETE", "/responses/{response_id}", type(None))
 CANCEL = HeaderOperation("POST", "/responses/{response_id}/cancel", Response, empty_body=True)
 INPUT_ITEMS = PageOperation(
@@ -59,10 +60,11 @@ class AsyncInputItems(AsyncAPIResource):
         return self._client._get_page(INPUT_ITEMS.build(locals()), INPUT_ITEMS.async_page)
 
 
-class Responses(SyncAPIResource):
+class Responses(ResponsesParseMethods, SyncAPIResource):
     def __init__(self, client: Client) -> None:
         super().__init__(client)
         self.input_items = InputItems(client)
+        self.input_tokens = InputTokens(client)
 
     @overload
     def create(
@@ -121,19 +123,51 @@ class Responses(SyncAPIResource):
             return self._client._stream(options, CREATE.chunk_cls)
         return self._client._request(options, CREATE.cast_to)
 
+    @overload
     def retrieve(
         self,
         response_id: str,
         *,
+        stream: Literal[False] = NOT_GIVEN,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> Response:
-        """A stored response by id."""
-        return self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
+    ) -> Response: ...
+
+    @overload
+    def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: Literal[True],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Stream[ResponseStreamEvent]: ...
+
+    def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: bool = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Response | Stream[ResponseStreamEvent]:
+        """A stored response by id; with ``stream=True``, its events replayed (after ``starting_after``)."""
+        options = RETRIEVE.build(locals())
+        if stream:
+            return self._client._stream(options, RETRIEVE.chunk_cls)
+        return self._client._request(options, RETRIEVE.cast_to)
 
     def delete(
         self,
@@ -162,10 +196,11 @@ class Responses(SyncAPIResource):
         return self._client._request(CANCEL.build(locals()), CANCEL.cast_to)
 
 
-class AsyncResponses(AsyncAPIResource):
+class AsyncResponses(AsyncResponsesParseMethods, AsyncAPIResource):
     def __init__(self, client: AsyncClient) -> None:
         super().__init__(client)
         self.input_items = AsyncInputItems(client)
+        self.input_tokens = AsyncInputTokens(client)
 
     @overload
     async def create(
@@ -216,19 +251,51 @@ class AsyncResponses(AsyncAPIResource):
             return await self._client._stream(options, CREATE.chunk_cls)
         return await self._client._request(options, CREATE.cast_to)
 
+    @overload
     async def retrieve(
         self,
         response_id: str,
         *,
+        stream: Literal[False] = NOT_GIVEN,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> Response:
+    ) -> Response: ...
+
+    @overload
+    async def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: Literal[True],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncStream[ResponseStreamEvent]: ...
+
+    async def retrieve(
+        self,
+        response_id: str,
+        *,
+        stream: bool = NOT_GIVEN,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> Response | AsyncStream[ResponseStreamEvent]:
         """Async twin of :meth:`Responses.retrieve`."""
-        return await self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
+        options = RETRIEVE.build(locals())
+        if stream:
+            return await self._client._stream(options, RETRIEVE.chunk_cls)
+        return await self._client._request(options, RETRIEVE.cast_to)
 
     async def delete(
         self,

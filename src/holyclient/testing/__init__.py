@@ -1,6 +1,7 @@
 """A local OpenAI-compatible server for tests, demos and benchmarks -- no network, no key needed.
 
-``LocalServer`` answers ``/v1/chat/completions`` (JSON and SSE streaming), ``/v1/embeddings`` and
+``LocalServer`` answers ``/v1/chat/completions`` (JSON and SSE streaming; completions made with
+``store=true`` are kept and served by the stored-completion endpoints), ``/v1/embeddings`` and
 ``/v1/models``, and also ``/v1/responses`` and ``/v1/completions`` (JSON and SSE), moderations, images,
 audio (speech, transcriptions, translations), files and the Batch API, with deterministic content,
 and injects faults on demand (latency, 429 with ``Retry-After``, 5xx, dropped connections, malformed

@@ -27,7 +27,7 @@ from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection
 from ._http_parse import Request
 from ._limits import SlidingWindowLimiter
-from ._routes_more import handle_more, reset_more
+from ._routes_more import handle_more, reset_more, stored_chats
 
 _ROUTES: dict[str, tuple[str, str]] = {
     "/v1/chat/completions": ("chat", "POST"),
@@ -195,6 +195,8 @@ class App:
         route = _ROUTES.get(path)
         if route is not None and route[0] in self.config.disabled_features:
             route = None  # a switched-off endpoint is one this server does not have
+        if route is not None and req.method != route[1] and path == "/v1/chat/completions":
+            route = None  # GET lists the stored completions (handle_more)
         model_id = ""
         if route is None and path.startswith("/v1/models/") and len(path) > len("/v1/models/"):
             route = ("model", "GET")
@@ -429,7 +431,9 @@ class App:
         if ex.plan is not None:
             self.prompt_tokens += ex.plan.prompt_tokens
             self.completion_tokens += ex.plan.completion_tokens
-            return ex.plan.completion("chatcmpl-" + ex.rid[4:], int(time.time()))
+            completion = ex.plan.completion("chatcmpl-" + ex.rid[4:], int(time.time()))
+            stored_chats(self).keep(ex.body, completion)
+            return completion
         assert ex.payload is not None
         usage = ex.payload.get("usage")
         if isinstance(usage, dict):
@@ -440,7 +444,10 @@ class App:
         assert ex.plan is not None
         self.prompt_tokens += ex.plan.prompt_tokens
         self.completion_tokens += ex.plan.completion_tokens
-        return ex.plan.events("chatcmpl-" + ex.rid[4:], int(time.time()), ex.include_usage)
+        completion_id, now = "chatcmpl-" + ex.rid[4:], int(time.time())
+        if ex.body.get("store") is True:
+            stored_chats(self).keep(ex.body, ex.plan.completion(completion_id, now))
+        return ex.plan.events(completion_id, now, ex.include_usage)
 
     def _stream_head(self, ex: _Exchange) -> list[tuple[str, str]]:
         self.streams += 1

@@ -23,7 +23,7 @@ import random
 import re
 from typing import Any
 
-from . import _variation
+from . import _providers, _variation
 
 JSON = dict[str, Any]
 
@@ -134,6 +134,9 @@ def validate_chat(body: JSON, disabled_features: frozenset[str] = frozenset()) -
     tools = body.get("tools")
     if tools is not None and not isinstance(tools, list):
         raise InvalidRequest("'tools' must be an array", "tools")
+    lost = _providers.lost_reasoning(body)
+    if lost is not None:
+        raise InvalidRequest(*lost)
 
 
 # -- chat --------------------------------------------------------------------------------------
@@ -256,6 +259,7 @@ class ChatPlan:
         "model",
         "n",
         "prompt_tokens",
+        "reasoning",
     )
 
     def __init__(
@@ -277,6 +281,7 @@ class ChatPlan:
         else:
             self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
         chosen = _chosen_tool(body, user_text)
+        self.reasoning = _providers.reasoning_for(body, user_text)
         self.function: JSON | None = None
         self.arguments = ""
         self.call_id = ""
@@ -330,6 +335,8 @@ class ChatPlan:
             }
         else:
             message = {"role": "assistant", "content": self.content, "refusal": None}
+        if self.reasoning is not None:
+            message["reasoning_content"] = self.reasoning
         logprobs = (
             _variation.logprobs_content(_PIECES.findall(self.content))
             if self.logprobs and self.function is None
@@ -351,6 +358,14 @@ class ChatPlan:
 
     def deltas(self) -> list[JSON]:
         """The ``delta`` objects of one choice, first (role) to last content piece."""
+        thinking = [{"reasoning_content": p} for p in _PIECES.findall(self.reasoning or "")]
+        answer = self._answer_deltas()
+        if not thinking:
+            return answer
+        rest = {key: value for key, value in answer[0].items() if key != "role"}
+        return [{"role": "assistant", "content": None}, *thinking, rest, *answer[1:]]
+
+    def _answer_deltas(self) -> list[JSON]:
         if self.function is not None:
             call = self._tool_call()
             first: JSON = {

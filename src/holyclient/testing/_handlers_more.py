@@ -18,6 +18,7 @@ import math
 import re
 from typing import Any
 
+from . import _responses as rs
 from ._handlers import InvalidRequest, content_text
 
 JSON = dict[str, Any]
@@ -77,7 +78,11 @@ def _input_text(value: Any) -> str:
         return value
     if isinstance(value, list):
         for item in reversed(value):
-            if isinstance(item, dict) and item.get("role", "user") == "user":
+            if (
+                isinstance(item, dict)
+                and item.get("type", "message") == "message"
+                and item.get("role") == "user"
+            ):
                 return content_text(item.get("content")) or "".join(
                     str(p.get("text", "")) for p in item.get("content") or [] if isinstance(p, dict)
                 )
@@ -85,21 +90,28 @@ def _input_text(value: Any) -> str:
 
 
 def response_object(body: JSON, response_id: str, created: int) -> JSON:
-    """The complete ``Response`` of a ``POST /v1/responses``."""
+    """The complete ``Response`` of a ``POST /v1/responses`` (see :mod:`._responses` for its output)."""
     model = _require_model(body)
     prompt = _input_text(body.get("input"))
     if not prompt and body.get("input") is None:
         raise InvalidRequest("'input' is required", "input")
-    text, cut = _cut(f"Echo: {prompt}", body.get("max_output_tokens"))
+    function = rs.chosen_function(body, prompt)
+    cut = False
+    if function is not None:
+        item = rs.function_call_item(function, response_id, prompt)
+    else:
+        text, cut = _cut(rs.answer_text(body, prompt), body.get("max_output_tokens"))
+        item = {
+            "id": "msg_" + response_id[5:],
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
+        }
     input_tokens = _tokens(prompt) + 3
-    output_tokens = _tokens(text)
-    message = {
-        "id": "msg_" + response_id[5:],
-        "type": "message",
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
-    }
+    output_tokens = rs.item_tokens(item)
+    text_config = body.get("text")
+    text_config = text_config if isinstance(text_config, dict) else {}
     return {
         "id": response_id,
         "object": "response",
@@ -109,12 +121,13 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
         "error": None,
         "model": model,
         "instructions": body.get("instructions"),
-        "output": [message],
+        "output": [item],
         "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
+        "tool_choice": body.get("tool_choice") or "auto",
+        "tools": body.get("tools") or [],
         "temperature": 1.0,
         "top_p": 1.0,
+        "text": {"format": {"type": "text"}, **text_config},
         "metadata": body.get("metadata") or {},
         "usage": {
             "input_tokens": input_tokens,
@@ -126,10 +139,14 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
     }
 
 
+def input_token_count(body: JSON) -> JSON:
+    """``POST /v1/responses/input_tokens``: the input tokens as ``response_object`` counts them."""
+    _require_model(body)
+    return {"object": "response.input_tokens", "input_tokens": _tokens(_input_text(body.get("input"))) + 3}
+
+
 def response_events(response: JSON) -> list[bytes]:
     """The SSE events of a streamed response, ``response.created`` to ``response.completed``."""
-    message = response["output"][0]
-    text = message["content"][0]["text"]
     pending = {
         **response,
         "status": "in_progress",
@@ -137,24 +154,13 @@ def response_events(response: JSON) -> list[bytes]:
         "usage": None,
         "incomplete_details": None,
     }
-    ids = {"item_id": message["id"], "output_index": 0, "content_index": 0}
-    empty_part = {"type": "output_text", "text": "", "annotations": []}
     events: list[tuple[str, JSON]] = [
         ("response.created", {"response": pending}),
         ("response.in_progress", {"response": pending}),
-        (
-            "response.output_item.added",
-            {"output_index": 0, "item": {**message, "status": "in_progress", "content": []}},
-        ),
-        ("response.content_part.added", {**ids, "part": empty_part}),
     ]
-    events += [("response.output_text.delta", {**ids, "delta": p}) for p in _PIECES.findall(text)]
-    events += [
-        ("response.output_text.done", {**ids, "text": text}),
-        ("response.content_part.done", {**ids, "part": message["content"][0]}),
-        ("response.output_item.done", {"output_index": 0, "item": message}),
-        ("response." + str(response["status"]), {"response": response}),
-    ]
+    for index, item in enumerate(response["output"]):
+        events += rs.item_events(item, index)
+    events.append(("response." + str(response["status"]), {"response": response}))
     return [sse(kind, {"type": kind, "sequence_number": i, **data}) for i, (kind, data) in enumerate(events)]
 
 

@@ -19,6 +19,7 @@ from . import _handlers_more as hm
 from ._config import SECRET_HEADERS, RecordedRequest
 from ._handlers import InvalidRequest
 from ._store import Conflict, NotFound, Store, parse_multipart
+from ._stored_chat import NotStored, StoredChats
 
 if TYPE_CHECKING:
     from ._app import App, _Exchange
@@ -28,9 +29,16 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
     (re.compile(p), m)
     for p, m in (
         (r"/v1/responses", {"POST": "responses"}),
+        (r"/v1/responses/input_tokens", {"POST": "responses.input_tokens"}),
         (r"/v1/responses/(?P<id>[^/]+)", {"GET": "responses.retrieve", "DELETE": "responses.delete"}),
         (r"/v1/responses/(?P<id>[^/]+)/cancel", {"POST": "responses.cancel"}),
         (r"/v1/responses/(?P<id>[^/]+)/input_items", {"GET": "responses.input_items"}),
+        (r"/v1/chat/completions", {"GET": "chat.list"}),  # POST is the app's own route
+        (
+            r"/v1/chat/completions/(?P<id>[^/]+)",
+            {"GET": "chat.retrieve", "POST": "chat.update", "DELETE": "chat.delete"},
+        ),
+        (r"/v1/chat/completions/(?P<id>[^/]+)/messages", {"GET": "chat.messages"}),
         (r"/v1/completions", {"POST": "completions"}),
         (r"/v1/moderations", {"POST": "moderations"}),
         (r"/v1/images/generations", {"POST": "images"}),
@@ -48,7 +56,15 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
     )
 ]
 _MULTIPART = ("transcriptions", "translations", "files.create", "images.edit", "images.variation")
-_JSON_BODY = ("responses", "completions", "moderations", "images", "speech", "batches.create")
+_JSON_BODY = (
+    "responses",
+    "responses.input_tokens",
+    "completions",
+    "moderations",
+    "images",
+    "speech",
+    "batches.create",
+)
 
 
 def _store(app: App) -> Store:
@@ -59,8 +75,17 @@ def _store(app: App) -> Store:
 
 
 def reset_more(app: App) -> None:
-    """Forget uploaded files and batches (``App.reset``)."""
+    """Forget uploaded files, batches and stored completions (``App.reset``)."""
     app.more_store = Store()  # type: ignore[attr-defined]
+    app.stored_chats = StoredChats()  # type: ignore[attr-defined]
+
+
+def stored_chats(app: App) -> StoredChats:
+    """The completions created with ``store=true`` (the app adds to them, these routes serve them)."""
+    chats: StoredChats | None = getattr(app, "stored_chats", None)
+    if chats is None:
+        chats = app.stored_chats = StoredChats()  # type: ignore[attr-defined]
+    return chats
 
 
 def handle_more(app: App, ex: _Exchange) -> Coroutine[Any, Any, None] | Literal[False] | None:
@@ -115,8 +140,8 @@ def handle_more(app: App, ex: _Exchange) -> Coroutine[Any, Any, None] | Literal[
         )
     except InvalidRequest as exc:
         app._send_error(ex, 400, exc.message, "invalid_request_error", exc.param, exc.code)
-    except NotFound as exc:
-        app._send_error(ex, 404, exc.message, "invalid_request_error", exc.param)
+    except (NotFound, NotStored) as exc:
+        app._send_error(ex, 404, exc.message, "invalid_request_error", getattr(exc, "param", None))
     except Conflict as exc:
         app._send_error(ex, 409, exc.message, "invalid_request_error")
     return None
@@ -157,14 +182,25 @@ def _answer(
         store.keep_response(body, payload)
         if body.get("stream") is True:
             return _send_stream(app, ex, hm.response_events(payload))
+    elif endpoint == "responses.input_tokens":
+        if "input_tokens" in app.config.disabled_features:  # as a relay without the endpoint answers
+            raise NotFound(f"Invalid URL ({ex.req.method} {ex.req.path})", None)
+        payload = hm.input_token_count(body)
     elif endpoint == "responses.retrieve":
         payload = store.response(item_id)
+        if query.get("stream") == "true":  # replay the stored response's events, after ``starting_after``
+            after = query.get("starting_after") or "-1"
+            if not after.lstrip("-").isdigit():
+                raise InvalidRequest("'starting_after' must be an integer", "starting_after")
+            return _send_stream(app, ex, hm.response_events(payload)[int(after) + 1 :])
     elif endpoint == "responses.delete":
         payload = store.delete_response(item_id)
     elif endpoint == "responses.cancel":
         payload = store.cancel_response(item_id)
     elif endpoint == "responses.input_items":
         payload = store.input_items(item_id, query)
+    elif endpoint.startswith("chat."):
+        payload = _stored_chat(stored_chats(app), endpoint, item_id, query, body)
     elif endpoint == "completions":
         payload = hm.completion_object(body, "cmpl-" + suffix, now)
         if body.get("stream") is True:
@@ -207,6 +243,18 @@ def _answer(
             payload["data"] = [_without_nulls(batch) for batch in payload["data"]]
     ex.payload = dict(payload)
     return app._dispatch(ex)
+
+
+def _stored_chat(chats: StoredChats, endpoint: str, item_id: str, query: dict[str, str], body: Any) -> Any:
+    if endpoint == "chat.list":
+        return chats.list(query)
+    if endpoint == "chat.retrieve":
+        return chats.get(item_id)
+    if endpoint == "chat.update":
+        return chats.update(item_id, body)
+    if endpoint == "chat.delete":
+        return chats.delete(item_id)
+    return chats.list_messages(item_id, query)
 
 
 def _without_nulls(obj: dict[str, Any]) -> dict[str, Any]:

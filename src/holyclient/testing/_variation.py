@@ -29,6 +29,7 @@ FEATURES = frozenset(
         "json_schema",
         "n",
         "logprobs",
+        "input_tokens",
     }
 )
 PERSONAS = ("default", "other")

@@ -3,14 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from .._model import BaseModel
+from .._stored_chat import ChatCompletionDeleted as ChatCompletionDeleted
 
 __all__ = ["ChatCompletionDeleted"]
-
-
-class ChatCompletionDeleted(BaseModel):
-    id: str
-    deleted: bool
-    object: Literal["chat.completion.deleted"]

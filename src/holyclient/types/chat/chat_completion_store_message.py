@@ -3,25 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import TypeAlias
 
-from .._model import BaseModel
+from .._stored_chat import ChatCompletionStoreMessage as ChatCompletionStoreMessage
 from .chat_completion_content_part_image import ChatCompletionContentPartImage
 from .chat_completion_content_part_text import ChatCompletionContentPartText
 
 __all__ = ["ChatCompletionStoreMessage", "ChatCompletionStoreMessageContentPart"]
-
-
-class ChatCompletionStoreMessage(BaseModel):
-    id: str
-    content: str | None
-    refusal: str | None
-    role: Literal["assistant"]
-    annotations: list[dict[str, Any]] | None = None
-    audio: dict[str, Any] | None = None
-    content_parts: list[ChatCompletionContentPartText | ChatCompletionContentPartImage] | None = None
-    function_call: dict[str, Any] | None = None
-    tool_calls: list[dict[str, Any]] | None = None
 
 
 ChatCompletionStoreMessageContentPart: TypeAlias = (

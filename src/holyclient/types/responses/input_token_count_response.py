@@ -3,13 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from .._model import BaseModel
+from .._input_tokens import InputTokenCountResponse as InputTokenCountResponse
 
 __all__ = ["InputTokenCountResponse"]
-
-
-class InputTokenCountResponse(BaseModel):
-    input_tokens: int
-    object: Literal["response.input_tokens"]

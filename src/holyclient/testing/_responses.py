@@ -1,0 +1,122 @@
+"""What the local server's ``POST /v1/responses`` answers: output items and their stream events. No I/O.
+
+Deterministic, like the chat handler (:mod:`._handlers`), and following the same rules:
+
+* with function ``tools``, the model calls one when ``tool_choice`` is ``"required"`` (the first tool),
+  names a function, or is ``"auto"``/absent and the last user text mentions a tool's name -- but not
+  right after a ``function_call_output`` item (it answers in text, or a tool loop would never end);
+  the arguments are an instance of the function's JSON schema;
+* ``text.format`` of type ``json_schema`` gets an instance of the schema, ``json_object`` gets
+  ``{"echo": <text>}``; otherwise the answer is ``"Echo: <text>"``;
+* a stream sends each item as the API does: ``output_item.added``, the text or argument deltas, their
+  ``.done`` event, ``output_item.done``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from typing import Any
+
+from ._handlers import _sample_value, tool_arguments
+
+JSON = dict[str, Any]
+_PIECES = re.compile(r"\s*\S+|\s+")
+
+
+def _functions(body: JSON) -> list[JSON]:
+    return [
+        tool
+        for tool in body.get("tools") or []
+        if isinstance(tool, dict) and tool.get("type") == "function" and isinstance(tool.get("name"), str)
+    ]
+
+
+def _after_tool_result(body: JSON) -> bool:
+    items = body.get("input")
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and isinstance(items[-1], dict)
+        and (items[-1].get("type") == "function_call_output")
+    )
+
+
+def chosen_function(body: JSON, prompt: str) -> JSON | None:
+    """The function tool the model calls, or ``None`` for a text answer."""
+    functions = _functions(body)
+    choice = body.get("tool_choice")
+    if not functions or choice == "none":
+        return None
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        return next(
+            (f for f in functions if f["name"] == choice.get("name")), {"name": str(choice.get("name"))}
+        )
+    if choice == "required":
+        return functions[0]
+    if _after_tool_result(body):
+        return None
+    return next((f for f in functions if f["name"] in prompt), None)
+
+
+def answer_text(body: JSON, prompt: str) -> str:
+    text = body.get("text")
+    fmt = text.get("format") if isinstance(text, dict) else None
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
+        return json.dumps(_sample_value(fmt["schema"], prompt, fmt["schema"]))
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object":
+        return json.dumps({"echo": prompt})
+    return f"Echo: {prompt}"
+
+
+def function_call_item(function: JSON, response_id: str, prompt: str) -> JSON:
+    digest = hashlib.blake2b(response_id.encode(), digest_size=12).hexdigest()
+    return {
+        "id": "fc_" + response_id[5:],
+        "type": "function_call",
+        "status": "completed",
+        "arguments": tool_arguments(function, prompt),
+        "call_id": "call_" + digest,
+        "name": function["name"],
+    }
+
+
+def item_tokens(item: JSON) -> int:
+    if item["type"] == "function_call":
+        return math.ceil((len(item["name"]) + len(item["arguments"])) / 4) + 3
+    return math.ceil(len(item["content"][0]["text"]) / 4)
+
+
+def item_events(item: JSON, output_index: int) -> list[tuple[str, JSON]]:
+    """The stream events of one output item, ``output_item.added`` to ``output_item.done``."""
+    if item["type"] == "function_call":
+        ids = {"item_id": item["id"], "output_index": output_index}
+        arguments = item["arguments"]
+        return [
+            (
+                "response.output_item.added",
+                {"output_index": output_index, "item": {**item, "arguments": "", "status": "in_progress"}},
+            ),
+            *[
+                ("response.function_call_arguments.delta", {**ids, "delta": p})
+                for p in _PIECES.findall(arguments)
+            ],
+            ("response.function_call_arguments.done", {**ids, "arguments": arguments}),
+            ("response.output_item.done", {"output_index": output_index, "item": item}),
+        ]
+    text = item["content"][0]["text"]
+    ids = {"item_id": item["id"], "output_index": output_index, "content_index": 0}
+    empty_part = {"type": "output_text", "text": "", "annotations": []}
+    return [
+        (
+            "response.output_item.added",
+            {"output_index": output_index, "item": {**item, "status": "in_progress", "content": []}},
+        ),
+        ("response.content_part.added", {**ids, "part": empty_part}),
+        *[("response.output_text.delta", {**ids, "delta": p, "logprobs": []}) for p in _PIECES.findall(text)],
+        ("response.output_text.done", {**ids, "text": text, "logprobs": []}),
+        ("response.content_part.done", {**ids, "part": item["content"][0]}),
+        ("response.output_item.done", {"output_index": output_index, "item": item}),
+    ]

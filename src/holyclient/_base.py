@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
+T = TypeVar("T")
 
 USER_AGENT = f"holyclient/{__version__}"
 REDACTED = "<redacted>"
@@ -147,29 +148,61 @@ def redacted_request(request: Any) -> Any:
     return type(request)(request.method, request.url, headers=redact_headers(request.headers))
 
 
-def redacted_text(text: str, request: Any) -> str:
-    """``text`` with every secret header value of ``request`` (and the bare key after ``Bearer``) blanked.
+def request_secrets(request: Any) -> tuple[str, ...]:
+    """The secrets ``request`` carried: each secret header's value and the bare key after its scheme.
 
-    Messages of library exceptions may quote a header or a URL; the key must not ride along.
+    The request is what was actually sent, so this is the key to blank whatever the client's
+    configuration (a key provider, ``default_headers``, a batch's prebuilt headers).
     """
     headers = getattr(request, "headers", None)
     if headers is None:
-        return text
+        return ()
+    secrets: list[str] = []
     for name in _SENSITIVE_HEADERS:
         value = headers.get(name)
         if not value:
             continue
         for secret in (value, value.partition(" ")[2]):
             if len(secret) >= 8:  # never blank out a short common word
-                text = text.replace(secret, REDACTED)
-    return text
+                secrets.append(secret)
+    return tuple(secrets)
 
 
-def parse_error_body(content: bytes) -> object:
+def redact(value: T, secrets: Sequence[str]) -> T:
+    """``value`` (a text, or JSON data) with every secret blanked, in strings at any depth.
+
+    The one redaction of what a server sends back: a server may echo the key it was sent ("Incorrect
+    API key provided: sk-..."), and whatever the client keeps of its answer (an exception's message and
+    body, a batch's OUTPUT line) goes through here first.
+    """
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)  # type: ignore[assignment]
+        return value
+    if isinstance(value, dict):
+        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list):
+        return [redact(item, secrets) for item in value]  # type: ignore[return-value]
+    return value
+
+
+def redacted_text(text: str, request: Any) -> str:
+    """``text`` with every secret of ``request`` (see :func:`request_secrets`) blanked.
+
+    Messages of library exceptions may quote a header or a URL; the key must not ride along.
+    """
+    return redact(text, request_secrets(request))
+
+
+def parse_error_body(content: bytes, request: Any = None) -> object:
+    """An error answer's body as JSON (or text), with the secrets ``request`` carried blanked."""
     try:
-        return json.loads(content)
+        body: object = json.loads(content)
     except ValueError:
-        return content.decode("utf-8", "replace") or None
+        body = content.decode("utf-8", "replace") or None
+    return redact(body, request_secrets(request))
 
 
 def inner_error(body: object) -> object:
@@ -199,7 +232,7 @@ def make_status_error(
     retry_after: float | None = None,
 ) -> APIStatusError:
     """Map an error response to the matching :class:`APIStatusError` subclass (one table for both clients)."""
-    body = parse_error_body(content)
+    body = parse_error_body(content, request)  # the message is built from it: both redacted
     status = int(response.status_code)
     cls = status_error_class(status)
     safe_request = redacted_request(request)
@@ -239,16 +272,23 @@ def parse_model(cls: type[ModelT], content: bytes, response: Any, *, request: An
         return cls.model_validate_json(content)
     except ValidationError as exc:
         invalid_json = any(err["type"] == "json_invalid" for err in exc.errors())
-        safe_request = redacted_request(request)
-        _scrub_response(response, safe_request)
-        error = APIResponseValidationError(
-            "Response body is not valid JSON" if invalid_json else f"Unexpected response shape: {exc}",
-            response=response,
-            body=None if invalid_json else parse_error_body(content),
-            request=safe_request,
+        # pydantic quotes the input, which may echo the key: the message is redacted, and the error is
+        # raised outside this block so the ValidationError is not kept as its ``__context__`` either.
+        message = (
+            "Response body is not valid JSON"
+            if invalid_json
+            else redacted_text(f"Unexpected response shape: {exc}", request)
         )
-        error.retryable = invalid_json  # type: ignore[attr-defined]
-        raise error from None
+    safe_request = redacted_request(request)
+    _scrub_response(response, safe_request)
+    error = APIResponseValidationError(
+        message,
+        response=response,
+        body=None if invalid_json else parse_error_body(content, request),
+        request=safe_request,
+    )
+    error.retryable = invalid_json  # type: ignore[attr-defined]
+    raise error
 
 
 # --- server-sent events -------------------------------------------------------------------------
@@ -341,7 +381,7 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     if b'"error"' not in data:
         return None
     try:
-        payload = json.loads(data)
+        payload = redact(json.loads(data), request_secrets(request))
     except ValueError:
         return None
     if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):

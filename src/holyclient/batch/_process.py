@@ -247,7 +247,7 @@ class RequestProcessor:
             http_request, response = exchange()
             status_error = client._status_error(response, answer.content, http_request)
             # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
-            body = parse_error_body(answer.content)
+            body = parse_error_body(answer.content, http_request)  # redacted: a server may echo the key
             return BatchResult(request.custom_id, status, request_id, body, model=model), status_error
         try:
             raw = read_answer(request.url, answer.content, exchange)

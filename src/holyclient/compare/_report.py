@@ -80,8 +80,15 @@ class Pair:
         }
 
 
-def side_result(result: BatchResult | None, timing: Timing | None, json_mode: bool, price: Any) -> SideResult:
-    """A :class:`SideResult` from the runner's result; ``price(model, usage)`` returns USD or ``None``."""
+def side_result(
+    result: BatchResult | None,
+    timing: Timing | None,
+    json_mode: bool,
+    price: Any,
+    url: str = "/v1/chat/completions",
+) -> SideResult:
+    """A :class:`SideResult` from the runner's result to ``url``; ``price(model, usage)`` returns USD or
+    ``None``."""
     latency = timing.latency if timing else None
     ttft = timing.ttft if timing else None
     if result is None:
@@ -107,12 +114,17 @@ def side_result(result: BatchResult | None, timing: Timing | None, json_mode: bo
         prompt if isinstance(prompt, int) else None,
         completion if isinstance(completion, int) else None,
         cost,
-        output_of(result.body, json_mode),
+        output_of(result.body, json_mode, url),
     )
 
 
 def is_json_mode(body: Mapping[str, Any]) -> bool:
+    """Whether the request asks for JSON: chat's ``response_format``, or the Responses API's
+    ``text.format``."""
     fmt = body.get("response_format")
+    text = body.get("text")
+    if not isinstance(fmt, Mapping) and isinstance(text, Mapping):
+        fmt = text.get("format")
     return isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema")
 
 
@@ -130,8 +142,10 @@ def build_pairs(
         cid = request.custom_id
         json_mode = is_json_mode(request.body)
 
-        def side(run: SideRun, cid: str = cid, json_mode: bool = json_mode) -> SideResult:
-            return side_result(run.results.get(cid), run.timings.get(cid), json_mode, price)
+        def side(
+            run: SideRun, cid: str = cid, json_mode: bool = json_mode, url: str = request.url
+        ) -> SideResult:
+            return side_result(run.results.get(cid), run.timings.get(cid), json_mode, price, url)
 
         old_side, new_side = side(old), side(new)
         again = [side(run) for run in repeats]

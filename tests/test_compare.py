@@ -462,10 +462,3 @@ def test_vectors_are_judged_by_cosine_and_a_shape_mismatch_scores_zero():
     assert similarity(Output("vector", [[1.0, 0.0]]), Output("vector", [[-1.0, 0.0]])).score == 0.0
     assert similarity(Output("vector", [[1.0, 0.0]]), Output("vector", [[1.0, 0.0, 0.0]])).score == 0.0
     assert similarity(Output("vector", [[1.0]]), Output("vector", [[1.0], [1.0]])).score == 0.0
-
-
-def test_compare_spells_out_the_batch_endpoints_it_reads():
-    from holyclient.batch._bodies import ACCEPTED_URLS
-    from holyclient.compare._similarity import _READERS
-
-    assert set(_READERS) | {"/v1/chat/completions"} == set(ACCEPTED_URLS)

@@ -15,7 +15,7 @@ from ._report import Pair
 from ._similarity import cosine
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
 
 #: Texts per ``/embeddings`` request.
 BATCH = 64

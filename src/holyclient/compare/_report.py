@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from .._constants import CHAT_COMPLETIONS_URL
 from ..batch import BatchRequest, BatchResult
 from ._gates import Gate, GateResult, evaluate
 from ._run import SideRun, Timing
@@ -85,7 +86,7 @@ def side_result(
     timing: Timing | None,
     json_mode: bool,
     price: Any,
-    url: str = "/v1/chat/completions",
+    url: str = CHAT_COMPLETIONS_URL,
 ) -> SideResult:
     """A :class:`SideResult` from the runner's result to ``url``; ``price(model, usage)`` returns USD or
     ``None``."""

@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._constants import CHAT_COMPLETIONS_URL, COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL, RESPONSES_URL
+
 _SPACE = re.compile(r"\s+")
 
 
@@ -58,7 +60,7 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def output_of(body: Any, json_mode: bool, url: str = "/v1/chat/completions") -> Output:
+def output_of(body: Any, json_mode: bool, url: str = CHAT_COMPLETIONS_URL) -> Output:
     """What the answer ``body`` of the endpoint ``url`` says, as an :class:`Output`.
 
     Chat is the default (its first choice's message); ``json_mode`` reads JSON content as JSON.
@@ -126,7 +128,7 @@ def _response(body: Any, json_mode: bool) -> Output:
 
 
 def _embedding(body: Any, json_mode: bool) -> Output:
-    from .._embeddings import base64_floats  # here: only an embeddings sample pays for the import
+    from .._core._vectors import base64_floats  # here: only an embeddings sample pays for the import
 
     vectors = []
     for item in sorted(body["data"], key=lambda item: item.get("index", 0)):
@@ -143,13 +145,12 @@ def _moderation(body: Any, json_mode: bool) -> Output:
     )
 
 
-#: Each Batch API url's reader (chat is the default). Spelled out rather than imported from
-#: ``batch._bodies``: ``import holyclient.compare`` stays stdlib only (a test checks they are the same).
+#: Each Batch API url's reader (chat is the default).
 _READERS = {
-    "/v1/completions": _completion,
-    "/v1/responses": _response,
-    "/v1/embeddings": _embedding,
-    "/v1/moderations": _moderation,
+    COMPLETIONS_URL: _completion,
+    RESPONSES_URL: _response,
+    EMBEDDINGS_URL: _embedding,
+    MODERATIONS_URL: _moderation,
 }
 
 

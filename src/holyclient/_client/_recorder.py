@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
+    from .._core._request import RequestOptions
 
 __all__ = ["REPLAYABLE_PATHS", "JsonlSink", "Recorder", "batch_line"]
 

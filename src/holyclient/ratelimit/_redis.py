@@ -4,7 +4,9 @@ Every decision is one round trip running :data:`~holyclient.ratelimit._script.SC
 (why our own script, not ``pyrate-limiter``: see that module). This class only sends, sleeps and
 falls back: when Redis cannot be reached it says so (``on_event``, stderr by default through the
 ``holyclient`` logger) and admits through a local limiter at ``limit / workers`` -- never open, never
-silently -- and goes back to the shared budget as soon as Redis answers again.
+silently -- and goes back to the shared budget as soon as Redis answers again, first charging it with
+what the fallback admitted in the last window (else the window the outage ends in could admit the
+fallback's share on top of the whole shared limit).
 """
 
 from __future__ import annotations
@@ -143,6 +145,8 @@ class RedisLimiter:
         self._instance = uuid.uuid4().hex[:12]
         self._down = False
         self._probe_at = 0.0
+        #: Per model, what the fallback admitted while Redis was unreachable: (monotonic time, tokens).
+        self._owed: dict[str, list[tuple[float, int]]] = {}
         self._lock = anyio.Lock()
         self._thread_lock = threading.Lock()
         self.shared = True
@@ -156,8 +160,39 @@ class RedisLimiter:
         base = f"{self._prefix}:{model}}}"
         return [f"{base}:req", f"{base}:tok", f"{base}:state", f"{base}:pause"]
 
-    def _args(self, op: str, units: float = 0, id: str = "", arg8: float = 0) -> list[Any]:
-        return [op, self.rpm or 0, self.tpm or 0, self.window, self.burst_seconds, units, id, arg8]
+    def _args(self, op: str, units: float = 0, id: str = "", arg8: float = 0, *more: float) -> list[Any]:
+        return [op, self.rpm or 0, self.tpm or 0, self.window, self.burst_seconds, units, id, arg8, *more]
+
+    def _fell_back(self, admission: Admission) -> Admission:
+        """Remember an admission of the fallback, to charge the shared budget with it once Redis is back."""
+        self._owed.setdefault(admission.model, []).append((time.monotonic(), admission.tokens))
+        return admission
+
+    def _owed_calls(self) -> list[tuple[str, list[Any], int]]:
+        """One ``charge`` per model for the fallback's admissions still inside the window: (model, args,
+        how many admissions it settles). Stamped with the newest one's age, so they leave the shared
+        window no earlier than they really would (a little later for the older ones: never more than
+        the limit)."""
+        now = time.monotonic()
+        calls = []
+        for model, owed in list(self._owed.items()):  # threads on the fallback may add a model
+            recent = [(at, tokens) for at, tokens in owed if now - at < self.window]
+            if recent:
+                age = now - recent[-1][0]
+                tokens = sum(tokens for _, tokens in recent)
+                calls.append(
+                    (model, self._args("charge", len(recent), self._next_id(), tokens, age), len(owed))
+                )
+            else:
+                calls.append((model, [], len(owed)))
+        return calls
+
+    def _settled(self, model: str, count: int) -> None:
+        """Forget the first ``count`` owed admissions of ``model`` (more may have been added meanwhile)."""
+        owed = self._owed.get(model, [])
+        del owed[:count]
+        if not owed:
+            self._owed.pop(model, None)
 
     def _next_id(self) -> str:
         return f"{self._instance}-{next(self._ids)}"
@@ -234,6 +269,10 @@ class RedisLimiter:
                 while not self._use_fallback():
                     admission_id = self._next_id()
                     try:
+                        for owed_model, args, count in self._owed_calls():  # the outage's admissions first
+                            if args:
+                                await self._eval(owed_model, args)
+                            self._settled(owed_model, count)
                         reply = await self._eval(model, self._args("acquire", tokens, admission_id))
                     except _redis_errors() as exc:
                         self._went_down(exc)
@@ -243,7 +282,7 @@ class RedisLimiter:
                     if admitted:
                         return Admission(model, tokens, value, None, True, admission_id)
                     await self._sleep(min(value, MAX_POLL))
-        return await self.fallback.acquire(model, tokens)
+        return self._fell_back(await self.fallback.acquire(model, tokens))
 
     async def observe(self, admission: Admission, feedback: Feedback) -> None:
         """Share a 429's pause, correct the charge with real usage, re-sync with the server's headers."""
@@ -279,11 +318,15 @@ class RedisLimiter:
     def acquire_sync(self, model: str, tokens: int) -> Admission:
         """:meth:`acquire` for threads."""
         if self._down and self._thread_lock.locked():  # while Redis is down, nobody waits behind a probe
-            return self.fallback.acquire_sync(model, tokens)
+            return self._fell_back(self.fallback.acquire_sync(model, tokens))
         with self._thread_lock:
             while not self._use_fallback():
                 admission_id = self._next_id()
                 try:
+                    for owed_model, args, count in self._owed_calls():  # the outage's admissions first
+                        if args:
+                            self._eval_sync(owed_model, args)
+                        self._settled(owed_model, count)
                     reply = self._eval_sync(model, self._args("acquire", tokens, admission_id))
                 except _redis_errors() as exc:
                     self._went_down(exc)
@@ -293,7 +336,7 @@ class RedisLimiter:
                 if admitted:
                     return Admission(model, tokens, value, None, True, admission_id)
                 time.sleep(min(value, MAX_POLL))
-        return self.fallback.acquire_sync(model, tokens)
+        return self._fell_back(self.fallback.acquire_sync(model, tokens))
 
     def observe_sync(self, admission: Admission, feedback: Feedback) -> None:
         """:meth:`observe` for threads."""

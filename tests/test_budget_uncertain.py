@@ -15,7 +15,7 @@ from holyclient import (
     BadRequestError,
     BudgetExceededError,
 )
-from holyclient._client._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
+from holyclient._send._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
 from holyclient.pricing._tracker import UsageTracker
 from support import Recorder, completion
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from holyclient import Client, Router, Target
-from holyclient._client._recorder import Recorder
+from holyclient._send._recorder import Recorder
 from holyclient.batch import parse_line
 from holyclient.testing import LocalServer
 

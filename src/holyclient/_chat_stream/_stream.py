@@ -17,8 +17,8 @@ from ._state import ChatCompletionStreamState, Event
 if TYPE_CHECKING:
     from typing import Self
 
-    from .._client._streaming import AsyncStream, Stream
     from .._parsing import ParsedChatCompletion
+    from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionChunk
 
 ResponseFormatT = TypeVar("ResponseFormatT")

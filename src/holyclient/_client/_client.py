@@ -1,7 +1,7 @@
 """``Client`` and ``AsyncClient``: the only module that does HTTP.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._client._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
+:class:`~holyclient._send._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
 and sleep. Retries are driven by tenacity through the one
 :class:`~holyclient._core._retry.RetryPolicy`.
 """
@@ -17,12 +17,13 @@ from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core._binary import billed_usage
 from .._core._request import RequestOptions
 from .._http._transport import new_async_client, new_sync_client, translate_error
-from ._attempts import mark_never_sent
-from ._base_client import _BaseClient
-from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
-from ._streaming import AsyncStream, ChunkDecoder, Stream
+from .._send._attempts import mark_never_sent
+from .._send._base_client import _BaseClient
+from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from .._send._streaming import AsyncStream, ChunkDecoder, Stream
 
 if TYPE_CHECKING:
+    from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from ..resources.moderations import AsyncModerations, Moderations
     from ..resources.responses import AsyncResponses, Responses
     from ..types._model import BaseModel
-    from ._pagination import AsyncPage, AsyncPaginator, SyncPage
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
@@ -63,7 +63,7 @@ class Client(SyncRequestMethods, _BaseClient):
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
-            ``holyclient compare``; never a header or key; see :mod:`holyclient._client._recorder`).
+            ``holyclient compare``; never a header or key; see :mod:`holyclient._send._recorder`).
         record_rate: the fraction of requests ``record_to`` records (default all).
         sleep: how to wait between retries (tests pass a recorder).
 
@@ -310,7 +310,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         self, options: RequestOptions, page_cls: type[AsyncPageT]
     ) -> AsyncPaginator[AsyncPageT, Any]:
         """A list response: await it for the first page, ``async for`` it for every item."""
-        from ._pagination import AsyncPaginator
+        from .._send._pagination import AsyncPaginator
 
         async def fetch() -> AsyncPageT:
             result = await self._request(options, page_cls)

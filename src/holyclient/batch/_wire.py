@@ -23,9 +23,9 @@ import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._client._attempts import mark_never_sent
 from .._core._request import NOT_GIVEN, RequestOptions, build_headers
 from .._http._transport import default_timeout, request_timeout, translate_error
+from .._send._attempts import mark_never_sent
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient

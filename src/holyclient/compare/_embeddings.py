@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ._report import Pair
 from ._similarity import cosine
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient
+    from ._report import Pair
 
 #: Texts per ``/embeddings`` request.
 BATCH = 64

@@ -32,6 +32,7 @@ from ._cost import (
     requested_output_tokens,
     usage_tokens,
 )
+from ._usage_export import usage_export
 
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
 
@@ -351,8 +352,6 @@ class UsageTracker:
     def export(self) -> dict[str, Any]:
         """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's
         creation to now: save it as JSON and give it to ``holyclient estimate --usage FILE``."""
-        from ..costplan import usage_export
-
         return usage_export(
             self.snapshot().models, start_time=int(self.started_at), end_time=int(time.time())
         )

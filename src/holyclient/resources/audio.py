@@ -26,8 +26,8 @@ from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
-    from .._client._streaming import AsyncStream, Stream
     from .._core._multipart import FileTypes
+    from .._send._streaming import AsyncStream, Stream
 
 SPEECH = HeaderOperation(
     "POST", "/audio/speech", HttpxBinaryResponseContent, headers={"Accept": "application/octet-stream"}

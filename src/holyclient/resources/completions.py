@@ -10,7 +10,7 @@ from ..types.completions import Completion
 from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._client._streaming import AsyncStream, Stream
+    from .._send._streaming import AsyncStream, Stream
 
 CREATE = StreamingOperation("POST", "/completions", Completion, Completion)
 

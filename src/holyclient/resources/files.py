@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._client._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from .._core._binary import HttpxBinaryResponseContent
 from .._core._request import NOT_GIVEN
+from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.files import FileDeleted, FileObject
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation

@@ -25,9 +25,9 @@ import random
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .._client._recorder import JsonlSink, batch_line, replayable
 from .._core._request import to_jsonable
 from .._exceptions import APIStatusError
+from .._send._recorder import JsonlSink, batch_line, replayable
 
 if TYPE_CHECKING:
     from .._core._request import RequestOptions

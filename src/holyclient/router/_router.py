@@ -297,7 +297,7 @@ class AsyncRouter(RouterShell, AsyncClient):
         return await self._route(options, send)
 
     def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
-        from .._client._pagination import AsyncPaginator
+        from .._send._pagination import AsyncPaginator
 
         async def fetch() -> Any:
             result = await self._request(options, page_cls)

@@ -12,12 +12,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from .._client._recorder import make_recorder
 from .._constants import DEFAULT_MAX_RETRIES
 from .._core._request import NOT_GIVEN
 from .._core._retry import RetryPolicy
 from .._exceptions import ConfigurationError
 from .._http._transport import default_timeout
+from .._send._recorder import make_recorder
 from ..pricing._tracker import UsageTracker
 from ._core import RouterCore
 from ._mirror import Mirror

@@ -199,7 +199,7 @@ class _BaseClient(ResponseModes):
             self._usage.record(model, usage_dict)
 
     def _attempts(self, options: RequestOptions) -> Attempts:
-        """One call's attempts, its worst case reserved (see :class:`~holyclient._client._attempts.Attempts`)."""
+        """One call's attempts, its worst case reserved (see :class:`~holyclient._send._attempts.Attempts`)."""
         if self._recorder is not None:
             self._recorder.observe(options)
         return Attempts(options, self._usage, self._reserve)

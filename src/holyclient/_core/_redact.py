@@ -75,6 +75,33 @@ def redacted_text(text: str, request: Any) -> str:
     return redact(text, request_secrets(request))
 
 
+def safe_url(url: str, *, keep_user: bool = False) -> str:
+    """``url`` fit for a message or a report: no password, no query string, no fragment. Never raises.
+
+    The user info may hold a password (``redis://:pw@host``) or a key (``https://sk-...@host``), the
+    query a ``?password=`` or ``?api-key=``. The URL is cut by hand, not by ``urlsplit``: a password
+    with an unencoded ``#``, ``/``, ``?`` or ``@`` would otherwise be read as a fragment, a path or a
+    host and printed in full, and a bad port would make the message itself raise. The user info ends
+    at the last ``@`` (a query holding an ``@`` then loses the host too: safe, if less helpful).
+
+    Args:
+        keep_user: keep the user name and show a password as ``***`` (``redis://user:***@host``);
+            otherwise the whole user info goes.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    at = rest.rfind("@")
+    userinfo = ""
+    if at >= 0:
+        user, colon, _ = rest[:at].partition(":")
+        userinfo = f"{user}{':***' if colon else ''}@" if keep_user else ""
+        rest = rest[at + 1 :]
+    for mark in ("?", "#"):
+        rest = rest.partition(mark)[0]
+    return f"{scheme}{sep}{userinfo}{rest}"
+
+
 def _scrub_response(response: Any, safe_request: Any) -> None:
     """Point the response at the redacted request so ``error.response.request`` cannot leak the key.
 

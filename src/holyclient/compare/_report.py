@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from .._constants import CHAT_COMPLETIONS_URL
+from .._core._redact import safe_url
 from ..batch import BatchRequest, BatchResult
 from ._gates import Gate, GateResult, evaluate
 from ._run import SideRun, Timing
@@ -255,17 +255,6 @@ class Report:
             "passed": self.passed,
             "requests": [p.as_dict(self.cny_rate) for p in self.pairs],
         }
-
-
-def safe_url(url: str) -> str:
-    """``url`` without user info or query string: either may carry a credential (``https://k@host``,
-    ``?api-key=...``), and a report is shared."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def make_report(

@@ -20,11 +20,12 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import anyio
 
 from .._constants import LOGGER_NAME
+from .._core._redact import safe_url as _safe_url
 from ._local import LocalLimiter
 from ._protocol import Admission, Feedback
 from ._script import SCRIPT
@@ -48,12 +49,8 @@ def key_hash(api_key: str) -> str:
 
 
 def safe_url(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    """``url`` without its password (nor a query, which may carry ``?password=``), for messages."""
+    return _safe_url(url, keep_user=True)
 
 
 def check_url(url: str) -> str | None:
@@ -61,8 +58,11 @@ def check_url(url: str) -> str | None:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        return f"not a URL ({exc})"
+    except ValueError:  # its text quotes the "port", which may be the start of a password: not shown
+        return (
+            "not a URL: the port must be a number from 0 to 65535 (a password with '#', '/', '?' "
+            "or '@' in it must be percent-encoded: %23 %2F %3F %40)"
+        )
     if parts.scheme not in URL_SCHEMES:
         return "expected redis://HOST:PORT/DB (or rediss://, unix://)"
     if parts.scheme != "unix" and not parts.hostname:

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         client = Client(api_key=args.api_key, base_url=args.base_url, max_retries=0, timeout=30)
     except ConfigurationError as exc:
         return _fail(str(exc))
-    from ..compare._report import safe_url
+    from .._core._redact import safe_url
 
     with client:
         cost = estimated_cost(plan)

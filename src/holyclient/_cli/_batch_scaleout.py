@@ -112,7 +112,7 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
     if args.shard_spec is None or args.limiter is None:
         yield
         return
-    lease = ShardLease(limiter._async_client(), api_key, output.name)
+    lease = ShardLease(await limiter.connection(), api_key, output.name)
     try:
         await lease.take()
     except _redis_errors() as exc:

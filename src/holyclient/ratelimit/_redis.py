@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -139,6 +139,7 @@ class RedisLimiter:
         self._sleep = sleep
         self._client = client
         self._async_clients: dict[int, Any] = {}
+        self._closers: dict[int, AsyncGenerator[None, None]] = {}  # held: the loop only keeps weak refs
         if async_client is not None:
             self._async_clients[-1] = async_client
         self._ids = itertools.count()
@@ -242,7 +243,11 @@ class RedisLimiter:
 
     # --- async twin -------------------------------------------------------------------------------
 
-    def _async_client(self) -> Any:
+    async def connection(self) -> Any:
+        """This event loop's ``redis.asyncio.Redis`` (the shard lease shares it); closed with the loop."""
+        return await self._async_client()
+
+    async def _async_client(self) -> Any:
         key = -1 if -1 in self._async_clients else id(asyncio.get_running_loop())
         client = self._async_clients.get(key)
         if client is None:  # a connection pool belongs to one event loop
@@ -257,10 +262,31 @@ class RedisLimiter:
                 retry=Retry(NoBackoff(), 0),  # no retry: unreachable means fall back now
             )
             self._async_clients[key] = client
+            closer = self._close_with_loop(key, client)
+            self._closers[key] = closer
+            await closer.asend(None)
         return client
 
+    async def _close_with_loop(self, key: int, client: Any) -> AsyncGenerator[None, None]:
+        """Closes ``client`` when its event loop finishes.
+
+        A client per loop is needed (a connection belongs to one loop), but a script that calls
+        ``asyncio.run`` per job would leave one open connection per run, and a later loop could reuse
+        a dead loop's ``id``. The loop closes every suspended async generator before it closes
+        (``shutdown_asyncgens``, as ``asyncio.run`` and trio do), with the loop still running: this
+        generator's ``finally`` is where the client is closed and forgotten.
+        """
+        try:
+            yield
+        finally:
+            self._closers.pop(key, None)
+            if self._async_clients.get(key) is client:
+                del self._async_clients[key]
+            await client.aclose()
+
     async def _eval(self, model: str, args: Sequence[Any]) -> Any:
-        return await self._async_client().eval(SCRIPT, 4, *self.keys(model), *args)
+        client = await self._async_client()
+        return await client.eval(SCRIPT, 4, *self.keys(model), *args)
 
     async def acquire(self, model: str, tokens: int) -> Admission:
         """Wait until the shared budget admits one request of ``tokens`` tokens, and charge it there."""
@@ -352,6 +378,10 @@ class RedisLimiter:
 
     async def aclose(self) -> None:
         """Close the connections this limiter opened."""
+        here = id(asyncio.get_running_loop())
+        closer = self._closers.get(here)
+        if closer is not None:
+            await closer.aclose()  # closes this loop's client and forgets it
         for key, client in list(self._async_clients.items()):
             if key != -1:
                 await client.aclose()

@@ -29,6 +29,7 @@ from ._select import (
     StickyKey,
     failover_order,
     failover_safe,
+    maybe_sent,
     sticky_value,
     target_budget_spent,
 )
@@ -86,6 +87,9 @@ class RouterCore:
         self.rng = rng or random.Random()
         self.mirror = mirror
         self.timer = time.perf_counter
+        #: Charges a target with an attempt that may have been billed, when the router fails over after
+        #: it (``Target(failover_if_sent=True)``); set by the router, which holds the targets' clients.
+        self.charge_uncertain: Callable[[str, RequestOptions], None] = lambda name, options: None
 
     def __repr__(self) -> str:
         return ", ".join(f"{t.name} (weight {t.weight:g})" for t in self.weighted)
@@ -181,11 +185,12 @@ class Routing:
         name = self.target.name
         self.latency = self._core.timer() - self._started
         breaker = self._core.breakers[name]
-        safe = isinstance(exc, Exception) and failover_safe(exc)
+        unwell = isinstance(exc, Exception) and failover_safe(exc, if_sent=True)  # the target's fault
+        safe = unwell and failover_safe(exc, if_sent=self.target.failover_if_sent)  # and may go elsewhere
         if target_budget_spent(exc):
             if self._probe:
                 breaker.release()  # nothing was sent: no verdict on the target's health
-        elif safe:
+        elif unwell:
             breaker.failure()
         elif isinstance(exc, APIStatusError):
             breaker.success()  # the target answered: the request was at fault
@@ -197,7 +202,14 @@ class Routing:
         if not safe:
             if isinstance(exc, APIStatusError):
                 exc.add_note(f"holyclient.Router: {name} refused the request; not retried elsewhere.")
+            elif maybe_sent(exc):
+                exc.add_note(
+                    f"holyclient.Router: {name} may have received the request; not sent elsewhere, so it "
+                    "cannot be paid twice (Target(failover_if_sent=True) allows it)."
+                )
             raise exc
+        if maybe_sent(exc):  # failing over after the request may have been billed: say what it may cost
+            self._core.charge_uncertain(name, self._options)
         self._last = exc
 
     def answered(self, status: int) -> None:

@@ -108,14 +108,16 @@ def test_opted_in_failover_after_sending_counts_the_first_attempt_as_uncertain_s
 
 
 def test_a_connection_refused_fails_over_without_opting_in(pair: tuple[LocalServer, LocalServer]):
-    a, b = pair
+    _, b = pair
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
     backup = Target(b.base_url, api_key=KEY_B, name="b")
     with Router([Target(closed, api_key=KEY_A, name="down", fallbacks=[backup])], max_retries=0) as router:
         assert router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)._target == "b"
-        assert router.usage.snapshot().uncertain_requests == 0  # nothing was sent: nothing may have been billed
+        assert (
+            router.usage.snapshot().uncertain_requests == 0
+        )  # nothing was sent: nothing may have been billed
 
 
 def test_429_fails_over_only_once_the_retry_budget_is_spent(pair: tuple[LocalServer, LocalServer]):

@@ -313,3 +313,36 @@ def test_router_and_async_router_expose_the_same_methods_with_the_same_parameter
     assert methods(Router).keys() >= {"set_weight", "stats", "target_usage", "with_options", "close"}
     sig = inspect.signature
     assert list(sig(Router.__init__).parameters.items()) == list(sig(AsyncRouter.__init__).parameters.items())
+
+
+def test_a_stream_that_fails_over_on_its_opening_error_is_charged_once(pair: tuple[LocalServer, LocalServer]):
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0))
+    with _router(a, b) as router:
+        stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        assert stream._target == "b"
+        list(stream)
+        stats = router.stats()
+        total = router.usage.snapshot()
+    assert stats["a"].prompt_tokens == 0  # a's opening error event: nothing billed there
+    assert total.models["gpt-4o-mini"].prompt_tokens == stats["b"].prompt_tokens > 0
+
+
+def test_an_async_stream_that_fails_over_on_its_opening_error_is_charged_once(
+    pair: tuple[LocalServer, LocalServer],
+):
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0))
+
+    async def main() -> None:
+        backup = Target(b.base_url, api_key=KEY_B, name="b")
+        async with AsyncRouter(
+            [Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup])], max_retries=0
+        ) as router:
+            stream = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+            assert stream._target == "b" and [c async for c in stream]
+            stats = router.stats()
+            assert stats["a"].prompt_tokens == 0 and stats["b"].prompt_tokens > 0
+            assert router.usage.snapshot().models["gpt-4o-mini"].prompt_tokens == stats["b"].prompt_tokens
+
+    asyncio.run(main())

@@ -319,3 +319,14 @@ def test_errors_before_sending_are_safe_to_fail_over_after_sending_only_when_opt
     )
     assert not failover_safe(ValueError("bad argument"))
     assert not failover_safe(BudgetExceededError("total", requested_usd=1.0, remaining_usd=0.0))
+
+
+def test_stats_latency_p50_of_two_requests_is_their_mean_the_standard_median():
+    router = Router([_target("https://old.test/v1", Host())])
+    ticks = iter([0.0, 1.0, 10.0, 13.0])  # two requests: 1 s and 3 s
+    router._core.timer = lambda: next(ticks)
+    _ask(router)
+    _ask(router)
+    stats = router.stats()["old.test"]
+    assert stats.latency_p50_s == 2.0  # not the maximum, 3.0
+    assert stats.latency_p95_s == pytest.approx(2.9)

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._core._percentile import percentile
 from .._exceptions import APIConnectionError, APIStatusError
 from ._breaker import CircuitBreaker
 from ._select import (
@@ -33,7 +34,7 @@ from ._select import (
     sticky_value,
     target_budget_spent,
 )
-from ._stats import Counters, TargetStats, percentile
+from ._stats import Counters, TargetStats
 from ._target import Target, all_targets
 
 if TYPE_CHECKING:
@@ -124,8 +125,8 @@ class RouterCore:
                 successes=c.successes,
                 errors=c.errors,
                 failovers=c.failovers,
-                latency_p50_s=percentile(latencies, 0.5),
-                latency_p95_s=percentile(latencies, 0.95),
+                latency_p50_s=percentile(latencies, 50),
+                latency_p95_s=percentile(latencies, 95),
                 breaker=breaker.state,
                 breaker_opened=breaker.opened,
                 weight=target.weight,

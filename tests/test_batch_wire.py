@@ -114,3 +114,24 @@ def test_a_gzipped_answer_is_decoded_on_the_direct_path() -> None:
             "total_tokens": 2,
         }
     )
+
+
+ECHOES = {
+    "error-401": ("401 Unauthorized", {"error": {"message": f"Incorrect API key provided: {KEY}"}}),
+    "wrong-shape-200": ("200 OK", {"data": "none", "note": f"you sent {KEY}"}),
+}
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "httpx2"])
+@pytest.mark.parametrize(("status", "answer"), ECHOES.values(), ids=ECHOES.keys())
+def test_a_key_the_server_echoes_back_is_blanked_in_the_output_line(
+    direct: bool, status: str, answer: dict[str, Any]
+) -> None:
+    from raw_http import canned_server, http_answer
+
+    canned = http_answer(status, {"Content-Type": "application/json"}, json.dumps(answer).encode())
+    with canned_server(canned) as url:
+        _, results, _ = _run(url, _requests(1), direct, max_retries=0)
+    text = json.dumps(results[0].output_line())
+    assert "<redacted>" in text  # the answer is kept, the key in it blanked
+    assert KEY not in text

@@ -406,3 +406,87 @@ def test_an_endpoint_without_embeddings_leaves_embedding_similarity_unmeasured(t
     assert code == 0
     assert report["metrics"]["embedding_similarity"] is None
     assert "--embedding-model: no embeddings (NotFoundError" in err
+
+
+# -- every endpoint the recorder and the mirror write --------------------------------------------
+def _mirror_every_endpoint(old: LocalServer, new: LocalServer, path: Path) -> None:
+    from holyclient import Router, Target
+
+    with Router(
+        [Target(old.base_url, api_key=KEY, name="old")],
+        shadow=Target(new.base_url, api_key=KEY, name="new"),
+        mirror=1.0,
+        mirror_to=path,
+        max_retries=0,
+    ) as router:
+        router.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+        router.completions.create(model="gpt-3.5-turbo-instruct", prompt="Say hi", max_tokens=8)
+        router.responses.create(model="gpt-4o-mini", input="Say hi")
+        router.embeddings.create(model="text-embedding-3-small", input=["one", "two"])
+        router.moderations.create(model="omni-moderation-latest", input="a kind word")
+
+
+def test_compare_replays_a_mirror_file_of_every_endpoint_and_judges_each(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    pairs = tmp_path / "pairs.jsonl"
+    with LocalServer(seed=1) as old, LocalServer(seed=1) as new:
+        _mirror_every_endpoint(old, new, pairs)
+        urls = [json.loads(line)["url"] for line in pairs.read_text().splitlines()]
+        assert len(urls) == 5, urls
+        capsys.readouterr()
+        code = main(["compare", str(pairs), "--old", old.base_url, "--new", new.base_url, "--json"])
+        out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = {row["custom_id"]: row for row in json.loads(out)["requests"]}
+    by_url = dict(zip(urls, rows.values(), strict=True))
+    methods = {url: row["similarity_method"] for url, row in by_url.items()}
+    assert methods["/v1/embeddings"] == "cosine"
+    assert methods["/v1/moderations"] == "json"
+    for url, row in by_url.items():  # the same model on both sides: every answer judged alike
+        assert row["old"]["error"] is None and row["new"]["error"] is None, (url, row)
+        assert row["similarity"] == pytest.approx(1.0), (url, row)
+        assert row["old"]["output"] and "error" not in row["old"]["output"], (url, row)
+
+
+def test_each_endpoints_answer_is_reduced_to_what_can_be_judged():
+    from holyclient.compare import output_of
+
+    assert output_of({"choices": [{"text": "hello"}]}, False, "/v1/completions") == Output("text", "hello")
+    response = {
+        "output": [
+            {"type": "reasoning", "summary": []},
+            {
+                "type": "message",
+                "content": [{"type": "output_text", "text": "a"}, {"type": "output_text", "text": "b"}],
+            },
+        ]
+    }
+    assert output_of(response, False, "/v1/responses") == Output("text", "ab")
+    assert output_of(
+        {"output": [{"type": "message", "content": [{"type": "output_text", "text": '{"x": 1}'}]}]},
+        True,
+        "/v1/responses",
+    ) == Output("json", {"x": 1})
+    call = {"output": [{"type": "function_call", "name": "f", "arguments": '{"a": 2}'}]}
+    assert output_of(call, False, "/v1/responses") == Output("json", [{"name": "f", "arguments": {"a": 2}}])
+    # base64 float32 little-endian [1.0, 0.0] and a float vector, out of order by index
+    embeddings = {"data": [{"index": 1, "embedding": [0.0, 1.0]}, {"index": 0, "embedding": "AACAPwAAAAA="}]}
+    assert output_of(embeddings, False, "/v1/embeddings") == Output("vector", [[1.0, 0.0], [0.0, 1.0]])
+    moderation = {
+        "results": [{"flagged": True, "categories": {"hate": True}, "category_scores": {"hate": 0.9}}]
+    }
+    assert output_of(moderation, False, "/v1/moderations") == Output(
+        "json", [{"flagged": True, "categories": {"hate": True}}]
+    )
+    assert output_of({"data": "x"}, False, "/v1/embeddings").kind == "error"
+
+
+def test_vectors_are_judged_by_cosine_and_a_shape_mismatch_scores_zero():
+    same = similarity(Output("vector", [[1.0, 0.0]]), Output("vector", [[2.0, 0.0]]))
+    assert (same.score, same.method) == (1.0, "cosine")
+    assert similarity(Output("vector", [[1.0, 0.0]]), Output("vector", [[1.0, 1.0]])).score == pytest.approx(
+        0.7071, abs=1e-4
+    )
+    assert similarity(Output("vector", [[1.0, 0.0]]), Output("vector", [[-1.0, 0.0]])).score == 0.0
+    assert similarity(Output("vector", [[1.0, 0.0]]), Output("vector", [[1.0, 0.0, 0.0]])).score == 0.0
+    assert similarity(Output("vector", [[1.0]]), Output("vector", [[1.0], [1.0]])).score == 0.0

@@ -20,6 +20,7 @@ from holyclient import (
     APIResponseValidationError,
     APITimeoutError,
     AsyncClient,
+    AuthenticationError,
     BadRequestError,
     Client,
     InternalServerError,
@@ -44,6 +45,20 @@ def _raise(error: type[Exception]) -> Handler:
 def _answer(status: int, **kwargs: object) -> Handler:
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(status, request=request, **kwargs)  # type: ignore[arg-type]
+
+    return handler
+
+
+def _echo(status: int, shape: Callable[[str], object], headers: dict[str, str] | None = None) -> Handler:
+    """A server that quotes the key it was sent back in its answer (``shape(bare key)``)."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        echoed = shape(request.headers["authorization"].removeprefix("Bearer "))
+        if isinstance(echoed, bytes):
+            return httpx2.Response(status, request=request, headers=headers, content=echoed)
+        if isinstance(echoed, str):
+            return httpx2.Response(status, request=request, headers=headers, text=echoed)
+        return httpx2.Response(status, request=request, headers=headers, json=echoed)
 
     return handler
 
@@ -83,6 +98,22 @@ PATHS: dict[str, tuple[Handler, bool, type[APIError]]] = {
         _answer(200, headers={**SSE, "content-encoding": "gzip"}, content=b"not gzip at all"),
         True,
         APIConnectionError,
+    ),
+    "status-echoing-the-key": (
+        _echo(401, lambda key: {"error": {"message": f"Incorrect API key provided: {key}", "param": key}}),
+        False,
+        AuthenticationError,
+    ),
+    "text-status-echoing-the-key": (_echo(400, lambda key: f"bad key {key}"), False, BadRequestError),
+    "wrong-shape-echoing-the-key": (
+        _echo(200, lambda key: {"choices": [1], "object": {"key": key}, "id": 3}),
+        False,
+        APIResponseValidationError,
+    ),
+    "stream-event-echoing-the-key": (
+        _echo(200, lambda key: sse({"error": {"type": "invalid_api_key", "message": key}}), SSE),
+        True,
+        AuthenticationError,
     ),
     "stream-wrong-shape": (
         _answer(200, headers=SSE, content=sse({"choices": 3})),

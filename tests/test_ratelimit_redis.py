@@ -245,3 +245,20 @@ def test_app_traffic_through_client_limiter_draws_from_the_shared_budget_and_sha
         assert admitted == 0 and 25 < wait <= 30  # every worker now waits out the 429's Retry-After
         for client in (first, second, app):
             client.close()
+
+
+def test_repeated_asyncio_runs_leave_no_redis_connection_open(redis_server: RedisServer) -> None:
+    import asyncio
+
+    import redis
+
+    limiter = RedisLimiter(redis_server.url, rpm=10_000, window=60, api_key=KEY)
+
+    async def one_request() -> None:
+        assert (await limiter.acquire("m", 0)).shared
+
+    for _ in range(5):  # a script that calls asyncio.run per job, with one limiter
+        asyncio.run(one_request())
+    with redis.Redis.from_url(redis_server.url) as admin:
+        others = [c for c in admin.client_list() if c["cmd"] != "client|list"]
+    assert others == []  # each run's connection was closed as its event loop finished

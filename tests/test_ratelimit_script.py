@@ -175,3 +175,68 @@ def test_the_window_follows_the_redis_server_s_clock_and_never_the_worker_s(
     assert admitted == 0 and 59 < wait < 62  # still the server's window
     server_clock[0] += 61.0  # the server's clock passes the window: the budget is back
     assert [_try(limiter)[0] for _ in range(4)] == [1, 1, 1, 0]
+
+
+class _FlakyAsync(_Flaky):
+    """The async twin of :class:`_Flaky`."""
+
+    def __init__(self, server: Any) -> None:
+        self.real = fakeredis.FakeAsyncRedis(server=server)
+        self.down = False
+
+    async def eval(self, *args: Any) -> Any:
+        if self.down:
+            import redis
+
+            raise redis.exceptions.ConnectionError("Connection refused")
+        return await self.real.eval(*args)
+
+
+def _outage_then_back(monkeypatch: pytest.MonkeyPatch, flaky: Any, **client: Any) -> RedisLimiter:
+    monkeypatch.setattr(redis_module, "PROBE_INTERVAL", 0.0)  # every acquire probes Redis first
+    # A 10 s window and limits whose local pacing admits 5 at once: no test time is spent sleeping.
+    return RedisLimiter(
+        URL,
+        rpm=100,
+        tpm=10_000,
+        window=10,
+        api_key=KEY,
+        burst_seconds=1000.0,
+        on_event=lambda _: None,
+        **client,
+    )
+
+
+def _assert_the_window_holds_the_outage(server: Any) -> None:
+    """5 admitted on the fallback + 1 after the outage: another worker gets the 94 left of 100, no more."""
+    other = _limiter(server, rpm=100, tpm=10_000, window=10)
+    state = fakeredis.FakeRedis(server=server).hget(other.keys("m")[2], "tsum")
+    assert float(state) == 6 * 50  # the outage's tokens are in the shared window too
+    assert sum(_try(other)[0] for _ in range(95)) == 94
+
+
+def test_admissions_of_the_fallback_are_charged_to_redis_when_it_comes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = fakeredis.FakeServer()
+    flaky = _Flaky(server)
+    limiter = _outage_then_back(monkeypatch, flaky, client=flaky)
+    flaky.down = True
+    assert not any(limiter.acquire_sync("m", 50).shared for _ in range(5))
+    flaky.down = False
+    assert limiter.acquire_sync("m", 50).shared
+    _assert_the_window_holds_the_outage(server)
+    assert limiter._owed == {}  # charged once: the next probe does not charge them again
+
+
+async def test_the_async_twin_charges_the_fallbacks_admissions_when_redis_comes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = fakeredis.FakeServer()
+    flaky = _FlakyAsync(server)
+    limiter = _outage_then_back(monkeypatch, flaky, async_client=flaky)
+    flaky.down = True
+    assert not any([(await limiter.acquire("m", 50)).shared for _ in range(5)])
+    flaky.down = False
+    assert (await limiter.acquire("m", 50)).shared
+    _assert_the_window_holds_the_outage(server)

@@ -35,15 +35,16 @@ def test_requests_are_recorded_as_batch_input_lines_without_keys(server: LocalSe
         list(client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True))
     text = path.read_text()
     lines = [json.loads(line) for line in text.splitlines()]
-    # embeddings and reads are not recorded: `holyclient batch` and `compare` accept chat lines only
-    assert [line["url"] for line in lines] == ["/v1/chat/completions", "/v1/chat/completions"]
+    # reads are not recorded; every endpoint `holyclient compare` replays is
+    urls = ["/v1/chat/completions", "/v1/embeddings", "/v1/chat/completions"]
+    assert [line["url"] for line in lines] == urls
     assert all(set(line) == {"custom_id", "method", "url", "body"} for line in lines)
-    assert len({line["custom_id"] for line in lines}) == 2
+    assert len({line["custom_id"] for line in lines}) == 3
     assert lines[0]["body"] == {"model": "gpt-4o-mini", "messages": MESSAGES, "temperature": 0.5}
-    assert lines[1]["body"]["stream"] is True
+    assert lines[2]["body"]["stream"] is True
     assert KEY not in text and "hdr-value-1" not in text and "uthorization" not in text
-    request = parse_line(json.dumps(lines[0]), 1)  # what `holyclient batch` / `compare` read
-    assert request.custom_id == lines[0]["custom_id"]
+    for number, line in enumerate(lines[:2], 1):  # what `holyclient batch` / `compare` read
+        assert parse_line(json.dumps(line), number).custom_id == line["custom_id"]
 
 
 def test_record_rate_samples_and_appends(server: LocalServer, tmp_path: Path):

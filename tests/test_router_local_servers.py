@@ -57,7 +57,6 @@ SAFE = {
     "503": Fault.status(503),
     "429": Fault.status(429),
     "insufficient_quota": Fault.insufficient_quota(),
-    "drop": Fault.drop(),
 }
 
 
@@ -72,11 +71,53 @@ def test_failover_on_each_safe_condition(pair: tuple[LocalServer, LocalServer], 
     assert len(a.requests) == 1 and _statuses(b) == [200]
 
 
-def test_failover_on_timeout(pair: tuple[LocalServer, LocalServer]):
+def _router_paying_twice(a: LocalServer, b: LocalServer, **kwargs: Any) -> Router:
+    """As :func:`_router`, with ``a`` opted in to fail over after the request may have reached it."""
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    primary = Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup], failover_if_sent=True)
+    return Router([primary], max_retries=0, **kwargs)
+
+
+SENT_THEN_LOST = {"timeout": (Fault.hang(5.0), 0.3), "drop": (Fault.drop(), None)}
+
+
+@pytest.mark.parametrize(("fault", "timeout"), list(SENT_THEN_LOST.values()), ids=list(SENT_THEN_LOST))
+def test_a_request_that_may_have_reached_the_target_is_not_sent_elsewhere_by_default(
+    pair: tuple[LocalServer, LocalServer], fault: Fault, timeout: float | None
+):
     a, b = pair
-    a.enqueue(Fault.hang(5.0))
-    with _router(a, b, timeout=0.3) as router:
+    a.enqueue(fault)
+    with _router(a, b, timeout=timeout) as router, pytest.raises(APIConnectionError) as info:
+        router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    assert "failover_if_sent=True" in " ".join(info.value.__notes__)
+    assert b.requests == []  # never paid twice
+    assert router.stats()["a"].failovers == 0 and router.stats()["a"].errors == 1
+
+
+@pytest.mark.parametrize(("fault", "timeout"), list(SENT_THEN_LOST.values()), ids=list(SENT_THEN_LOST))
+def test_opted_in_failover_after_sending_counts_the_first_attempt_as_uncertain_spend(
+    pair: tuple[LocalServer, LocalServer], fault: Fault, timeout: float | None
+):
+    a, b = pair
+    a.enqueue(fault)
+    with _router_paying_twice(a, b, timeout=timeout) as router:
+        answer = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, max_tokens=5)
+        assert answer._target == "b"
+        assert router.usage.snapshot().uncertain_requests == 1  # the attempt a may have billed, in the total
+        assert router.stats()["a"].failovers == 1
+
+
+def test_a_connection_refused_fails_over_without_opting_in(pair: tuple[LocalServer, LocalServer]):
+    _, b = pair
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    with Router([Target(closed, api_key=KEY_A, name="down", fallbacks=[backup])], max_retries=0) as router:
         assert router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)._target == "b"
+        assert (
+            router.usage.snapshot().uncertain_requests == 0
+        )  # nothing was sent: nothing may have been billed
 
 
 def test_429_fails_over_only_once_the_retry_budget_is_spent(pair: tuple[LocalServer, LocalServer]):
@@ -238,7 +279,7 @@ def test_async_router_fails_over_and_streams(pair: tuple[LocalServer, LocalServe
         backup = Target(b.base_url, api_key=KEY_B, name="b")
         primary = Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup])
         async with AsyncRouter([primary], max_retries=0) as router:
-            a.enqueue(Fault.drop())
+            a.enqueue(Fault.status(500))
             answer = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
             assert answer._target == "b"
             a.enqueue(Fault.status(503))
@@ -290,3 +331,36 @@ def test_router_and_async_router_expose_the_same_methods_with_the_same_parameter
     assert methods(Router).keys() >= {"set_weight", "stats", "target_usage", "with_options", "close"}
     sig = inspect.signature
     assert list(sig(Router.__init__).parameters.items()) == list(sig(AsyncRouter.__init__).parameters.items())
+
+
+def test_a_stream_that_fails_over_on_its_opening_error_is_charged_once(pair: tuple[LocalServer, LocalServer]):
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0))
+    with _router(a, b) as router:
+        stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        assert stream._target == "b"
+        list(stream)
+        stats = router.stats()
+        total = router.usage.snapshot()
+    assert stats["a"].prompt_tokens == 0  # a's opening error event: nothing billed there
+    assert total.models["gpt-4o-mini"].prompt_tokens == stats["b"].prompt_tokens > 0
+
+
+def test_an_async_stream_that_fails_over_on_its_opening_error_is_charged_once(
+    pair: tuple[LocalServer, LocalServer],
+):
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0))
+
+    async def main() -> None:
+        backup = Target(b.base_url, api_key=KEY_B, name="b")
+        async with AsyncRouter(
+            [Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup])], max_retries=0
+        ) as router:
+            stream = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+            assert stream._target == "b" and [c async for c in stream]
+            stats = router.stats()
+            assert stats["a"].prompt_tokens == 0 and stats["b"].prompt_tokens > 0
+            assert router.usage.snapshot().models["gpt-4o-mini"].prompt_tokens == stats["b"].prompt_tokens
+
+    asyncio.run(main())

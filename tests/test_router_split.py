@@ -319,10 +319,27 @@ def test_which_status_errors_are_safe_to_fail_over(status: int, code: str | None
     assert failover_safe(error) is safe
 
 
-def test_connection_errors_and_timeouts_are_safe_to_fail_over_and_other_errors_are_not():
+def test_errors_before_sending_are_safe_to_fail_over_after_sending_only_when_opted_in_and_others_never():
     from holyclient import APITimeoutError, BudgetExceededError
     from holyclient.router._select import failover_safe
 
-    assert failover_safe(APIConnectionError()) and failover_safe(APITimeoutError())
+    never_sent = APITimeoutError()
+    never_sent.maybe_processed = False  # a connect timeout: the target cannot have seen the request
+    assert failover_safe(never_sent)
+    assert not failover_safe(APIConnectionError()) and not failover_safe(APITimeoutError())  # maybe sent
+    assert failover_safe(APIConnectionError(), if_sent=True) and failover_safe(
+        APITimeoutError(), if_sent=True
+    )
     assert not failover_safe(ValueError("bad argument"))
     assert not failover_safe(BudgetExceededError("total", requested_usd=1.0, remaining_usd=0.0))
+
+
+def test_stats_latency_p50_of_two_requests_is_their_mean_the_standard_median():
+    router = Router([_target("https://old.test/v1", Host())])
+    ticks = iter([0.0, 1.0, 10.0, 13.0])  # two requests: 1 s and 3 s
+    router._core.timer = lambda: next(ticks)
+    _ask(router)
+    _ask(router)
+    stats = router.stats()["old.test"]
+    assert stats.latency_p50_s == 2.0  # not the maximum, 3.0
+    assert stats.latency_p95_s == pytest.approx(2.9)

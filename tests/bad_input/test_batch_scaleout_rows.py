@@ -105,6 +105,16 @@ ROWS = [
         r"holyclient batch: --limiter 'redis://:\*\*\*@h:6379/x': database must be a number",
         (*RUN, "--limiter", "redis://:hunter2@h:6379/x"),
     ),
+    row(
+        "limiter-port-out-of-range",
+        r"holyclient batch: --limiter 'redis://:\*\*\*@h:99999/0': not a URL: the port must be a number",
+        (*RUN, "--limiter", "redis://:hunter2@h:99999/0"),
+    ),
+    row(
+        "limiter-password-with-a-hash-not-echoed",
+        r"holyclient batch: --limiter 'redis://:\*\*\*@h:6379/0': not a URL: .* percent-encoded",
+        (*RUN, "--limiter", "redis://:hunt#er2@h:6379/0"),
+    ),
     row("zero-workers", r"usage: holyclient batch", (*RUN, "--workers", "0")),
     row("zero-window", r"usage: holyclient batch", (*RUN, "--window", "0")),
     row(

@@ -69,10 +69,18 @@ ROWS = [
         files={"s.jsonl": LINE + "\n" + LINE + "\n"},
     ),
     _row(
-        "sample-embeddings-url",
+        "sample-unsupported-url",
         (),
-        C + "s.jsonl:1: field 'url': compare replays /v1/chat/completions only, not '/v1/embeddings'",
-        files={"s.jsonl": json.dumps({"custom_id": "a", "url": "/v1/embeddings", "body": {}}) + "\n"},
+        C + "s.jsonl:1: field 'url': unsupported url '/v1/images/generations'",
+        files={"s.jsonl": json.dumps({"custom_id": "a", "url": "/v1/images/generations", "body": {}}) + "\n"},
+    ),
+    _row(
+        "sample-embeddings-without-input",
+        (),
+        C + "s.jsonl:1: field 'body.input' is missing",
+        files={
+            "s.jsonl": json.dumps({"custom_id": "a", "url": "/v1/embeddings", "body": {"model": "m"}}) + "\n"
+        },
     ),
     _row("gate-no-operator", ("--gate", "p95_ratio"), C + "--gate: gate 'p95_ratio' is not METRIC OP VALUE"),
     _row(

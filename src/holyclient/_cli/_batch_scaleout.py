@@ -121,7 +121,10 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
     # Named by the shard's file name and its requests (ids and bodies): the same batch run from two
     # hosts (other paths, same input) shares a lease; an unrelated batch with the same -o name does not.
     lease = _lease.ShardLease(
-        limiter._async_client(), api_key, f"{output.name}:{args.batch_digest}", seconds=_lease.LEASE_SECONDS
+        await limiter.connection(),
+        api_key,
+        f"{output.name}:{args.batch_digest}",
+        seconds=_lease.LEASE_SECONDS,
     )
 
     def waiting(seconds: float) -> None:

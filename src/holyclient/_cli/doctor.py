@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         client = Client(api_key=args.api_key, base_url=args.base_url, max_retries=0, timeout=30)
     except ConfigurationError as exc:
         return _fail(str(exc))
-    from ..compare._report import safe_url
+    from .._core._redact import safe_url
 
     with client:
         cost = estimated_cost(plan)
@@ -192,10 +192,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_table(rows: list[Row]) -> None:
+    # The evidence quotes the server: escaped, so it cannot drive the terminal.
+    from .._core._printable import printable
+
     width = max(len(row.feature) for row in rows) + 2
     print(f"{'FEATURE':<{width}} {'RESULT':<14} EVIDENCE")
     for row in rows:
         mark = "*" if row.required else " "
         verdict = row.verdict if row.verdict != INFO else "-"
-        print(f"{row.feature + mark:<{width}} {verdict:<14} {row.evidence}")
+        print(printable(f"{row.feature + mark:<{width}} {verdict:<14} {row.evidence}"))
     print("* required")

@@ -10,7 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._exceptions import APIResponseValidationError, APIStatusError, status_error_class
-from ._redact import _scrub_response, redacted_request
+from ._redact import _scrub_response, redact, redacted_request, redacted_text, request_secrets
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
-def parse_error_body(content: bytes) -> object:
+def parse_error_body(content: bytes, request: Any = None) -> object:
+    """An error answer's body as JSON (or text), with the secrets ``request`` carried blanked."""
     try:
-        return json.loads(content)
+        body: object = json.loads(content)
     except ValueError:
-        return content.decode("utf-8", "replace") or None
+        body = content.decode("utf-8", "replace") or None
+    return redact(body, request_secrets(request))
 
 
 def inner_error(body: object) -> object:
@@ -52,7 +54,7 @@ def make_status_error(
     retry_after: float | None = None,
 ) -> APIStatusError:
     """Map an error response to the matching :class:`APIStatusError` subclass (one table for both clients)."""
-    body = parse_error_body(content)
+    body = parse_error_body(content, request)  # the message is built from it: both redacted
     status = int(response.status_code)
     cls = status_error_class(status)
     safe_request = redacted_request(request)
@@ -79,13 +81,20 @@ def parse_model(cls: type[ModelT], content: bytes, response: Any, *, request: An
         return cls.model_validate_json(content)
     except ValidationError as exc:
         invalid_json = any(err["type"] == "json_invalid" for err in exc.errors())
-        safe_request = redacted_request(request)
-        _scrub_response(response, safe_request)
-        error = APIResponseValidationError(
-            "Response body is not valid JSON" if invalid_json else f"Unexpected response shape: {exc}",
-            response=response,
-            body=None if invalid_json else parse_error_body(content),
-            request=safe_request,
+        # pydantic quotes the input, which may echo the key: the message is redacted, and the error is
+        # raised outside this block so the ValidationError is not kept as its ``__context__`` either.
+        message = (
+            "Response body is not valid JSON"
+            if invalid_json
+            else redacted_text(f"Unexpected response shape: {exc}", request)
         )
-        error.retryable = invalid_json  # type: ignore[attr-defined]
-        raise error from None
+    safe_request = redacted_request(request)
+    _scrub_response(response, safe_request)
+    error = APIResponseValidationError(
+        message,
+        response=response,
+        body=None if invalid_json else parse_error_body(content, request),
+        request=safe_request,
+    )
+    error.retryable = invalid_json  # type: ignore[attr-defined]
+    raise error

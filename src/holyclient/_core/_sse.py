@@ -8,7 +8,7 @@ from typing import Any
 
 from .._exceptions import APIStatusError, status_error_class
 from ._parse import error_message
-from ._redact import _scrub_response, redacted_request
+from ._redact import _scrub_response, redact, redacted_request, request_secrets
 
 
 class SSEDecoder:
@@ -98,7 +98,7 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     if b'"error"' not in data:
         return None
     try:
-        payload = json.loads(data)
+        payload = redact(json.loads(data), request_secrets(request))
     except ValueError:
         return None
     if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):

@@ -43,11 +43,12 @@ def decode_embeddings(response: T, encoding_format: Any) -> T:
         raise ValueError("No embedding data received")
     for item in data:
         if isinstance(item.embedding, str):
-            item.embedding = _floats(item.embedding)
+            item.embedding = base64_floats(item.embedding)
     return response
 
 
-def _floats(encoded: str) -> list[float]:
+def base64_floats(encoded: str) -> list[float]:
+    """A base64 embedding (little-endian float32, as the API sends it) as floats."""
     values = array.array("f", base64.b64decode(encoded))
     if sys.byteorder == "big":  # the API sends little-endian float32
         values.byteswap()

@@ -3,9 +3,9 @@
 Each sampled request is appended as one Batch API input line, ``{"custom_id", "method", "url",
 "body"}`` (``url`` as the Batch API writes it, ``/v1/chat/completions``), the format ``holyclient
 batch`` and ``holyclient compare`` read. Only the JSON body is written: never a header, so never a key
-or ``Authorization``, and never the query string. Only the endpoints the batch reader accepts are
-recorded (today ``/v1/chat/completions``; the recorder follows that list, so a sample never holds a line
-``compare`` would refuse); uploads and reads never are.
+or ``Authorization``, and never the query string. Only the endpoints ``compare`` replays are recorded
+(:data:`REPLAYABLE_PATHS`: chat, completions, responses, embeddings, moderations); uploads and reads
+never are.
 
 Writes append under a lock (threads and asyncio tasks may share a client) and stop after
 ``record_max`` lines per recorder, so a forgotten recorder cannot fill a disk.
@@ -119,9 +119,6 @@ class Recorder:
         self._sink = JsonlSink(path, limit)
         self._rng = rng or random.Random()
         self._prefix = f"rec-{os.urandom(4).hex()}-"  # unique across runs appending to the same file
-        from .._constants import CHAT_COMPLETIONS_URL
-
-        self._urls = (CHAT_COMPLETIONS_URL,)  # what ``holyclient compare`` replays
         self._count = 0
         self._lock = threading.Lock()
         self.stopped: str | None = None  # why recording stopped (a write failed), or None
@@ -136,7 +133,7 @@ class Recorder:
         Args:
             tracker: where to say that recording stopped (the client's usage tracker).
         """
-        if self.stopped is not None or not replayable(options) or "/v1" + options.path not in self._urls:
+        if self.stopped is not None or not replayable(options):
             return
         if self._rng.random() >= self.rate:
             return

@@ -216,6 +216,13 @@ class Stream(Generic[T]):
         if self._meter is not None:  # a stream closed before its first read never ran ``_iterate``
             self._meter.finish("early")
 
+    def refuse(self) -> None:
+        """Close a stream whose opening event is an error, charging nothing: the server generated
+        nothing (a router that sends the request elsewhere must not pay for it here too)."""
+        if self._meter is not None:
+            self._meter.finish("refused")
+        self.close()
+
     def __enter__(self) -> Stream[T]:
         return self
 
@@ -312,6 +319,12 @@ class AsyncStream(Generic[T]):
         await self._iterator.aclose()
         await self.response.aclose()
         self._decoder.close()
+
+    async def refuse(self) -> None:
+        """Async twin of :meth:`Stream.refuse`."""
+        if self._meter is not None:
+            self._meter.finish("refused")
+        await self.close()
 
     async def __aenter__(self) -> AsyncStream[T]:
         return self

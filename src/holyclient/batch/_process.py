@@ -241,7 +241,7 @@ class RequestProcessor:
             status_error = self.client._status_error(response, answer.content, http_request)
             exchange.failed(status_error)
             # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
-            body = parse_error_body(answer.content)
+            body = parse_error_body(answer.content, http_request)  # redacted: a server may echo the key
             return BatchResult(request.custom_id, status, request_id, body, model=model), status_error
         try:
             raw = read_answer(request.url, answer.content, exchange.httpx)

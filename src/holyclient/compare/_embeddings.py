@@ -8,9 +8,10 @@ pure.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from ._similarity import cosine
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient
@@ -18,12 +19,6 @@ if TYPE_CHECKING:
 
 #: Texts per ``/embeddings`` request.
 BATCH = 64
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 def prose_texts(pairs: Sequence[Pair]) -> list[str]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from .._constants import CHAT_COMPLETIONS_URL
+from .._core._redact import safe_url
 from ..batch import BatchRequest, BatchResult
 from ._gates import Gate, GateResult, evaluate
 from ._run import SideRun, Timing
@@ -80,8 +81,15 @@ class Pair:
         }
 
 
-def side_result(result: BatchResult | None, timing: Timing | None, json_mode: bool, price: Any) -> SideResult:
-    """A :class:`SideResult` from the runner's result; ``price(model, usage)`` returns USD or ``None``."""
+def side_result(
+    result: BatchResult | None,
+    timing: Timing | None,
+    json_mode: bool,
+    price: Any,
+    url: str = CHAT_COMPLETIONS_URL,
+) -> SideResult:
+    """A :class:`SideResult` from the runner's result to ``url``; ``price(model, usage)`` returns USD or
+    ``None``."""
     latency = timing.latency if timing else None
     ttft = timing.ttft if timing else None
     if result is None:
@@ -107,12 +115,17 @@ def side_result(result: BatchResult | None, timing: Timing | None, json_mode: bo
         prompt if isinstance(prompt, int) else None,
         completion if isinstance(completion, int) else None,
         cost,
-        output_of(result.body, json_mode),
+        output_of(result.body, json_mode, url),
     )
 
 
 def is_json_mode(body: Mapping[str, Any]) -> bool:
+    """Whether the request asks for JSON: chat's ``response_format``, or the Responses API's
+    ``text.format``."""
     fmt = body.get("response_format")
+    text = body.get("text")
+    if not isinstance(fmt, Mapping) and isinstance(text, Mapping):
+        fmt = text.get("format")
     return isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema")
 
 
@@ -130,8 +143,10 @@ def build_pairs(
         cid = request.custom_id
         json_mode = is_json_mode(request.body)
 
-        def side(run: SideRun, cid: str = cid, json_mode: bool = json_mode) -> SideResult:
-            return side_result(run.results.get(cid), run.timings.get(cid), json_mode, price)
+        def side(
+            run: SideRun, cid: str = cid, json_mode: bool = json_mode, url: str = request.url
+        ) -> SideResult:
+            return side_result(run.results.get(cid), run.timings.get(cid), json_mode, price, url)
 
         old_side, new_side = side(old), side(new)
         again = [side(run) for run in repeats]
@@ -240,17 +255,6 @@ class Report:
             "passed": self.passed,
             "requests": [p.as_dict(self.cny_rate) for p in self.pairs],
         }
-
-
-def safe_url(url: str) -> str:
-    """``url`` without user info or query string: either may carry a credential (``https://k@host``,
-    ``?api-key=...``), and a report is shared."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def make_report(

@@ -1,8 +1,11 @@
 """Reading ``compare``'s sample: Batch API input lines, with ``"stream": true`` allowed. No network.
 
-The batch reader refuses streams (a batch has nobody to stream to); ``compare`` replays them as
-streams to measure time to first token, so the flag is taken off, remembered, and the rest of the
-line is checked by the batch reader -- one set of rules for both commands.
+Every endpoint the batch reader accepts is replayed (chat, completions, responses, embeddings,
+moderations: what the recorder and the Router's mirror write). The batch reader refuses streams (a
+batch has nobody to stream to); ``compare`` replays chat streams as streams to measure time to first
+token, so the flag is taken off, remembered, and the rest of the line is checked by the batch reader
+-- one set of rules for both commands. A streamed request to another endpoint is replayed whole (its
+time to first token is not measured).
 """
 
 from __future__ import annotations
@@ -50,11 +53,6 @@ def read_sample(path: Path) -> tuple[list[BatchRequest], set[str]]:
             continue
         try:
             data, stream = _without_stream(json.loads(raw))
-            url = data.get("url") if isinstance(data, dict) else None
-            if url is not None and url != CHAT_COMPLETIONS_URL:  # batch takes every endpoint; compare chats
-                raise SampleError(
-                    f"{path}:{number}: field 'url': compare replays {CHAT_COMPLETIONS_URL} only, not {url!r}"
-                )
             request = parse_line(json.dumps(data), number)
         except SampleError:
             raise
@@ -71,7 +69,7 @@ def read_sample(path: Path) -> tuple[list[BatchRequest], set[str]]:
             )
         seen[request.custom_id] = number
         requests.append(request)
-        if stream:
+        if stream and request.url == CHAT_COMPLETIONS_URL:  # the only stream folded back (``_streams``)
             streams.add(request.custom_id)
     if not requests:
         raise SampleError(f"{path}: the sample has no requests")

@@ -7,22 +7,14 @@ reproducible.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 
+from .._core._percentile import percentile
+
+__all__ = ["bootstrap_ratio_ci", "percentile", "ratio"]
+
 BOOTSTRAP_ITERATIONS = 1000
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The ``q``-th percentile (0-100) by linear interpolation; ``None`` for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100.0
-    low = math.floor(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def ratio(new: float | None, old: float | None) -> float | None:

@@ -1,7 +1,12 @@
-"""The plain-text report that ``holyclient compare`` prints. No I/O."""
+"""The plain-text report that ``holyclient compare`` prints. No I/O.
+
+Answers, errors and URLs come from servers and models: every line is passed through
+:func:`~holyclient._core._printable.printable`, so none of them can drive the terminal.
+"""
 
 from __future__ import annotations
 
+from .._core._printable import printable
 from ._report import Report
 
 #: How many of the least similar requests the text report lists.
@@ -77,7 +82,7 @@ def render_text(report: Report) -> str:
         lines.append("gates:")
         for gate in report.gates:
             lines.append(f"  {'PASS' if gate.passed else 'FAIL'} {gate.gate}: {gate.reason}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _int(value: float | None) -> str:

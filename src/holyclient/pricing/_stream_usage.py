@@ -43,7 +43,8 @@ _ASK_PATHS = frozenset({"/chat/completions", "/completions"})
 #: Responses API events that end a response and carry its usage.
 _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
-Outcome = Literal["complete", "early", "unknown"]
+#: ``refused``: the stream opened with an error event and was given up unread (nothing generated).
+Outcome = Literal["complete", "early", "unknown", "refused"]
 
 
 def ask_for_usage(
@@ -168,6 +169,9 @@ class StreamMeter:
         tracker, reservation = self._tracker, self._reservation
         if self._usage is not None:
             self._settle(self._usage, approximate=False)
+        elif outcome == "refused":
+            if reservation is not None:
+                tracker.settle(reservation, None)  # the hold is released: nothing to charge
         elif outcome == "unknown" and reservation is not None:
             tracker.settle_uncertain(reservation)
         else:

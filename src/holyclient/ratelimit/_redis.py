@@ -4,7 +4,9 @@ Every decision is one round trip running :data:`~holyclient.ratelimit._script.SC
 (why our own script, not ``pyrate-limiter``: see that module). This class only sends, sleeps and
 falls back: when Redis cannot be reached it says so (``on_event``, stderr by default through the
 ``holyclient`` logger) and admits through a local limiter at ``limit / workers`` -- never open, never
-silently -- and goes back to the shared budget as soon as Redis answers again.
+silently -- and goes back to the shared budget as soon as Redis answers again, first charging it with
+what the fallback admitted in the last window (else the window the outage ends in could admit the
+fallback's share on top of the whole shared limit).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import anyio
 
 from .._constants import LOGGER_NAME
+from .._core._redact import safe_url as _safe_url
 from ._local import LocalLimiter
 from ._protocol import Admission, Feedback
 from ._script import SCRIPT
@@ -46,12 +49,8 @@ def key_hash(api_key: str) -> str:
 
 
 def safe_url(url: str) -> str:
-    """``url`` without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    """``url`` without its password (nor a query, which may carry ``?password=``), for messages."""
+    return _safe_url(url, keep_user=True)
 
 
 def check_url(url: str) -> str | None:
@@ -59,8 +58,11 @@ def check_url(url: str) -> str | None:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        return f"not a URL ({exc})"
+    except ValueError:  # its text quotes the "port", which may be the start of a password: not shown
+        return (
+            "not a URL: the port must be a number from 0 to 65535 (a password with '#', '/', '?' "
+            "or '@' in it must be percent-encoded: %23 %2F %3F %40)"
+        )
     if parts.scheme not in URL_SCHEMES:
         return "expected redis://HOST:PORT/DB (or rediss://, unix://)"
     if parts.scheme != "unix" and not parts.hostname:
@@ -137,12 +139,15 @@ class RedisLimiter:
         self._sleep = sleep
         self._client = client
         self._async_clients: dict[int, Any] = {}
+        self._closers: dict[int, AsyncGenerator[None, None]] = {}  # held: the loop only keeps weak refs
         if async_client is not None:
             self._async_clients[-1] = async_client
         self._ids = itertools.count()
         self._instance = uuid.uuid4().hex[:12]
         self._down = False
         self._probe_at = 0.0
+        #: Per model, what the fallback admitted while Redis was unreachable: (monotonic time, tokens).
+        self._owed: dict[str, list[tuple[float, int]]] = {}
         self._lock = anyio.Lock()
         self._thread_lock = threading.Lock()
         self.shared = True
@@ -156,8 +161,39 @@ class RedisLimiter:
         base = f"{self._prefix}:{model}}}"
         return [f"{base}:req", f"{base}:tok", f"{base}:state", f"{base}:pause"]
 
-    def _args(self, op: str, units: float = 0, id: str = "", arg8: float = 0) -> list[Any]:
-        return [op, self.rpm or 0, self.tpm or 0, self.window, self.burst_seconds, units, id, arg8]
+    def _args(self, op: str, units: float = 0, id: str = "", arg8: float = 0, *more: float) -> list[Any]:
+        return [op, self.rpm or 0, self.tpm or 0, self.window, self.burst_seconds, units, id, arg8, *more]
+
+    def _fell_back(self, admission: Admission) -> Admission:
+        """Remember an admission of the fallback, to charge the shared budget with it once Redis is back."""
+        self._owed.setdefault(admission.model, []).append((time.monotonic(), admission.tokens))
+        return admission
+
+    def _owed_calls(self) -> list[tuple[str, list[Any], int]]:
+        """One ``charge`` per model for the fallback's admissions still inside the window: (model, args,
+        how many admissions it settles). Stamped with the newest one's age, so they leave the shared
+        window no earlier than they really would (a little later for the older ones: never more than
+        the limit)."""
+        now = time.monotonic()
+        calls = []
+        for model, owed in list(self._owed.items()):  # threads on the fallback may add a model
+            recent = [(at, tokens) for at, tokens in owed if now - at < self.window]
+            if recent:
+                age = now - recent[-1][0]
+                tokens = sum(tokens for _, tokens in recent)
+                calls.append(
+                    (model, self._args("charge", len(recent), self._next_id(), tokens, age), len(owed))
+                )
+            else:
+                calls.append((model, [], len(owed)))
+        return calls
+
+    def _settled(self, model: str, count: int) -> None:
+        """Forget the first ``count`` owed admissions of ``model`` (more may have been added meanwhile)."""
+        owed = self._owed.get(model, [])
+        del owed[:count]
+        if not owed:
+            self._owed.pop(model, None)
 
     def _next_id(self) -> str:
         return f"{self._instance}-{next(self._ids)}"
@@ -207,7 +243,11 @@ class RedisLimiter:
 
     # --- async twin -------------------------------------------------------------------------------
 
-    def _async_client(self) -> Any:
+    async def connection(self) -> Any:
+        """This event loop's ``redis.asyncio.Redis`` (the shard lease shares it); closed with the loop."""
+        return await self._async_client()
+
+    async def _async_client(self) -> Any:
         key = -1 if -1 in self._async_clients else id(asyncio.get_running_loop())
         client = self._async_clients.get(key)
         if client is None:  # a connection pool belongs to one event loop
@@ -222,10 +262,31 @@ class RedisLimiter:
                 retry=Retry(NoBackoff(), 0),  # no retry: unreachable means fall back now
             )
             self._async_clients[key] = client
+            closer = self._close_with_loop(key, client)
+            self._closers[key] = closer
+            await closer.asend(None)
         return client
 
+    async def _close_with_loop(self, key: int, client: Any) -> AsyncGenerator[None, None]:
+        """Closes ``client`` when its event loop finishes.
+
+        A client per loop is needed (a connection belongs to one loop), but a script that calls
+        ``asyncio.run`` per job would leave one open connection per run, and a later loop could reuse
+        a dead loop's ``id``. The loop closes every suspended async generator before it closes
+        (``shutdown_asyncgens``, as ``asyncio.run`` and trio do), with the loop still running: this
+        generator's ``finally`` is where the client is closed and forgotten.
+        """
+        try:
+            yield
+        finally:
+            self._closers.pop(key, None)
+            if self._async_clients.get(key) is client:
+                del self._async_clients[key]
+            await client.aclose()
+
     async def _eval(self, model: str, args: Sequence[Any]) -> Any:
-        return await self._async_client().eval(SCRIPT, 4, *self.keys(model), *args)
+        client = await self._async_client()
+        return await client.eval(SCRIPT, 4, *self.keys(model), *args)
 
     async def acquire(self, model: str, tokens: int) -> Admission:
         """Wait until the shared budget admits one request of ``tokens`` tokens, and charge it there."""
@@ -234,6 +295,10 @@ class RedisLimiter:
                 while not self._use_fallback():
                     admission_id = self._next_id()
                     try:
+                        for owed_model, args, count in self._owed_calls():  # the outage's admissions first
+                            if args:
+                                await self._eval(owed_model, args)
+                            self._settled(owed_model, count)
                         reply = await self._eval(model, self._args("acquire", tokens, admission_id))
                     except _redis_errors() as exc:
                         self._went_down(exc)
@@ -243,7 +308,7 @@ class RedisLimiter:
                     if admitted:
                         return Admission(model, tokens, value, None, True, admission_id)
                     await self._sleep(min(value, MAX_POLL))
-        return await self.fallback.acquire(model, tokens)
+        return self._fell_back(await self.fallback.acquire(model, tokens))
 
     async def observe(self, admission: Admission, feedback: Feedback) -> None:
         """Share a 429's pause, correct the charge with real usage, re-sync with the server's headers."""
@@ -279,11 +344,15 @@ class RedisLimiter:
     def acquire_sync(self, model: str, tokens: int) -> Admission:
         """:meth:`acquire` for threads."""
         if self._down and self._thread_lock.locked():  # while Redis is down, nobody waits behind a probe
-            return self.fallback.acquire_sync(model, tokens)
+            return self._fell_back(self.fallback.acquire_sync(model, tokens))
         with self._thread_lock:
             while not self._use_fallback():
                 admission_id = self._next_id()
                 try:
+                    for owed_model, args, count in self._owed_calls():  # the outage's admissions first
+                        if args:
+                            self._eval_sync(owed_model, args)
+                        self._settled(owed_model, count)
                     reply = self._eval_sync(model, self._args("acquire", tokens, admission_id))
                 except _redis_errors() as exc:
                     self._went_down(exc)
@@ -293,7 +362,7 @@ class RedisLimiter:
                 if admitted:
                     return Admission(model, tokens, value, None, True, admission_id)
                 time.sleep(min(value, MAX_POLL))
-        return self.fallback.acquire_sync(model, tokens)
+        return self._fell_back(self.fallback.acquire_sync(model, tokens))
 
     def observe_sync(self, admission: Admission, feedback: Feedback) -> None:
         """:meth:`observe` for threads."""
@@ -309,6 +378,10 @@ class RedisLimiter:
 
     async def aclose(self) -> None:
         """Close the connections this limiter opened."""
+        here = id(asyncio.get_running_loop())
+        closer = self._closers.get(here)
+        if closer is not None:
+            await closer.aclose()  # closes this loop's client and forgets it
         for key, client in list(self._async_clients.items()):
             if key != -1:
                 await client.aclose()

@@ -20,8 +20,10 @@ window (counted a little longer than the server's window), spread by a token buc
 
 Operations (``ARGV[1]``): ``acquire`` -> ``{1, now}`` admitted or ``{0, seconds to wait}``;
 ``correct`` adds tokens to an admission still in the window; ``sync`` adds phantom usage so the
-remaining budget is no larger than a server's ``x-ratelimit-remaining-*`` header; ``pause``
-extends the shared pause. Numbers go back as strings: Redis truncates Lua numbers to integers.
+remaining budget is no larger than a server's ``x-ratelimit-remaining-*`` header; ``charge`` adds
+requests and tokens admitted elsewhere (a worker's local fallback while Redis was unreachable),
+``ARGV[9]`` seconds ago; ``pause`` extends the shared pause. Numbers go back as strings: Redis
+truncates Lua numbers to integers.
 """
 
 from __future__ import annotations
@@ -127,6 +129,23 @@ if op == 'correct' then
     redis.call('HINCRBYFLOAT', STATE, 'tsum', units)
     local tl = level('tl', tpm)
     redis.call('HSET', STATE, 'tl', tostring(tl - units), 'tls', tostring(now))
+    touch()
+  end
+  return {1, tostring(now)}
+end
+
+if op == 'charge' then
+  -- units: requests admitted by a local fallback; arg8: their tokens; ARGV[9]: seconds since then
+  local at = now - math.max(0, tonumber(ARGV[9]) or 0)
+  if at > horizon then
+    if rpm > 0 and units > 0 then
+      redis.call('ZADD', REQ, at, 'fb:' .. id .. ':' .. units)
+      redis.call('HINCRBYFLOAT', STATE, 'rsum', units)
+    end
+    if tpm > 0 and arg8 > 0 then
+      redis.call('ZADD', TOK, at, 'fb:' .. id .. ':' .. arg8)
+      redis.call('HINCRBYFLOAT', STATE, 'tsum', arg8)
+    end
     touch()
   end
   return {1, tostring(now)}

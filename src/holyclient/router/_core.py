@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._core._percentile import percentile
 from .._exceptions import APIConnectionError, APIStatusError
 from ._breaker import CircuitBreaker
 from ._select import (
@@ -29,10 +30,11 @@ from ._select import (
     StickyKey,
     failover_order,
     failover_safe,
+    maybe_sent,
     sticky_value,
     target_budget_spent,
 )
-from ._stats import Counters, TargetStats, percentile
+from ._stats import Counters, TargetStats
 from ._target import Target, all_targets
 
 if TYPE_CHECKING:
@@ -86,6 +88,9 @@ class RouterCore:
         self.rng = rng or random.Random()
         self.mirror = mirror
         self.timer = time.perf_counter
+        #: Charges a target with an attempt that may have been billed, when the router fails over after
+        #: it (``Target(failover_if_sent=True)``); set by the router, which holds the targets' clients.
+        self.charge_uncertain: Callable[[str, RequestOptions], None] = lambda name, options: None
 
     def __repr__(self) -> str:
         return ", ".join(f"{t.name} (weight {t.weight:g})" for t in self.weighted)
@@ -120,8 +125,8 @@ class RouterCore:
                 successes=c.successes,
                 errors=c.errors,
                 failovers=c.failovers,
-                latency_p50_s=percentile(latencies, 0.5),
-                latency_p95_s=percentile(latencies, 0.95),
+                latency_p50_s=percentile(latencies, 50),
+                latency_p95_s=percentile(latencies, 95),
                 breaker=breaker.state,
                 breaker_opened=breaker.opened,
                 weight=target.weight,
@@ -181,11 +186,12 @@ class Routing:
         name = self.target.name
         self.latency = self._core.timer() - self._started
         breaker = self._core.breakers[name]
-        safe = isinstance(exc, Exception) and failover_safe(exc)
+        unwell = isinstance(exc, Exception) and failover_safe(exc, if_sent=True)  # the target's fault
+        safe = unwell and failover_safe(exc, if_sent=self.target.failover_if_sent)  # and may go elsewhere
         if target_budget_spent(exc):
             if self._probe:
                 breaker.release()  # nothing was sent: no verdict on the target's health
-        elif safe:
+        elif unwell:
             breaker.failure()
         elif isinstance(exc, APIStatusError):
             breaker.success()  # the target answered: the request was at fault
@@ -197,7 +203,14 @@ class Routing:
         if not safe:
             if isinstance(exc, APIStatusError):
                 exc.add_note(f"holyclient.Router: {name} refused the request; not retried elsewhere.")
+            elif maybe_sent(exc):
+                exc.add_note(
+                    f"holyclient.Router: {name} may have received the request; not sent elsewhere, so it "
+                    "cannot be paid twice (Target(failover_if_sent=True) allows it)."
+                )
             raise exc
+        if maybe_sent(exc):  # failing over after the request may have been billed: say what it may cost
+            self._core.charge_uncertain(name, self._options)
         self._last = exc
 
     def answered(self, status: int) -> None:

@@ -143,7 +143,7 @@ class Router(RouterShell, Client):
             result = client._stream(prepared, cast_to)
             error = opening_error(self._unwrap(result))
             if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
-                self._unwrap(result).close()
+                self._unwrap(result).refuse()  # closed uncharged: the next target's answer is the one paid
                 raise error
             return result
 
@@ -279,7 +279,7 @@ class AsyncRouter(RouterShell, AsyncClient):
             result = await client._stream(prepared, cast_to)
             error = opening_error(self._unwrap(result))
             if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
-                await self._unwrap(result).close()
+                await self._unwrap(result).refuse()  # closed uncharged: the next target's answer is paid
                 raise error
             return result
 

@@ -7,11 +7,12 @@
   and when a target leaves (open breaker, weight 0) only its own keys move.
 * **Failover order**: the chosen target, then its own ``fallbacks`` in order, then the other weighted
   targets by descending weight. A target whose breaker is open is skipped.
-* **Safe to fail over**: no response (connection error, timeout), 5xx, 408, a stream whose first event
+* **Safe to fail over**: no request sent (a connection refused, a connect or pool timeout), 5xx, 408, a stream whose first event
   is such an error (nothing reached the caller yet), and a 429 that reached the
   caller (beyond the retry budget, or ``insufficient_quota``), and a target's own budget being spent
   (nothing was sent). Never a request error (400, 401, 403, 404, 422 ...): it would fail the same way
-  everywhere.
+  everywhere. A timeout or dropped connection *after* the request was sent may still be answered and
+  billed by the target: failing over then is opt-in (``Target(failover_if_sent=True)``).
 """
 
 from __future__ import annotations
@@ -35,14 +36,22 @@ FAILOVER_STATUSES = frozenset({408, 429})
 StickyKey = str | Callable[[Mapping[str, Any]], object] | None
 
 
-def failover_safe(exc: BaseException) -> bool:
-    """Whether the request that failed with ``exc`` may be sent to another target."""
-    if isinstance(exc, APIConnectionError) or target_budget_spent(exc):
+def failover_safe(exc: BaseException, *, if_sent: bool = False) -> bool:
+    """Whether the request that failed with ``exc`` may be sent to another target; ``if_sent`` also
+    allows it after a connection error that may have reached the target (it may be paid twice)."""
+    if isinstance(exc, APIConnectionError):
+        return if_sent or not maybe_sent(exc)
+    if target_budget_spent(exc):
         return True
     if isinstance(exc, APIStatusError):
         status = exc.status_code or 0
         return status >= 500 or status in FAILOVER_STATUSES
     return False
+
+
+def maybe_sent(exc: BaseException) -> bool:
+    """``exc`` is a connection error or timeout after the request may have reached the target."""
+    return isinstance(exc, APIConnectionError) and bool(getattr(exc, "maybe_processed", True))
 
 
 def opening_error(stream: Any) -> APIStatusError | None:

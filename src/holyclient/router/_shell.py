@@ -6,6 +6,7 @@ client attributes a :class:`~holyclient.Client` has, none of which is ever used 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import random
@@ -103,7 +104,19 @@ class RouterShell:
             if budget_usd is not None or target.budget_usd is not None:
                 client._budget_usd = target.budget_usd if target.budget_usd is not None else budget_usd
             self._clients[target.name] = client
+        self._core.charge_uncertain = self._charge_uncertain
         shell._bind_resources()
+
+    def _charge_uncertain(self, name: str, options: RequestOptions) -> None:
+        """Count a failed-over attempt that may have been billed as uncertain spend on its target (and so
+        in the total). A client with a budget has done so already (its reservation, settled as
+        uncertain); without one, the worst case is reserved and settled the same way."""
+        client = self._clients[name]
+        if client._budget_usd is not None or options.body is None:
+            return
+        target = self._core.by_name[name]
+        with contextlib.suppress(ValueError, TypeError, KeyError):  # a body that cannot be counted
+            client._usage.settle_uncertain(client._usage.reserve(target.prepare(options).body or {}))
 
     def __repr__(self) -> str:  # targets by host, never a key
         return f"{type(self).__name__}(targets=[{self._core!r}])"

@@ -51,13 +51,6 @@ class TargetStats:
         return asdict(self)
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 class Counters:
     """The mutable counters behind one target's :class:`TargetStats`."""
 

@@ -32,6 +32,10 @@ class Target:
         fallbacks: targets to try, in order, when this one fails in a way that is safe to retry elsewhere.
         name: the name used in stats and errors (default: the host, with the port when one is given).
         budget_usd: this target's own budget (the router's ``budget_usd`` caps all targets together).
+        failover_if_sent: also fail over when the request may have reached this target (a timeout or
+            a dropped connection after it was sent). Off by default: the first target may then still
+            answer and bill it, so the request can be paid twice; when it happens, the first attempt
+            is counted as uncertain spend (``usage.uncertain_requests``) on this target.
         client_options: other :class:`~holyclient.Client` arguments for this target (``timeout``,
             ``max_retries``, ``http_client``, ``default_headers`` ...).
 
@@ -50,6 +54,7 @@ class Target:
         fallbacks: Sequence[Target] = (),
         name: str | None = None,
         budget_usd: float | None = None,
+        failover_if_sent: bool = False,
         **client_options: Any,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -65,6 +70,7 @@ class Target:
         self.weight = float(weight)
         self.fallbacks = tuple(fallbacks)
         self.budget_usd = budget_usd
+        self.failover_if_sent = failover_if_sent
         self.client_options = dict(client_options)
 
     def __repr__(self) -> str:  # never the key

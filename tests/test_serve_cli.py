@@ -60,8 +60,12 @@ def test_serve_api_key_refuses_every_other_key_and_is_never_printed() -> None:
         url = lines[0]
         assert all(secret not in line for line in lines)
         assert lines[2].startswith("export HOLYSHEEP_API_KEY=")
-        wrong = httpx.post(url + "/chat/completions", json=HELLO, headers={"Authorization": "Bearer sk-wrong"})
+        wrong = httpx.post(
+            url + "/chat/completions", json=HELLO, headers={"Authorization": "Bearer sk-wrong"}
+        )
         assert wrong.status_code == 401
         assert wrong.json()["error"]["code"] == "invalid_api_key"
-        right = httpx.post(url + "/chat/completions", json=HELLO, headers={"Authorization": f"Bearer {secret}"})
+        right = httpx.post(
+            url + "/chat/completions", json=HELLO, headers={"Authorization": f"Bearer {secret}"}
+        )
         assert right.status_code == 200

@@ -181,10 +181,10 @@ def _unpriced(table: Any, model: str, encoding: str, state: State) -> None:
     if model in state.warned:
         return
     state.warned.add(model)
-    hint = table.unknown(model).suggestions
-    close = f" (did you mean {', '.join(hint)}?)" if hint else ""
+    from ._suggest import did_you_mean
+
     _warn(
-        f"no price for model {model!r}{close}: tokens counted with {encoding}, cost shown as ?; "
+        f"no price for model {model!r}{did_you_mean(table, model)}: tokens counted with {encoding}, cost shown as ?; "
         "add a price with --prices FILE or HOLYSHEEP_PRICES"
     )
 

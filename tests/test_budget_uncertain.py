@@ -15,8 +15,8 @@ from holyclient import (
     BadRequestError,
     BudgetExceededError,
 )
-from holyclient._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
-from holyclient._usage import UsageTracker
+from holyclient._send._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
+from holyclient.pricing._tracker import UsageTracker
 from support import Recorder, completion
 
 MESSAGES = [{"role": "user", "content": "hi"}]

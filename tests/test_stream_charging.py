@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from holyclient import APIConnectionError
-from holyclient._base import RequestOptions
-from holyclient._stream_usage import ask_for_usage
+from holyclient._core._request import RequestOptions
+from holyclient.pricing._stream_usage import ask_for_usage
 from holyclient.tokens import count_request, count_tokens
 from support import chunk, sse
 

@@ -114,7 +114,8 @@ def _model_typo(model: str, embedding_model: str) -> str | None:
 
 def observe(client: Any, probe: Probe) -> Observation:
     """Send one probe through the client's low-level path (no retry) and record what came back."""
-    from .._base import RequestOptions, SSEDecoder
+    from .._core._request import RequestOptions
+    from .._core._sse import SSEDecoder
     from .._exceptions import APIConnectionError
     from ..compare._streams import chunk_has_output
 

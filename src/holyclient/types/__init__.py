@@ -6,7 +6,7 @@ here. ``from holyclient.types.chat import ChatCompletionMessageParam`` works as 
 
 from __future__ import annotations
 
-from ._base import BaseModel
+from ._model import BaseModel
 from .batches import Batch, BatchError, BatchRequestCounts
 from .chat import (
     ChatCompletion,
@@ -42,7 +42,7 @@ from .completions import Completion, CompletionChoice
 from .embeddings import CreateEmbeddingResponse, Embedding, EmbeddingUsage
 from .files import FileDeleted, FileObject
 from .images import Image, ImagesResponse
-from .models import Model, ModelList
+from .models import Model
 from .moderations import Moderation, ModerationCreateResponse
 from .shared import CompletionTokensDetails, CompletionUsage, PromptTokensDetails
 
@@ -89,7 +89,6 @@ __all__ = [
     "Image",
     "ImagesResponse",
     "Model",
-    "ModelList",
     "Moderation",
     "ModerationCreateResponse",
     "PromptTokensDetails",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from .._pagination import SyncPage
-from ._base import BaseModel as _Model
+from ._model import BaseModel as _Model
 
 
 class Model(_Model):
@@ -11,7 +10,3 @@ class Model(_Model):
     object: str = "model"
     created: int = 0
     owned_by: str = ""
-
-
-class ModelList(SyncPage[Model]):
-    """The ``/models`` listing; iterating it yields the models, as the official SDK's page does."""

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._exceptions import BudgetExceededError
-from .pricing import (
+from .._exceptions import BudgetExceededError
+from ._cost import (
     PriceTable,
     UnknownModelError,
     default_table,
@@ -32,6 +32,7 @@ from .pricing import (
     requested_output_tokens,
     usage_tokens,
 )
+from ._usage_export import usage_export
 
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
 
@@ -193,7 +194,7 @@ class UsageTracker:
                     remaining_usd=remaining if remaining is not None else math.inf,
                 )
             return self._hold(model, None, 0.0, priced=False)
-        from .tokens import count_request
+        from ..tokens import count_request
 
         prompt = count_request(body, model=model).tokens
         cap = requested_output_tokens(body)
@@ -351,8 +352,6 @@ class UsageTracker:
     def export(self) -> dict[str, Any]:
         """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's
         creation to now: save it as JSON and give it to ``holyclient estimate --usage FILE``."""
-        from .costplan import usage_export
-
         return usage_export(
             self.snapshot().models, start_time=int(self.started_at), end_time=int(time.time())
         )

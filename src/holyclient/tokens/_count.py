@@ -1,6 +1,6 @@
 """Offline token counting for chat requests, the way OpenAI bills them.
 
-Encodings come from files shipped in the package (no download), see :mod:`holyclient._tokenizer`.
+Encodings come from files shipped in the package (no download), see :mod:`holyclient.tokens._tokenizer`.
 OpenAI models are counted exactly with their own encoding: ``o200k_base`` for gpt-4o, gpt-4.1, gpt-4.5,
 gpt-5 and the o-series; ``cl100k_base`` for gpt-4, gpt-3.5-turbo and the text-embedding models.
 Claude, Gemini, DeepSeek and any other model have tokenizers we do not ship: they are counted with
@@ -32,9 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._core._messages import as_mapping, message_mapping
 from . import _tokenizer
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
-from ._messages import as_mapping, message_mapping
 from ._tool_text import render_functions
 
 if TYPE_CHECKING:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -28,11 +29,15 @@ def _serve(*args: str) -> Iterator[list[str]]:
     )
     try:
         assert proc.stdout is not None
-        lines = []
+        seen: queue.Queue[str] = queue.Queue()
+        stdout = proc.stdout
+        threading.Thread(target=lambda: [seen.put(line) for line in stdout], daemon=True).start()
+        lines: list[str] = []
         for _ in range(3):  # a server that prints fewer lines must fail the test, not hang it
-            ready, _, _ = select.select([proc.stdout], [], [], 10)
-            assert ready, f"serve printed only {lines}"
-            lines.append(proc.stdout.readline().rstrip("\n"))
+            try:
+                lines.append(seen.get(timeout=10).rstrip("\n"))
+            except queue.Empty:
+                raise AssertionError(f"serve printed only {lines}") from None
         yield lines
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0

@@ -328,6 +328,29 @@ ROWS = [
         r"usage: holyclient batch",
         argv=(*RUN, "--progress-every", "-1"),
     ),
+    # messages the real API refuses: roles it does not know, content missing or misnamed
+    row(
+        "role-human",
+        _jsonl(_line("a", _chat(messages=[{"role": "human", "content": "hi"}]))),
+        r"in\.jsonl:1: field 'body\.messages\[0\]\.role' must be one of system, developer, user, "
+        r"assistant, tool, function, got 'human'",
+    ),
+    row(
+        "text-instead-of-content",
+        _jsonl(_chat(messages=[{"role": "user", "text": "hi"}])),
+        r"in\.jsonl:1: field 'messages\[0\]\.content' is missing \(found 'text': the field is 'content'\)",
+    ),
+    row(
+        "assistant-without-content-or-tool-calls",
+        _jsonl(_chat(messages=[{"role": "user", "content": "hi"}, {"role": "assistant"}])),
+        r"in\.jsonl:1: field 'messages\[1\]\.content' is missing \(an assistant message needs content, "
+        r"tool_calls, refusal, audio or function_call\)",
+    ),
+    row(
+        "tool-message-content-null",
+        _jsonl(_chat(messages=[{"role": "tool", "tool_call_id": "c1", "content": None}])),
+        r"in\.jsonl:1: field 'messages\[0\]\.content' is missing",
+    ),
 ]
 
 

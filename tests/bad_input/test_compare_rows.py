@@ -139,6 +139,20 @@ ROWS = [
         C + r"1 requests x 2 passes; worst-case cost",
         exit=1,
     ),
+    _row(
+        "sample-role-human",
+        (),
+        C + r"s.jsonl:1: field 'body.messages\[0\].role' must be one of system, developer, user",
+        files={
+            "s.jsonl": json.dumps(
+                {
+                    "custom_id": "a",
+                    "body": {"model": "gpt-4o-mini", "messages": [{"role": "human", "content": "x"}]},
+                }
+            )
+            + "\n"
+        },
+    ),
 ]
 
 

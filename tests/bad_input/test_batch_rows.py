@@ -211,7 +211,11 @@ ROWS = [
         r"in\.jsonl:3: duplicate custom_id 'a' \(first on line 1\)",
     ),
     row("bad-json", _jsonl(_line("a"), '{"custom_id": "b", '), r"in\.jsonl:2: not valid JSON"),
-    row("json-array-line", _jsonl([_line("a")]), r"in\.jsonl:1: expected a JSON object, got a list"),
+    row(
+        "json-array-line-after-a-request",
+        _jsonl(_line("a"), [_line("b")]),
+        r"in\.jsonl:2: expected a JSON object, got a list",
+    ),
     row(
         "not-utf8",
         b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "caf\xe9"}]}\n',
@@ -350,6 +354,25 @@ ROWS = [
         "tool-message-content-null",
         _jsonl(_chat(messages=[{"role": "tool", "tool_call_id": "c1", "content": None}])),
         r"in\.jsonl:1: field 'messages\[0\]\.content' is missing",
+    ),
+    # a JSON document where JSONL is expected: say so and give the jq line that converts it
+    row(
+        "json-array-on-one-line",
+        json.dumps([_chat(), _chat()]) + "\n",
+        r"in\.jsonl:1: the input is a JSON array, but batch reads JSONL, one request per line; convert it: "
+        r"jq -c '\.\[\]' in\.jsonl > in\.lines\.jsonl",
+    ),
+    row(
+        "json-array-pretty-printed",
+        "",
+        r"in\.json:1: the input is a JSON array, .* convert it: jq -c '\.\[\]' in\.json > in\.jsonl$",
+        argv=("batch", "in.json", "-o", "out.jsonl"),
+        files={"in.json": json.dumps([_chat()], indent=2)},
+    ),
+    row(
+        "json-object-pretty-printed",
+        "\n" + json.dumps(_chat(), indent=2) + "\n",
+        r"in\.jsonl:2: the input is pretty-printed JSON, .* convert it: jq -c \. in\.jsonl > in\.lines\.jsonl$",
     ),
 ]
 

@@ -147,6 +147,11 @@ def run(args: argparse.Namespace) -> int:
             if packing is not None:
                 packing.add(request)
 
+    from ._jsonl_hint import not_jsonl
+
+    if (hint := not_jsonl(args.input)) is not None:
+        print(hint, file=sys.stderr)
+        return _fail(f"{args.input} is not JSONL; nothing was sent")
     check = ModelCheck(allow_unknown=args.allow_unknown_models)
     try:
         report = validate_input(args.input, args.model, on_request=on_request, check=check)

@@ -22,7 +22,8 @@ time, so load on this machine or the network weighs on both alike.
 --repeat 2 asks the old endpoint twice: how much it disagrees with itself is the noise floor that
 old-vs-new similarity is judged against (gate similarity>=noise-0.05).
 
-Gates: METRIC OP VALUE with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
+Gates: METRIC OP VALUE, one argument quoted for the shell (--gate "p95_ratio<=1.3", not
+--gate p95_ratio "<=" 1.3), with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
 """ + "\n".join(f"  {name:<15} {text}" for name, text in METRICS.items())
 
 #: Seconds between progress lines on stderr.
@@ -34,6 +35,23 @@ EPILOG = (
     "Keys are read from HOLYSHEEP_API_KEY, or from the variables named by --old-key-env/--new-key-env; "
     "they are never written to the report."
 )
+
+
+_OPERATORS = ("<=", ">=", "==", "<", ">")
+
+
+def explain_unknown(args: argparse.Namespace, unknown: list[str]) -> str | None:
+    """``--gate p95_ratio "<=" 1.3`` leaves ``<= 1.3`` unrecognised: show the one-argument form."""
+    if not args.gate or not unknown:
+        return None
+    if not (unknown[0].startswith(_OPERATORS) or args.gate[-1].endswith(_OPERATORS)):
+        return None
+    operands = []
+    for token in unknown:  # the operator and its value, in one or two words
+        operands.append(token)
+        if token not in _OPERATORS:
+            break
+    return f'a gate is one argument: quote it, --gate "{args.gate[-1]}{"".join(operands)}"'
 
 
 def register(subparsers: Any) -> None:
@@ -57,7 +75,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--new-key-env", metavar="VAR", help="read the new endpoint's key from $VAR")
     parser.add_argument("--repeat", default="1", metavar="K", help="ask the old endpoint K times (default 1)")
     parser.add_argument(
-        "--gate", action="append", default=[], metavar="EXPR", help="e.g. p95_ratio<=1.3 (repeatable)"
+        "--gate",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help='one argument, quoted: --gate "p95_ratio<=1.3" (repeatable)',
     )
     parser.add_argument("--budget", metavar="USD", help="refuse to start if the worst-case cost exceeds it")
     parser.add_argument(
@@ -82,7 +104,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "-o", "--output", type=Path, metavar="REPORT", help="write REPORT.html (a page) or REPORT.json"
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, explain_unknown=explain_unknown)
 
 
 class _Usage(Exception):

@@ -33,9 +33,12 @@ EPILOG = """\
 exit codes: 0 stopped by a signal, 2 usage error or the port could not be bound
 
 examples:
-    holyclient serve                                 # then, in another shell, paste the two export lines
-    holyclient serve --api-key sk-local              # refuse every other key (try doctor with a wrong one)
-    holyclient serve --latency 0.2 --fault-rate 0.2  # slow and flaky, to test retries"""
+    # then paste the two export lines into another shell
+    holyclient serve
+    # refuse every other key (doctor's bad-key probe passes)
+    holyclient serve --api-key sk-local
+    # slow and flaky, to test retries
+    holyclient serve --latency 0.2 --fault-rate 0.2"""
 
 #: The key the export line suggests when the server accepts any key: obviously not a real one.
 ANY_KEY = "sk-local"

@@ -52,7 +52,14 @@ exit codes:
   2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
        a live worker holds this --shard's lease in Redis (one that died is waited for, at most
        the lease's 15 s, then taken over), or took it over part-way (the run stops sending at once)
-  130  interrupted (rerun to resume)"""
+  130  interrupted (rerun to resume)
+
+examples:
+    holyclient batch requests.jsonl -o results.jsonl --rpm 3000
+    # again after a crash or Ctrl-C: sends only what is missing
+    holyclient batch requests.jsonl -o results.jsonl
+    holyclient batch requests.jsonl --dry-run
+    holyclient batch chunks.jsonl -o vectors.jsonl --pack"""
 
 
 class _PackCount:

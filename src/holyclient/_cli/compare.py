@@ -24,16 +24,27 @@ old-vs-new similarity is judged against (gate similarity>=noise-0.05).
 
 Gates: METRIC OP VALUE, one argument quoted for the shell (--gate "p95_ratio<=1.3", not
 --gate p95_ratio "<=" 1.3), with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
-""" + "\n".join(f"  {name:<15} {text}" for name, text in METRICS.items())
+""" + "\n".join(f"  {name:<20}  {text}" for name, text in METRICS.items())
 
 #: Seconds between progress lines on stderr.
 PROGRESS_SECONDS = 5.0
 
 EPILOG = (
     "exit codes: 0 every gate passes; 1 a gate fails, or the estimated cost exceeds --budget (nothing "
-    "sent); 2 usage or input error (bad gate, bad sample line, bad URL), nothing sent or written. "
-    "Keys are read from HOLYSHEEP_API_KEY, or from the variables named by --old-key-env/--new-key-env; "
-    "they are never written to the report."
+    "sent); 2 usage or input error (bad gate, bad sample line, bad URL), nothing sent or written"
+    """
+
+Keys are read from HOLYSHEEP_API_KEY, or from the variables named by --old-key-env/--new-key-env;
+they are never written to the report.
+
+examples:
+    holyclient compare sample.jsonl --repeat 2 \\
+        --old https://api.openai.com/v1 \\
+        --old-key-env OPENAI_API_KEY \\
+        --new https://api.holysheep.ai/v1 \\
+        --gate "p95_ratio<=1.3" \\
+        --gate "similarity>=noise-0.05"
+"""
 )
 
 

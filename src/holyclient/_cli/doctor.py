@@ -31,6 +31,13 @@ EPILOG = (
     "1 some required feature does not; 2 usage error (bad URL, no key, a model name that looks like a "
     "typo, cost above the threshold without --yes: nothing sent) or the key was refused (only the key "
     "probe sent)"
+    """
+
+examples:
+    holyclient doctor --model gpt-4.1-mini
+    holyclient doctor --model gpt-4.1 --model o3 --json
+    holyclient doctor --base-url http://127.0.0.1:8000/v1 \\
+        --embed-model text-embedding-3-small"""
 )
 
 

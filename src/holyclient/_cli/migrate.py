@@ -24,7 +24,12 @@ exit codes: 0 nothing to change, or every change written and nothing failed;
 1 --check/--diff found changes, or a file could not be parsed/written;
 2 bad usage, missing path, or files to rewrite that git could not restore: uncommitted,
   untracked or ignored files, files not under git, or git failing (review with --diff, then --force).
-Sites needing review are listed on stderr but do not change the exit code."""
+Sites needing review are listed on stderr but do not change the exit code.
+
+examples:
+    holyclient migrate ./src --check
+    holyclient migrate ./src --diff > move.patch
+    holyclient migrate ./src"""
 
 
 def register(subparsers: Any) -> None:

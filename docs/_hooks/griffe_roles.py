@@ -39,7 +39,9 @@ class RolesToReferences(griffe.Extension):
             if isinstance(obj, griffe.Function):
                 _show_constant_defaults(pkg, obj)
             if obj.docstring is not None and ":" in obj.docstring.value:
-                obj.docstring.value = ROLE.sub(lambda m: self._reference(pkg, obj, m), obj.docstring.value)
+                obj.docstring.value = ROLE.sub(
+                    lambda m, o=obj: self._reference(pkg, o, m), obj.docstring.value
+                )
 
     def _reference(self, pkg: griffe.Module, obj: griffe.Object, match: re.Match[str]) -> str:
         short, target = match.group(1), match.group(2).lstrip(".")

@@ -101,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.input}: {exc.strerror or exc}")
     if report.problem_count:
         line, message = report.problems[0]
-        return _fail(f"{args.input}:{line}: {message} ({report.problem_count} invalid lines)")
+        lines = "line" if report.problem_count == 1 else "lines"
+        return _fail(f"{args.input}:{line}: {message} ({report.problem_count} invalid {lines})")
     try:
         fingerprints = {
             request.custom_id: request_fingerprint(request.body)

@@ -170,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.input}:{line}: {message}", file=sys.stderr)
         if report.problem_count > len(report.problems):
             print(f"... and {report.problem_count - len(report.problems)} more problems", file=sys.stderr)
-        return _fail(f"{report.problem_count} invalid lines in {args.input}; nothing was sent")
+        lines = "line" if report.problem_count == 1 else "lines"
+        return _fail(f"{report.problem_count} invalid {lines} in {args.input}; nothing was sent")
     if not report.requests:
         return _fail(f"{args.input}: no requests (the file is empty or has only blank lines)")
     if args.shard_spec is not None:

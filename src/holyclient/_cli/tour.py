@@ -102,7 +102,9 @@ def _tour(model: str) -> int:
 
         print(f"\n4. models: {', '.join(m.id for m in client.models.list())}", file=out)
         print(
-            "\nNext: set HOLYSHEEP_API_KEY and drop base_url to talk to https://api.holysheep.ai/v1.",
+            '\nNext: `holyclient serve` keeps such a server running for your own code (see "Try it '
+            'locally" in the README); with a HolySheep key in HOLYSHEEP_API_KEY, Client() talks to '
+            "https://api.holysheep.ai/v1.",
             file=sys.stderr,
         )
     return 0

@@ -46,7 +46,9 @@ def test_every_page_has_a_fence_language_we_know():
 def test_every_code_sample_runs(page: Path, tmp_path: Path):
     blocks = _blocks(page)
     bin_dir = str(Path(sys.executable).parent)
-    with LocalServer() as server:
+    # The server refuses every key but the one in the environment, as the real API does, so samples
+    # that probe a wrong key (doctor) see the 401 a newcomer's `holyclient serve --api-key` gives.
+    with LocalServer(api_key="sk-docs") as server:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("HOLYSHEEP_", "OPENAI_"))},
             "HOLYSHEEP_API_KEY": "sk-docs",

@@ -83,11 +83,36 @@ def test_doctor_sees_rate_limit_headers_when_the_endpoint_sends_them(capsys):
     assert row["verdict"] == "supported" and "x-ratelimit-limit-requests" in row["evidence"]
 
 
-def test_doctor_reports_a_rejected_key_and_exits_1(capsys):
+def test_doctor_stops_after_a_refused_key_and_exits_2_naming_where_the_key_came_from(capsys, monkeypatch):
     with LocalServer(api_key="sk-another-key") as server:
-        code, report, _ = _doctor(server, capsys)
-    assert _rows(report)["key accepted"]["verdict"] == "not supported"
-    assert code == 1
+        code, report, err = _doctor(server, capsys)
+        sent = server.stats["requests"]
+        monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+        capsys.readouterr()
+        from_env = main(["doctor", "--base-url", server.base_url])
+        env_err = capsys.readouterr().err
+    assert (code, report, sent) == (2, {}, 1)
+    assert "refused the key (HTTP 401): check the key given to --api-key" in err
+    assert from_env == 2 and "check HOLYSHEEP_API_KEY (or pass --api-key)" in env_err
+    assert KEY not in err + env_err
+
+
+def test_doctor_probes_embeddings_with_the_embed_model_not_the_chat_model(capsys):
+    with LocalServer(api_key=KEY, models=["gpt-4o-mini", "text-embedding-3-large"]) as server:
+        code, report, _ = _doctor(server, capsys, "--embed-model", "text-embedding-3-large")
+        sent = [r.body["model"] for r in server.requests if r.path.endswith("/embeddings")]
+    assert sent == ["text-embedding-3-large"]
+    assert _rows(report)["embeddings"]["verdict"] == "supported" and code == 0
+
+
+def test_doctor_answers_a_model_typo_with_did_you_mean_before_anything_else(capsys):
+    with LocalServer(api_key=KEY) as server:
+        code, report, err = _doctor(server, capsys, "--model", "gpt-4.1-mni")
+        sent = server.stats["requests"]
+    assert (code, report, sent) == (2, {}, 0)
+    assert err.splitlines()[0].startswith(
+        "holyclient doctor: --model: no price for model 'gpt-4.1-mni' (did you mean gpt-4.1-mini"
+    )
 
 
 def test_doctor_never_prints_the_key(capsys):

@@ -818,3 +818,57 @@ def test_server_modules_import_neither_httpx_nor_pydantic_nor_the_client() -> No
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# -- messages the real API refuses ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("message", "param", "code", "text"),
+    [
+        (
+            {"role": "human", "content": "hi"},
+            "messages[0].role",
+            "invalid_value",
+            "Invalid value: 'human'. Supported values are: 'system', 'developer', 'user', 'assistant', "
+            "'tool', 'function'.",
+        ),
+        (
+            {"role": "user", "text": "hi"},
+            "messages[0].content",
+            "missing_required_parameter",
+            "Missing required parameter: 'messages[0].content'.",
+        ),
+        (
+            {"role": "assistant"},
+            "messages[0].content",
+            "missing_required_parameter",
+            "Missing required parameter: 'messages[0].content'.",
+        ),
+    ],
+)
+def test_chat_answers_400_for_a_message_the_real_api_refuses(
+    srv: LocalServer, message: dict[str, Any], param: str, code: str, text: str
+) -> None:
+    reply = httpx.post(
+        srv.base_url + "/chat/completions", json={"model": "gpt-4o-mini", "messages": [message]}, headers=AUTH
+    )
+    assert reply.status_code == 400
+    assert reply.json()["error"] == {
+        "message": text,
+        "type": "invalid_request_error",
+        "param": param,
+        "code": code,
+    }
+
+
+def test_chat_accepts_an_assistant_message_that_carries_only_tool_calls(srv: LocalServer) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    messages = [
+        {"role": "developer", "content": "be brief"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "done"},
+    ]
+    reply = httpx.post(
+        srv.base_url + "/chat/completions", json={"model": "gpt-4o-mini", "messages": messages}, headers=AUTH
+    )
+    assert reply.status_code == 200

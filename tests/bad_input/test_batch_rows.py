@@ -212,7 +212,11 @@ ROWS = [
         r"in\.jsonl:3: duplicate custom_id 'a' \(first on line 1\)",
     ),
     row("bad-json", _jsonl(_line("a"), '{"custom_id": "b", '), r"in\.jsonl:2: not valid JSON"),
-    row("json-array-line", _jsonl([_line("a")]), r"in\.jsonl:1: expected a JSON object, got a list"),
+    row(
+        "json-array-line-after-a-request",
+        _jsonl(_line("a"), [_line("b")]),
+        r"in\.jsonl:2: expected a JSON object, got a list",
+    ),
     row(
         "not-utf8",
         b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "caf\xe9"}]}\n',
@@ -328,6 +332,48 @@ ROWS = [
         _jsonl(_line("a")),
         r"usage: holyclient batch",
         argv=(*RUN, "--progress-every", "-1"),
+    ),
+    # messages the real API refuses: roles it does not know, content missing or misnamed
+    row(
+        "role-human",
+        _jsonl(_line("a", _chat(messages=[{"role": "human", "content": "hi"}]))),
+        r"in\.jsonl:1: field 'body\.messages\[0\]\.role' must be one of system, developer, user, "
+        r"assistant, tool, function, got 'human'",
+    ),
+    row(
+        "text-instead-of-content",
+        _jsonl(_chat(messages=[{"role": "user", "text": "hi"}])),
+        r"in\.jsonl:1: field 'messages\[0\]\.content' is missing \(found 'text': the field is 'content'\)",
+    ),
+    row(
+        "assistant-without-content-or-tool-calls",
+        _jsonl(_chat(messages=[{"role": "user", "content": "hi"}, {"role": "assistant"}])),
+        r"in\.jsonl:1: field 'messages\[1\]\.content' is missing \(an assistant message needs content, "
+        r"tool_calls, refusal, audio or function_call\)",
+    ),
+    row(
+        "tool-message-content-null",
+        _jsonl(_chat(messages=[{"role": "tool", "tool_call_id": "c1", "content": None}])),
+        r"in\.jsonl:1: field 'messages\[0\]\.content' is missing",
+    ),
+    # a JSON document where JSONL is expected: say so and give the jq line that converts it
+    row(
+        "json-array-on-one-line",
+        json.dumps([_chat(), _chat()]) + "\n",
+        r"in\.jsonl:1: the input is a JSON array, but batch reads JSONL, one request per line; convert it: "
+        r"jq -c '\.\[\]' in\.jsonl > in\.lines\.jsonl",
+    ),
+    row(
+        "json-array-pretty-printed",
+        "",
+        r"in\.json:1: the input is a JSON array, .* convert it: jq -c '\.\[\]' in\.json > in\.jsonl$",
+        argv=("batch", "in.json", "-o", "out.jsonl"),
+        files={"in.json": json.dumps([_chat()], indent=2)},
+    ),
+    row(
+        "json-object-pretty-printed",
+        "\n" + json.dumps(_chat(), indent=2) + "\n",
+        r"in\.jsonl:2: the input is pretty-printed JSON, .* convert it: jq -c \. in\.jsonl > in\.lines\.jsonl$",
     ),
 ]
 

@@ -167,9 +167,34 @@ ROWS = [
         C + r"1 requests x 2 passes; worst-case cost",
         exit=1,
     ),
+    _row(
+        "sample-role-human",
+        (),
+        C + r"s.jsonl:1: field 'body.messages\[0\].role' must be one of system, developer, user",
+        files={
+            "s.jsonl": json.dumps(
+                {
+                    "custom_id": "a",
+                    "body": {"model": "gpt-4o-mini", "messages": [{"role": "human", "content": "x"}]},
+                }
+            )
+            + "\n"
+        },
+    ),
+    _row("gate-split-in-three-words", ("--gate", "p95_ratio", "<=", "1.3"), U),
+    _row("gate-operator-and-value-split-off", ("--gate", "p95_ratio", "<=1.3"), U),
 ]
+
+
+GATE_HINTS = {
+    "gate-split-in-three-words": 'a gate is one argument: quote it, --gate "p95_ratio<=1.3"',
+    "gate-operator-and-value-split-off": 'a gate is one argument: quote it, --gate "p95_ratio<=1.3"',
+    "gate-no-operator": '--gate "p95_ratio<=1.3"',
+}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=str)
 def test_compare_bad_input(row, tmp_path, capsys, monkeypatch):
-    check_row(row, tmp_path, capsys, monkeypatch)
+    _, err = check_row(row, tmp_path, capsys, monkeypatch)
+    if row.id in GATE_HINTS:  # the error shows the quoted form that works
+        assert GATE_HINTS[row.id] in err

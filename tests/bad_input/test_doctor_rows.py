@@ -41,7 +41,26 @@ ROWS = [
     Row(
         "embedding-model-empty",
         ("doctor", "--base-url", LOCAL, "--embedding-model", " "),
-        D + "--embedding-model: a model name must not be empty",
+        D + "--embed-model: a model name must not be empty",
+        env=KEY,
+    ),
+    Row(
+        "embed-model-empty",
+        ("doctor", "--base-url", LOCAL, "--embed-model", ""),
+        D + "--embed-model: a model name must not be empty",
+        env=KEY,
+    ),
+    Row(
+        "model-typo",
+        ("doctor", "--base-url", LOCAL, "--model", "gpt-4.1-mni"),
+        D + r"--model: no price for model 'gpt-4.1-mni' \(did you mean gpt-4.1-mini, .*\); pass --yes",
+        env=KEY,
+    ),
+    Row(
+        "embed-model-typo",
+        ("doctor", "--base-url", LOCAL, "--embed-model", "text-embedding-3-smal"),
+        D
+        + r"--embed-model: no price for model 'text-embedding-3-smal' \(did you mean text-embedding-3-small",
         env=KEY,
     ),
     Row(

@@ -224,6 +224,21 @@ ROWS = [
         E + r"in.json:1: invalid JSON: nested too deeply",
         files={"in.json": "[" * 100_000},
     ),
+    Row(
+        "role-human",
+        ("estimate", "in.jsonl"),
+        E + r"in\.jsonl:2: field 'messages\[0\]\.role' must be one of system, developer, user, assistant, "
+        r"tool, function, got 'human'",
+        files={"in.jsonl": OK + "\n" + _line(messages=[{"role": "human", "content": "hi"}])},
+        env=ENV,
+    ),
+    Row(
+        "text-instead-of-content",
+        ("estimate", "in.jsonl"),
+        E + r"in\.jsonl:1: field 'messages\[0\]\.content' is missing \(found 'text'",
+        files={"in.jsonl": _line(messages=[{"role": "user", "text": "hi"}])},
+        env=ENV,
+    ),
 ]
 
 

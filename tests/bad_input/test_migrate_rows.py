@@ -97,6 +97,17 @@ ROWS = [
     Row("missing-path", ("migrate", "nope"), stderr="holyclient migrate: no such file or directory: nope"),
     Row("empty-path", ("migrate", ""), stderr="holyclient migrate: no such file or directory: ''"),
     Row("jobs-zero", ("migrate", "--jobs", "0", "."), stderr=USAGE),
+    Row(
+        "base-url-env-not-a-name",
+        ("migrate", "--base-url-env", "MY-URL", "."),
+        stderr="holyclient migrate: --base-url-env: 'MY-URL' is not an environment variable name",
+    ),
+    Row(
+        "base-url-env-starts-with-a-digit",
+        ("migrate", "--base-url-env", "1URL", "."),
+        stderr="holyclient migrate: --base-url-env: '1URL' is not an environment variable name",
+    ),
+    Row("base-url-env-without-name", ("migrate", ".", "--base-url-env"), stderr=USAGE),
     Row("jobs-negative", ("migrate", "--jobs", "-1", "."), stderr=USAGE),
     Row("jobs-not-a-number", ("migrate", "--jobs", "two", "."), stderr=USAGE),
     Row("keys-unknown", ("migrate", "--keys", "drop", "."), stderr=USAGE),

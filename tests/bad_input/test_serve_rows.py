@@ -36,6 +36,13 @@ ROWS = [
     ),
     Row("host-not-on-this-machine", ("serve", "--host", "203.0.113.1"), S + "cannot listen on 203.0.113.1:0"),
     Row("host-empty", ("serve", "--host", ""), S + "--host is empty"),
+    Row("api-key-empty", ("serve", "--api-key", " "), S + "--api-key is empty"),
+    Row(
+        "api-key-with-no-auth",
+        ("serve", "--api-key", "k", "--no-auth"),
+        S + "--api-key and --no-auth contradict",
+    ),
+    Row("api-key-without-value", ("serve", "--api-key"), U),
     Row("seed-not-a-number", ("serve", "--seed", "x"), U),
     Row("unknown-flag", ("serve", "--bogus"), U),
 ]

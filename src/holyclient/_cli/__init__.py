@@ -73,7 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             # the one that lists the options the user was looking for.
             command = getattr(args, "command", None)
             target = _subparser(parser, command) if command else None
-            (target or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+            # A subcommand may explain a likely cause (``--gate p95_ratio "<=" 1.3`` needs quotes).
+            explain = getattr(args, "explain_unknown", None)
+            hint = explain(args, unknown) if explain is not None else None
+            (target or parser).error(
+                f"unrecognized arguments: {' '.join(unknown)}" + (f" ({hint})" if hint else "")
+            )
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
         return int(exc.code) if isinstance(exc.code, int) else 2
     func = getattr(args, "func", None)

@@ -28,87 +28,90 @@ def _pack_inputs(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option of ``holyclient batch`` (``holyclient batch merge`` has its own parser)."""
+    # Groups a reader can scan (the scale-out options add their own at the end).
     parser.add_argument("input", type=Path, metavar="INPUT.jsonl", help="requests, one JSON object per line")
-    parser.add_argument(
-        "-o", "--output", type=Path, metavar="OUTPUT.jsonl", help="results file (appended to)"
+    files = parser.add_argument_group("input and output")
+    files.add_argument("-o", "--output", type=Path, metavar="OUTPUT.jsonl", help="results file (appended to)")
+    files.add_argument("--model", metavar="M", help="model for the lines whose body sets none")
+    files.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="send again the requests whose result in OUTPUT is a failure",
     )
-    parser.add_argument(
+    files.add_argument(
+        "--force",
+        action="store_true",
+        help="append to an OUTPUT that holds results for custom_ids not in INPUT, or made from an earlier "
+        "version of INPUT",
+    )
+    files.add_argument(
+        "--fsync", action="store_true", help="fsync OUTPUT after each line (survives a power cut; slower)"
+    )
+    files.add_argument(
+        "--dry-run", action="store_true", help="validate INPUT and print the cost estimate; send nothing"
+    )
+    files.add_argument(
+        "--allow-unknown-models",
+        action="store_true",
+        help="send requests for models not in the price table (a warning; their cost is not counted)",
+    )
+    speed = parser.add_argument_group("speed, rate limits and retries")
+    speed.add_argument(
         "--concurrency",
         type=positive_int,
         default=64,
         metavar="N",
         help="most requests in flight (default: 64; lowered automatically on sustained 429s)",
     )
-    parser.add_argument("--rpm", type=positive_float, metavar="N", help="requests per minute not to exceed")
-    parser.add_argument(
+    speed.add_argument("--rpm", type=positive_float, metavar="N", help="requests per minute not to exceed")
+    speed.add_argument(
         "--tpm",
         type=positive_float,
         metavar="N",
         help="tokens per minute not to exceed (prompt estimate + max_tokens)",
     )
-    parser.add_argument(
+    speed.add_argument(
         "--max-retries",
         type=int,
         default=None,
         metavar="N",
         help="retries per request after the first attempt (default: 8)",
     )
-    parser.add_argument(
+    speed.add_argument(
         "--timeout", type=positive_float, metavar="S", help="seconds per attempt (default: 600)"
     )
-    parser.add_argument("--model", metavar="M", help="model for the lines whose body sets none")
-    add_server_arguments(parser)  # --api-key, --base-url, --allow-insecure-http
-    parser.add_argument(
-        "--retry-failed",
-        action="store_true",
-        help="send again the requests whose result in OUTPUT is a failure",
-    )
-    parser.add_argument(
-        "--dry-run", action="store_true", help="validate INPUT and print the cost estimate; send nothing"
-    )
-    parser.add_argument(
-        "--fsync", action="store_true", help="fsync OUTPUT after each line (survives a power cut; slower)"
-    )
-    parser.add_argument(
-        "--allow-unknown-models",
-        action="store_true",
-        help="send requests for models not in the price table (a warning; their cost is not counted)",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="append to an OUTPUT that holds results for custom_ids not in INPUT, or made from an earlier "
-        "version of INPUT",
-    )
-    # --- embedding input packing (one block: other options are added above and below) ---
-    parser.add_argument(
+    endpoint = parser.add_argument_group("endpoint")
+    add_server_arguments(endpoint)  # --api-key, --base-url, --allow-insecure-http
+    packing = parser.add_argument_group("embedding input packing")
+    packing.add_argument(
         "--pack",
         action="store_true",
         help="send embedding lines with the same model and parameters as one request (one OUTPUT line "
         "per custom_id still); cuts the requests, and the RPM they spend, up to 256-fold",
     )
-    parser.add_argument(
+    packing.add_argument(
         "--pack-inputs",
         type=_pack_inputs,
         default=None,
         metavar="N",
         help=f"most inputs in one packed request (default: {DEFAULT_PACK_INPUTS}; at most {MAX_PACK_INPUTS})",
     )
-    parser.add_argument(
+    packing.add_argument(
         "--pack-tokens",
         type=positive_int,
         default=None,
         metavar="T",
         help=f"most tokens in one packed request (default: {DEFAULT_PACK_TOKENS:,})",
     )
-    parser.add_argument(
+    report = parser.add_argument_group("progress and summary")
+    report.add_argument(
         "--progress-every",
         type=non_negative_float,
         default=10.0,
         metavar="S",
         help="when stderr is not a terminal, print a progress line every S seconds (default: 10; 0: off)",
     )
-    parser.add_argument(
+    report.add_argument(
         "--json",
         action="store_true",
         help="print the final summary (or the dry-run estimate) as JSON on stdout",

@@ -21,13 +21,14 @@ nothing is written (exit 1). Failed results count as present: rerun their shard 
 --retry-failed first if you want them sent again."""
 
 EPILOG = """\
-example:
-  holyclient batch merge requests.jsonl results.jsonl.shard-* -o results.jsonl
-
 exit codes:
   0    merged: every custom_id exactly once
   1    missing, duplicate, foreign or outdated results (reported; nothing written)
-  2    usage or input error"""
+  2    usage or input error
+
+examples:
+    holyclient batch merge requests.jsonl \\
+        results.jsonl.shard-* -o results.jsonl"""
 
 #: ids listed per kind of problem before "... and N more".
 SHOWN = 10
@@ -100,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.input}: {exc.strerror or exc}")
     if report.problem_count:
         line, message = report.problems[0]
-        return _fail(f"{args.input}:{line}: {message} ({report.problem_count} invalid lines)")
+        lines = "line" if report.problem_count == 1 else "lines"
+        return _fail(f"{args.input}:{line}: {message} ({report.problem_count} invalid {lines})")
     try:
         fingerprints = {
             request.custom_id: request_fingerprint(request.body)

@@ -3,8 +3,8 @@
 argparse's default formatter joins every line of a description into one paragraph, and
 ``RawDescriptionHelpFormatter`` wraps nothing, so a description written for 100 columns breaks on an
 80-column terminal. :class:`HelpFormatter` re-flows each paragraph to the terminal width but keeps
-list items (``- item``, ``* item``, ``0  meaning``) on their own lines with a hanging indent, keeps lines
-indented by four spaces verbatim (commands to copy), and turns a one-line ``exit codes: 0 a, 1 b, 2 c``
+list items (``- item``, ``* item``, ``0  meaning``, ``  term  meaning``) on their own lines with a
+hanging indent, keeps lines indented by four spaces verbatim (commands to copy), and turns a one-line ``exit codes: 0 a, 1 b, 2 c``
 into a short list, so every subcommand's exit codes read the same way.
 """
 
@@ -14,7 +14,9 @@ import argparse
 import re
 import textwrap
 
-_ITEM = re.compile(r"^(\s*)(?:[-*]|\d{1,3}(?=\s))\s+")
+# A list item: "- item", "* item", "0  meaning", or a definition "  term    meaning" (two spaces before
+# the term, at least two after it), each wrapped with a hanging indent under its text.
+_ITEM = re.compile(r"^(\s*)(?:[-*]|\d{1,3}(?=\s))\s+|^  \S+ {2,}")
 _EXIT_CODES = re.compile(r"^exit codes:\s*", re.IGNORECASE)
 _EXIT_SPLIT = re.compile(r"(?:[;,]\s+|\s*\n\s*)(?=(?:0|1|2|130)\s)")
 

@@ -19,7 +19,7 @@ NO_KEY = (
 )
 
 
-def add_server_arguments(parser: argparse.ArgumentParser, *, base_url: bool = True) -> None:
+def add_server_arguments(parser: argparse._ActionsContainer, *, base_url: bool = True) -> None:
     """Add ``--api-key``, ``--base-url`` (unless the subcommand has its own) and ``--allow-insecure-http``."""
     parser.add_argument(
         "--api-key",

@@ -52,7 +52,14 @@ exit codes:
   2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
        a live worker holds this --shard's lease in Redis (one that died is waited for, at most
        the lease's 15 s, then taken over), or took it over part-way (the run stops sending at once)
-  130  interrupted (rerun to resume)"""
+  130  interrupted (rerun to resume)
+
+examples:
+    holyclient batch requests.jsonl -o results.jsonl --rpm 3000
+    # again after a crash or Ctrl-C: sends only what is missing
+    holyclient batch requests.jsonl -o results.jsonl
+    holyclient batch requests.jsonl --dry-run
+    holyclient batch chunks.jsonl -o vectors.jsonl --pack"""
 
 
 class _PackCount:
@@ -148,6 +155,11 @@ def run(args: argparse.Namespace) -> int:
             if packing is not None:
                 packing.add(request)
 
+    from ._jsonl_hint import not_jsonl
+
+    if (hint := not_jsonl(args.input)) is not None:
+        print(hint, file=sys.stderr)
+        return _fail(f"{args.input} is not JSONL; nothing was sent")
     check = ModelCheck(allow_unknown=args.allow_unknown_models)
     try:
         report = validate_input(args.input, args.model, on_request=on_request, check=check)
@@ -158,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.input}:{line}: {message}", file=sys.stderr)
         if report.problem_count > len(report.problems):
             print(f"... and {report.problem_count - len(report.problems)} more problems", file=sys.stderr)
-        return _fail(f"{report.problem_count} invalid lines in {args.input}; nothing was sent")
+        lines = "line" if report.problem_count == 1 else "lines"
+        return _fail(f"{report.problem_count} invalid {lines} in {args.input}; nothing was sent")
     if not report.requests:
         return _fail(f"{args.input}: no requests (the file is empty or has only blank lines)")
     if args.shard_spec is not None:

@@ -26,7 +26,12 @@ EPILOG = """\
 exit codes:
   0  answered
   1  the API failed (server error, rate limit, network), after retries
-  2  usage error, no or rejected API key, or unsafe base URL"""
+  2  usage error, no or rejected API key, or unsafe base URL
+
+examples:
+    holyclient chat "Say hello"
+    holyclient chat -m deepseek-v3.2 --stream "Write a haiku"
+    git diff | holyclient chat -s "Review this diff" -"""
 
 
 def register(subparsers: Any) -> None:

@@ -22,18 +22,47 @@ time, so load on this machine or the network weighs on both alike.
 --repeat 2 asks the old endpoint twice: how much it disagrees with itself is the noise floor that
 old-vs-new similarity is judged against (gate similarity>=noise-0.05).
 
-Gates: METRIC OP VALUE with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
-""" + "\n".join(f"  {name:<15} {text}" for name, text in METRICS.items())
+Gates: METRIC OP VALUE, one argument quoted for the shell (--gate "p95_ratio<=1.3", not
+--gate p95_ratio "<=" 1.3), with OP one of <= >= < > ==; VALUE a number or noise[+-N]. Metrics:
+""" + "\n".join(f"  {name:<20}  {text}" for name, text in METRICS.items())
 
 #: Seconds between progress lines on stderr.
 PROGRESS_SECONDS = 5.0
 
 EPILOG = (
     "exit codes: 0 every gate passes; 1 a gate fails, or the estimated cost exceeds --budget (nothing "
-    "sent); 2 usage or input error (bad gate, bad sample line, bad URL), nothing sent or written. "
-    "Keys are read from HOLYSHEEP_API_KEY, or from the variables named by --old-key-env/--new-key-env; "
-    "they are never written to the report."
+    "sent); 2 usage or input error (bad gate, bad sample line, bad URL), nothing sent or written"
+    """
+
+Keys are read from HOLYSHEEP_API_KEY, or from the variables named by --old-key-env/--new-key-env;
+they are never written to the report.
+
+examples:
+    holyclient compare sample.jsonl --repeat 2 \\
+        --old https://api.openai.com/v1 \\
+        --old-key-env OPENAI_API_KEY \\
+        --new https://api.holysheep.ai/v1 \\
+        --gate "p95_ratio<=1.3" \\
+        --gate "similarity>=noise-0.05"
+"""
 )
+
+
+_OPERATORS = ("<=", ">=", "==", "<", ">")
+
+
+def explain_unknown(args: argparse.Namespace, unknown: list[str]) -> str | None:
+    """``--gate p95_ratio "<=" 1.3`` leaves ``<= 1.3`` unrecognised: show the one-argument form."""
+    if not args.gate or not unknown:
+        return None
+    if not (unknown[0].startswith(_OPERATORS) or args.gate[-1].endswith(_OPERATORS)):
+        return None
+    operands = []
+    for token in unknown:  # the operator and its value, in one or two words
+        operands.append(token)
+        if token not in _OPERATORS:
+            break
+    return f'a gate is one argument: quote it, --gate "{args.gate[-1]}{"".join(operands)}"'
 
 
 def register(subparsers: Any) -> None:
@@ -57,7 +86,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--new-key-env", metavar="VAR", help="read the new endpoint's key from $VAR")
     parser.add_argument("--repeat", default="1", metavar="K", help="ask the old endpoint K times (default 1)")
     parser.add_argument(
-        "--gate", action="append", default=[], metavar="EXPR", help="e.g. p95_ratio<=1.3 (repeatable)"
+        "--gate",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help='one argument, quoted: --gate "p95_ratio<=1.3" (repeatable)',
     )
     parser.add_argument("--budget", metavar="USD", help="refuse to start if the worst-case cost exceeds it")
     parser.add_argument(
@@ -83,7 +116,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "-o", "--output", type=Path, metavar="REPORT", help="write REPORT.html (a page) or REPORT.json"
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, explain_unknown=explain_unknown)
 
 
 class _Usage(Exception):

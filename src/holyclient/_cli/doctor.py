@@ -28,8 +28,16 @@ DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
 
 EPILOG = (
     "exit codes: 0 every required feature works (key, /models, chat, streaming, 401 and 400 errors); "
-    "1 some required feature does not; 2 usage error (bad URL, no key, cost above the threshold "
-    "without --yes), nothing sent"
+    "1 some required feature does not; 2 usage error (bad URL, no key, a model name that looks like a "
+    "typo, cost above the threshold without --yes: nothing sent) or the key was refused (only the key "
+    "probe sent)"
+    """
+
+examples:
+    holyclient doctor --model gpt-4.1-mini
+    holyclient doctor --model gpt-4.1 --model o3 --json
+    holyclient doctor --base-url http://127.0.0.1:8000/v1 \\
+        --embed-model text-embedding-3-small"""
 )
 
 
@@ -51,10 +59,12 @@ def register(subparsers: Any) -> None:
         help=f"model to probe with (default {DEFAULT_MODEL}); repeat to check more are listed",
     )
     parser.add_argument(
+        "--embed-model",
         "--embedding-model",
+        dest="embedding_model",
         default=DEFAULT_EMBEDDING_MODEL,
         metavar="M",
-        help="model for the embeddings probe",
+        help=f"embedding model for the embeddings probe (default {DEFAULT_EMBEDDING_MODEL}; never the chat model)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     parser.add_argument(
@@ -89,6 +99,24 @@ def estimated_cost(plan: list[Probe]) -> float | None:
         except (UnknownModelError, ValueError, TypeError):
             return None
     return total
+
+
+def _model_typo(model: str, embedding_model: str) -> str | None:
+    """ "no price for 'gpt-4.1-mni' (did you mean gpt-4.1-mini?)" when a model name looks like a typo.
+
+    A model the price table does not know but that is close to one it does is far more often a typo
+    than a model of the relay's own; saying so comes before the "estimated cost unknown" refusal.
+    """
+    from ..pricing import default_table
+    from ._suggest import did_you_mean
+
+    table = default_table()
+    for flag, name in (("--model", model), ("--embed-model", embedding_model)):
+        if table.get(name) is None:
+            hint = did_you_mean(table, name)
+            if hint:
+                return f"{flag}: no price for model {name!r}{hint}"
+    return None
 
 
 def observe(client: Any, probe: Probe) -> Observation:
@@ -153,9 +181,14 @@ def run(args: argparse.Namespace) -> int:
     if any(not m.strip() for m in args.model):
         return _fail("--model: a model name must not be empty")
     if not args.embedding_model.strip():
-        return _fail("--embedding-model: a model name must not be empty")
+        return _fail("--embed-model: a model name must not be empty")
     models = args.model or [DEFAULT_MODEL]
     plan = probes(models[0], args.embedding_model, args.model)
+    typo = _model_typo(models[0], args.embedding_model)
+    if typo and not args.yes:
+        return _fail(typo + "; pass --yes to probe it anyway")
+    if typo:
+        print(f"holyclient doctor: {typo}", file=sys.stderr)
     try:
         client = Client(api_key=args.api_key, base_url=args.base_url, max_retries=0, timeout=30)
     except ConfigurationError as exc:
@@ -173,7 +206,17 @@ def run(args: argparse.Namespace) -> int:
             return _fail(
                 f"the estimated cost is above ${COST_THRESHOLD_USD:.2f} or unknown: pass --yes to send"
             )
-        seen = {probe.feature: observe(client, probe) for probe in plan}
+        key_probe, *rest = plan
+        seen = {key_probe.feature: observe(client, key_probe)}
+        if seen[key_probe.feature].status == 401:
+            # Every other probe would fail the same way: 15 rows of "not supported" hide the one cause.
+            where = (
+                "the key given to --api-key"
+                if args.api_key is not None
+                else "HOLYSHEEP_API_KEY (or pass --api-key)"
+            )
+            return _fail(f"the endpoint refused the key (HTTP 401): check {where}; nothing else was probed")
+        seen.update((probe.feature, observe(client, probe)) for probe in rest)
         rows = [probe.row(seen[probe.feature]) for probe in plan] + derived_rows(seen)
         base_url = safe_url(client.base_url)
     ok = all(row.verdict == SUPPORTED for row in rows if row.required)

@@ -34,7 +34,15 @@ EPILOG = """\
 exit codes:
   0  estimated (models with no price are counted, their cost shown as ?, with a warning)
   1  the total exceeds --max-cost (with --compare: even the cheapest model does)
-  2  usage or input error (bad JSON, wrong shape, bad flag); nothing printed to stdout"""
+  2  usage or input error (bad JSON, wrong shape, bad flag); nothing printed to stdout
+
+examples:
+    holyclient estimate requests.jsonl
+    holyclient estimate requests.jsonl --compare gpt-4.1,o3
+    holyclient estimate batch.jsonl --summary --max-cost 20
+    # "-" reads stdin: here a JSON array of messages
+    echo '[{"role": "user", "content": "hi"}]' \\
+        | holyclient estimate -"""
 
 
 def register(subparsers: Any) -> None:
@@ -46,43 +54,48 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help='requests (JSON or JSONL); "-" for stdin')
-    parser.add_argument(
+    # Groups a reader can scan: what is priced, what is assumed, what is printed (then the two money
+    # modes, which add their own groups).
+    which = parser.add_argument_group("which models")
+    which.add_argument(
         "--model", metavar="M", help="price every request on this model (default: each request's)"
     )
-    parser.add_argument(
+    which.add_argument(
         "--compare",
         metavar="M1,M2|all",
         help="price the same workload on several models (comma-separated, or all), cheapest first",
     )
-    shape = parser.add_mutually_exclusive_group()
-    shape.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
-    shape.add_argument(
-        "--summary", action="store_true", help="print the totals only, not one row per request (table only)"
-    )
-    parser.add_argument(
+    assumed = parser.add_argument_group("assumptions and prices")
+    assumed.add_argument(
         "--output-tokens",
         type=token_count,
         default=None,
         metavar="N",
         help="output tokens assumed for requests that set no max_tokens (default: 512)",
     )
-    parser.add_argument(
+    assumed.add_argument(
         "--image-size",
         type=_image_size,
         metavar="WxH",
         help="size assumed for images given by URL (default: 1024x1024; data: URIs are measured)",
     )
-    parser.add_argument(
+    assumed.add_argument(
         "--prices", metavar="FILE", help="extra/override price table (JSON; default: $HOLYSHEEP_PRICES)"
     )
-    parser.add_argument(
+    assumed.add_argument(
         "--cny-rate",
         type=positive_float,
         default=None,
         metavar="R",
         help="CNY per USD of list price (default: 1.0)",
     )
-    parser.add_argument(
+    output = parser.add_argument_group("output and exit status")
+    shape = output.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    shape.add_argument(
+        "--summary", action="store_true", help="print the totals only, not one row per request (table only)"
+    )
+    output.add_argument(
         "--max-cost", type=non_negative_float, metavar="USD", help="exit 1 if the total exceeds this"
     )
     from . import _estimate_money
@@ -181,10 +194,10 @@ def _unpriced(table: Any, model: str, encoding: str, state: State) -> None:
     if model in state.warned:
         return
     state.warned.add(model)
-    hint = table.unknown(model).suggestions
-    close = f" (did you mean {', '.join(hint)}?)" if hint else ""
+    from ._suggest import did_you_mean
+
     _warn(
-        f"no price for model {model!r}{close}: tokens counted with {encoding}, cost shown as ?; "
+        f"no price for model {model!r}{did_you_mean(table, model)}: tokens counted with {encoding}, cost shown as ?; "
         "add a price with --prices FILE or HOLYSHEEP_PRICES"
     )
 

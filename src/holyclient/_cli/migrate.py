@@ -24,7 +24,13 @@ exit codes: 0 nothing to change, or every change written and nothing failed;
 1 --check/--diff found changes, or a file could not be parsed/written;
 2 bad usage, missing path, or files to rewrite that git could not restore: uncommitted,
   untracked or ignored files, files not under git, or git failing (review with --diff, then --force).
-Sites needing review are listed on stderr but do not change the exit code."""
+Sites needing review are listed on stderr but do not change the exit code.
+
+examples:
+    holyclient migrate ./src --check
+    holyclient migrate ./src --diff > move.patch
+    holyclient migrate ./src
+    holyclient migrate ./src --base-url-env HOLYSHEEP_BASE_URL"""
 
 
 def register(subparsers: Any) -> None:
@@ -56,6 +62,13 @@ def register(subparsers: Any) -> None:
         help="also rewrite /v1/realtime endpoints (reported for review by default)",
     )
     parser.add_argument(
+        "--base-url-env",
+        metavar="NAME",
+        help="write the base URL as a read of $NAME defaulting to HolySheep's (os.environ.get in Python, "
+        "process.env.NAME ?? in JS/TS, ${NAME:-...} in shell, Dockerfiles and compose files), so the "
+        "migrated app can be pointed at a local or staging server",
+    )
+    parser.add_argument(
         "--force",
         action="store_true",
         help="write files git could not restore (uncommitted, untracked, ignored, or not under git)",
@@ -80,6 +93,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.diff:
         print("holyclient migrate: --json and --diff both write to stdout; pick one", file=sys.stderr)
         return 2
+    from ..migrate._rules import ENV_NAME
+
+    if args.base_url_env is not None and not ENV_NAME.fullmatch(args.base_url_env):
+        print(
+            f"holyclient migrate: --base-url-env: {args.base_url_env!r} is not an environment variable name "
+            "(letters, digits and _, not starting with a digit)",
+            file=sys.stderr,
+        )
+        return 2
     dry = args.check or args.diff
     try:
         report = migrate(
@@ -87,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
             write=not dry,
             keys=args.keys,
             rewrite_realtime=args.rewrite_realtime,
+            base_url_env=args.base_url_env,
             force=args.force,
             jobs=args.jobs,
             progress=_progress if sys.stderr.isatty() else None,
@@ -125,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
         print(report.dumps())
     for line in report.summary_lines():
         print(line, file=sys.stderr)
+    if args.check:  # which files, not only how many: the list a reviewer acts on
+        for result in report.changed:
+            print(f"  would change: {os.path.relpath(result.path)}", file=sys.stderr)
     if report.failed or (dry and report.changed):
         return 1
     return 0

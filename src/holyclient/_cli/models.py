@@ -9,7 +9,12 @@ from typing import Any
 
 from ._argtypes import positive_float
 
-EPILOG = "exit codes: 0 listed; 2 usage error, unknown --provider or unreadable --prices file"
+EPILOG = """\
+exit codes: 0 listed; 2 usage error, unknown --provider or unreadable --prices file
+
+examples:
+    holyclient models
+    holyclient models --provider anthropic"""
 
 
 def register(subparsers: Any) -> None:

@@ -1,7 +1,9 @@
 """``holyclient serve``: run the local OpenAI-compatible server until interrupted.
 
 The first line on stdout is the base URL (``http://127.0.0.1:PORT/v1``), flushed at once, so a
-script or a benchmark can start the server as a subprocess and read where it listens.
+script or a benchmark can start the server as a subprocess and read where it listens. The next two
+lines are the ``export`` lines a newcomer pastes into another shell to point holyclient (and the
+tools) at it; they never carry the ``--api-key`` value, because no key is ever printed.
 """
 
 from __future__ import annotations
@@ -19,11 +21,27 @@ from ._argtypes import non_negative_float, port, positive_float, positive_int, p
 DESCRIPTION = """\
 Run a local OpenAI-compatible server (chat completions with streaming, embeddings, models) with
 programmable latency, faults and rate limits -- for demos, tests and benchmarks. Prints the base
-URL as the first line of stdout and serves until SIGINT or SIGTERM. Any non-empty bearer key is
-accepted. GET /_holyclient/stats returns the server's counters.
+URL as the first line of stdout, then the two export lines that point holyclient at it, and serves
+until SIGINT or SIGTERM. Any non-empty bearer key is accepted, unless --api-key names the only one
+(then any other key gets 401 invalid_api_key, as the real API answers a wrong key). GET
+/_holyclient/stats returns the server's counters.
 
 fault kinds for --faults: any status 400..599 (429 carries Retry-After: 1), insufficient_quota,
 drop, malformed, stream_cut, stream_error, hang, delay"""
+
+EPILOG = """\
+exit codes: 0 stopped by a signal, 2 usage error or the port could not be bound
+
+examples:
+    # then paste the two export lines into another shell
+    holyclient serve
+    # refuse every other key (doctor's bad-key probe passes)
+    holyclient serve --api-key sk-local
+    # slow and flaky, to test retries
+    holyclient serve --latency 0.2 --fault-rate 0.2"""
+
+#: The key the export line suggests when the server accepts any key: obviously not a real one.
+ANY_KEY = "sk-local"
 
 
 def register(subparsers: Any) -> None:
@@ -31,7 +49,7 @@ def register(subparsers: Any) -> None:
         "serve",
         help="run the local OpenAI-compatible test server",
         description=DESCRIPTION,
-        epilog="exit codes: 0 stopped by a signal, 2 usage error or the port could not be bound",
+        epilog=EPILOG,
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
     parser.add_argument("--port", type=port, default=0, help="TCP port (default: 0, a free port)")
@@ -85,6 +103,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed for faults and jitter")
     parser.add_argument("--no-auth", action="store_true", help="do not require an Authorization header")
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        metavar="KEY",
+        help="accept only this bearer key; any other gets 401 invalid_api_key (default: any non-empty key)",
+    )
     parser.add_argument("--no-log", action="store_true", help="keep no request log (for benchmarks)")
     parser.set_defaults(func=run)
 
@@ -98,10 +122,20 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def export_lines(url: str, api_key: str | None) -> list[str]:
+    """The shell lines that point holyclient at this server; the ``--api-key`` value is never echoed."""
+    key = "'<the key given to --api-key>'" if api_key is not None else ANY_KEY
+    return [f"export HOLYSHEEP_BASE_URL={url}", f"export HOLYSHEEP_API_KEY={key}"]
+
+
 def _config(args: argparse.Namespace) -> Any:
     if not args.host.strip():
         # An empty host binds every interface: never by accident.
         raise ValueError("--host is empty (use 0.0.0.0 to listen on every interface)")
+    if args.api_key is not None and not args.api_key.strip():
+        raise ValueError("--api-key is empty (omit it to accept any non-empty key)")
+    if args.api_key is not None and args.no_auth:
+        raise ValueError("--api-key and --no-auth contradict each other: choose one")
     from ..testing._config import ServerConfig
     from ..testing._faults import FaultMix, parse_kinds
     from ..testing._limits import RateLimits
@@ -118,6 +152,7 @@ def _config(args: argparse.Namespace) -> Any:
         faults=mix,
         rate_limits=limits,
         require_key=not args.no_auth,
+        api_key=args.api_key,
         seed=args.seed,
         log_requests=not args.no_log,
         max_hang=max(args.hang_seconds, 0.0),
@@ -142,7 +177,8 @@ async def _serve(args: argparse.Namespace, config: Any) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # e.g. Windows
             loop.add_signal_handler(sig, stop.set)
-    print(base_url_of(server, args.host), flush=True)
+    url = base_url_of(server, args.host)
+    print(url, *export_lines(url, args.api_key), sep="\n", flush=True)
     if args.faults and args.fault_rate <= 0:
         print("holyclient serve: warning: --faults has no effect without --fault-rate", file=sys.stderr)
     if not _is_loopback(args.host):

@@ -19,12 +19,20 @@ embeddings call through holyclient.Client, printing what came back. Every model 
 lists is in the price table (see: holyclient models)."""
 
 
+EPILOG = """\
+exit codes: 0 the tour ran, 1 a call to the local server failed, 2 usage error
+
+examples:
+    holyclient tour
+    holyclient tour --model deepseek-v3.2"""
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "tour",
         help="a short tour against the embedded local server (no key, no network)",
         description=DESCRIPTION,
-        epilog="exit codes: 0 the tour ran, 1 a call to the local server failed, 2 usage error",
+        epilog=EPILOG,
     )
     parser.add_argument("--model", default="gpt-4.1", help="model name to ask for (default: gpt-4.1)")
     parser.set_defaults(func=run)
@@ -94,7 +102,9 @@ def _tour(model: str) -> int:
 
         print(f"\n4. models: {', '.join(m.id for m in client.models.list())}", file=out)
         print(
-            "\nNext: set HOLYSHEEP_API_KEY and drop base_url to talk to https://api.holysheep.ai/v1.",
+            '\nNext: `holyclient serve` keeps such a server running for your own code (see "Try it '
+            'locally" in the README); with a HolySheep key in HOLYSHEEP_API_KEY, Client() talks to '
+            "https://api.holysheep.ai/v1.",
             file=sys.stderr,
         )
     return 0

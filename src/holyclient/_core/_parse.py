@@ -46,6 +46,20 @@ def error_message(status_code: int, body: object) -> str:
     return f"Error code {status_code}"
 
 
+def missing_v1_hint(status_code: int, request: Any) -> str:
+    """A hint for the commonest set-up mistake: a base URL without ``/v1`` ends in a bare 404.
+
+    OpenAI-compatible servers route ``/v1/chat/completions``; ``https://host`` as the base URL sends
+    ``/chat/completions``, which they answer 404 ``unknown_url``.
+    """
+    path = str(getattr(getattr(request, "url", None), "path", "/v1"))
+    if status_code != 404 or "v1" in path.split("/"):
+        return ""
+    return (
+        " (the request URL has no /v1: add /v1 to the end of the base URL, e.g. https://api.holysheep.ai/v1)"
+    )
+
+
 def make_status_error(
     response: Any,
     content: bytes,
@@ -60,7 +74,7 @@ def make_status_error(
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)
     return cls(
-        error_message(status, body),
+        error_message(status, body) + missing_v1_hint(status, request),
         response=response,
         body=inner_error(body),
         request=safe_request,

@@ -86,7 +86,8 @@ def parse_gate(text: str) -> Gate:
     match = _GATE.match(text)
     if match is None:
         raise GateError(
-            f"gate {text!r} is not METRIC OP VALUE (e.g. p95_ratio<=1.3 or similarity>=noise-0.05)"
+            f'gate {text!r} is not METRIC OP VALUE, one argument (quote it: --gate "p95_ratio<=1.3" '
+            'or --gate "similarity>=noise-0.05")'
         )
     metric = match["metric"]
     if metric not in METRICS:

@@ -6,6 +6,8 @@ Answers, errors and URLs come from servers and models: every line is passed thro
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from .._core._printable import printable
 from ._report import Report
 
@@ -23,6 +25,22 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 def _usd(value: float | None) -> str:
     return "-" if value is None else f"${value:.6f}"
+
+
+def _token_note(report: Report) -> str | None:
+    """Why the prompt tokens an endpoint bills can differ from holyclient's local count."""
+    m = report.metrics
+    local = m["local_prompt_tokens"]
+    sides = [m["old_prompt_tokens"], m["new_prompt_tokens"]]
+    if not local or all(side is None or abs(side - local) <= 0.1 * local for side in sides):
+        return None
+    note = "note: prompt tokens are what each endpoint bills; the local count is holyclient's (tiktoken)"
+    if any(
+        urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
+        for url in (report.old_url, report.new_url)
+    ):
+        note += "; holyclient's local server bills about 4 characters a token, not a real tokenizer's count"
+    return note
 
 
 def render_text(report: Report) -> str:
@@ -45,6 +63,8 @@ def render_text(report: Report) -> str:
     lines = [f"old: {report.old_url}" + (f" ({report.old_model})" if report.old_model else "")]
     lines.append(f"new: {report.new_url}" + (f" ({report.new_model})" if report.new_model else ""))
     lines += [f"{a:<15} {b:>12} {c:>12}  {d}".rstrip() for a, b, c, d in rows]
+    if (note := _token_note(report)) is not None:
+        lines.append(note)
     noise = m["noise"]
     lines.append(
         f"similarity      {_num(m['similarity'])} old vs new; noise floor "

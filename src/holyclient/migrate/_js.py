@@ -110,6 +110,7 @@ def _top_level(masked: str, start: int, end: int) -> str:
 class _File:
     text: str
     keys: KeyMode
+    base_url_env: str | None = None
     masked: str = ""
     lines: Lines = field(init=False)
     quote: str = '"'
@@ -125,15 +126,23 @@ class _File:
         self.quote = "'" if single else '"'
         self.nl = newline_of(self.text)
 
+    def base_prop(self, kind: _Kind) -> str:
+        """The baseURL property to add, reading ``process.env.NAME`` first with ``--base-url-env``."""
+        prop = kind.base_new.format(q=self.quote)
+        if self.base_url_env is None:
+            return prop
+        literal = f"{self.quote}{BASE_URL}{self.quote}"
+        return prop.replace(literal, f"process.env.{self.base_url_env} ?? {literal}")
+
     def review(self, offset: int, message: str) -> None:
         self.findings.append((self.lines.line_of(offset), "runtime-url", "review", message))
 
 
 def rewrite(
-    text: str, *, keys: KeyMode = "rename"
+    text: str, *, keys: KeyMode = "rename", base_url_env: str | None = None
 ) -> tuple[list[Edit[str]], list[Finding], list[tuple[int, int]]]:
     """Edits for constructors, findings, and spans of other-vendor clients (keys stay there)."""
-    f = _File(text, keys)
+    f = _File(text, keys, base_url_env)
     calls: list[tuple[str, _Kind]] = []
     for name in _imported(text, "openai", "default") | _imported(text, "openai", "OpenAI"):
         calls.append((r"\bnew\s+" + re.escape(name) + r"\s*\(", _SDK))
@@ -169,7 +178,7 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
     first = paren + 1 + len(masked[paren + 1 :]) - len(masked[paren + 1 :].lstrip())
     line = lines.line_of(start)
     if masked[first] == ")":
-        props = [kind.base_new.format(q=f.quote)] + ([kind.key_new] if f.keys == "rename" else [])
+        props = [f.base_prop(kind)] + ([kind.key_new] if f.keys == "rename" else [])
         f.edits.append((paren + 1, first, "{ " + ", ".join(props) + " }"))
         f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))
         return
@@ -207,7 +216,7 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
         elif lit is not None and "api.openai.com" not in lit.group(2) and "holysheep" not in lit.group(2):
             f.excluded.append((first, obj_end))  # another vendor: its key variable is its own
         return
-    props = [kind.base_new.format(q=f.quote)]
+    props = [f.base_prop(kind)]
     if f.keys == "rename" and not found & set(kind.key_props):
         props.append(kind.key_new)
     body = text[first + 1 : obj_end]

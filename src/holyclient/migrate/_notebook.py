@@ -131,7 +131,7 @@ def _text_hits(code: str, *, prose: bool, keys: KeyMode, rewrite_realtime: bool)
 
 
 def rewrite(
-    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False
+    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False, base_url_env: str | None = None
 ) -> tuple[list[Edit[str]], list[Finding]]:
     """Edits on the notebook's JSON text and findings with file line numbers."""
     try:
@@ -191,7 +191,15 @@ def rewrite(
                 )
                 if h.new is not None:
                     add(cell, h.start, h.end, h.new)
-    _code_cells(code_cells, add, line_of, findings, keys=keys, rewrite_realtime=rewrite_realtime)
+    _code_cells(
+        code_cells,
+        add,
+        line_of,
+        findings,
+        keys=keys,
+        rewrite_realtime=rewrite_realtime,
+        base_url_env=base_url_env,
+    )
     return edits, sorted(findings)
 
 
@@ -203,6 +211,7 @@ def _code_cells(
     *,
     keys: KeyMode,
     rewrite_realtime: bool,
+    base_url_env: str | None = None,
 ) -> None:
     """All code cells as one module (magics masked as comments, same length); per cell on failure."""
     groups = [cells]
@@ -217,7 +226,9 @@ def _code_cells(
             starts.append(len(joined))
             joined += masked[c.index] + ("" if masked[c.index].endswith("\n") else "\n")
         try:
-            edits, found = _python.rewrite(joined, keys=keys, rewrite_realtime=rewrite_realtime)
+            edits, found = _python.rewrite(
+                joined, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env
+            )
         except (SyntaxError, UnsupportedSourceError) as exc:
             findings.append(
                 (

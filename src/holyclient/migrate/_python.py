@@ -16,6 +16,7 @@ from typing import Any
 
 from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
+from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
 from ._report import Action
 from ._rules import (
@@ -25,6 +26,8 @@ from ._rules import (
     SECRET_MESSAGE,
     Hit,
     KeyMode,
+    env_message,
+    is_openai_base,
     key_hits,
     review_bare,
     secret_like,
@@ -35,8 +38,11 @@ Finding = tuple[int, str, Action, str]  # line, kind, action, message
 
 
 class _Rewriter:
-    def __init__(self, text: str, *, keys: KeyMode, rewrite_realtime: bool) -> None:
+    def __init__(
+        self, text: str, *, keys: KeyMode, rewrite_realtime: bool, base_url_env: str | None = None
+    ) -> None:
         self.text = text
+        self.base_url_env = base_url_env
         self.keys = keys
         self.rewrite_realtime = rewrite_realtime
         self.pos = Pos(text)
@@ -50,6 +56,7 @@ class _Rewriter:
         self.attributes: list[ast.Attribute] = []
         self.dicts: list[ast.Dict] = []
         self.exprs: list[ast.Expr] = []
+        self.constants: list[ast.Constant] = []
         self.secret_names: list[tuple[int, int]] = []  # "OPENAI_API_KEY" literals bound to a literal value
         imports: list[ast.Import | ast.ImportFrom] = []
         buckets: dict[type, list[Any]] = {
@@ -59,6 +66,7 @@ class _Rewriter:
             ast.Attribute: self.attributes,
             ast.Dict: self.dicts,
             ast.Expr: self.exprs,
+            ast.Constant: self.constants,
             ast.Import: imports,
             ast.ImportFrom: imports,
         }
@@ -71,6 +79,7 @@ class _Rewriter:
         self.findings: list[Finding] = []
         self.excluded: list[tuple[int, int]] = []  # Azure / other-vendor spans: keys stay as they are
         self.os_expr: str | None = None
+        self.env_spans: list[tuple[int, int]] = []  # whole base-URL literals read from --base-url-env
         self.azure_file = False
 
     def line(self, offset: int) -> int:
@@ -103,8 +112,9 @@ class _Rewriter:
             for e in self.exprs
             if isinstance(e.value, ast.Constant) and isinstance(e.value.value, str)
         }
+        self.env_literals(prose)
         for kind, start, end in spans:
-            if self.in_excluded(start):
+            if self.in_excluded(start) or any(a <= start < b for a, b in self.env_spans):
                 continue
             for h in url_hits(self.text, start, end, rewrite_realtime=self.rewrite_realtime):
                 self.hit(review_bare(h) if kind == "comment" or start in prose else h)
@@ -115,7 +125,34 @@ class _Rewriter:
                     self.hit(h)
         for call in self.calls:
             self.constructor(call)
-        self.module_level()
+        module_level(self)
+
+    def base_url(self) -> str:
+        """The base URL expression to write: the literal, or ``os.environ.get(NAME, literal)``."""
+        if self.base_url_env is None:
+            return f'"{BASE_URL}"'
+        return f'{self.os_environ()}.get("{self.base_url_env}", "{BASE_URL}")'
+
+    def env_literals(self, prose: set[int]) -> None:
+        """With ``--base-url-env``: each plain literal that is OpenAI's whole base URL reads NAME instead."""
+        if self.base_url_env is None:
+            return
+        for node in self.constants:
+            start, end = self.pos.node(node)
+            segment = self.text[start:end]
+            if (
+                isinstance(node.value, str)
+                and is_openai_base(node.value)
+                and segment[:1] in "'\""
+                and segment[1:-1] == node.value  # one plain token: no prefix, escapes or concatenation
+                and start not in prose
+                and not self.in_excluded(start)
+            ):
+                self.env_spans.append((start, end))
+                self.edits.append((start, end, self.base_url()))
+                self.findings.append(
+                    (self.line(start), "base-url-env", "rewrite", env_message(self.base_url_env))
+                )
 
     # -- Azure and other vendors --------------------------------------------------------------
     def collect_secret_bindings(self) -> None:
@@ -205,7 +242,7 @@ class _Rewriter:
                 )
             )
             return
-        new = [f'{target.base_kw}="{BASE_URL}"']
+        new = [f"{target.base_kw}={self.base_url()}"]
         what = f"{name}() had no base URL: added {target.base_kw}"
         key = next((kwargs[k] for k in target.key_kws if k in kwargs), None)
         if isinstance(key, ast.Constant) and key.value is None:
@@ -315,69 +352,9 @@ class _Rewriter:
             self.edits.append((at, at, f"import os{self.nl}"))
             return
 
-    # -- openai<1.0 / module-level client -----------------------------------------------------
-    def module_level(self) -> None:
-        alias = next((local for local, q in self.names.bound.items() if q == "openai"), None)
-        if alias is None or self.azure_file:
-            return
-        used: set[str] = set()
-        configured: set[str] = set()
-        for attr_node in self.attributes:
-            if self.names.qualname(attr_node.value) != "openai":
-                continue
-            if isinstance(attr_node.ctx, ast.Store):
-                # configuration inside an Azure branch says nothing about the other path
-                if not self.in_excluded(self.pos.node(attr_node)[0]):
-                    configured.add(attr_node.attr)
-            elif attr_node.attr in pn.V0_RESOURCES:
-                used.add("v0")
-            elif attr_node.attr in pn.V1_RESOURCES:
-                used.add("v1")
-        for node in self.assigns:
-            targets = [
-                t.attr
-                for t in node.targets
-                if isinstance(t, ast.Attribute) and self.names.qualname(t.value) == "openai"
-            ]
-            start = self.pos.node(node)[0]
-            if {"api_base", "base_url"} & set(targets) and not self.in_excluded(start):
-                self.runtime_base(self.line(start), "openai.api_base", node.value)
-            if "api_key" in targets:
-                self.literal_key(self.line(start), "openai.api_key", node.value)
-        if not used or configured & {"api_base", "base_url"}:
-            return
-        attr = "api_base" if "v0" in used else "base_url"
-        imp = self.names.import_of[alias]
-        top = [s for s in self.tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
-        anchor: ast.stmt = top[-1] if imp in self.tree.body else imp
-        indent = indent_of(self.text[self.lines.start(anchor.lineno) : self.pos.node(anchor)[0]])
-        new = [f'{alias}.{attr} = "{BASE_URL}"']
-        if "api_key" not in configured:
-            if self.keys == "rename":
-                new.append(f'{alias}.api_key = {self.os_environ()}["{NEW_KEY}"]')
-            else:
-                self.findings.append(
-                    (
-                        anchor.lineno,
-                        "implicit-key",
-                        "review",
-                        "module-level openai reads OPENAI_API_KEY; set a HolySheep key",
-                    )
-                )
-        eol = self.lines.end(anchor.end_lineno or anchor.lineno)
-        self.edits.append((eol, eol, "".join(f"{self.nl}{indent}{n}" for n in new)))
-        self.findings.append(
-            (
-                anchor.lineno,
-                "module-base",
-                "rewrite",
-                f"module-level openai used without a base URL: set {alias}.{attr}",
-            )
-        )
-
 
 def rewrite(
-    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False
+    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False, base_url_env: str | None = None
 ) -> tuple[list[Edit[str]], list[Finding]]:
     """Edits (character offsets into ``text``) and findings for one Python source.
 
@@ -389,6 +366,6 @@ def rewrite(
         return [], []
     if text.count("\r") != text.count("\r\n"):
         raise UnsupportedSourceError("bare carriage-return line breaks")
-    r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime)
+    r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env)
     r.run()
     return r.edits, sorted(r.findings)

@@ -14,6 +14,8 @@ from typing import Literal
 NEW_HOST = "api.holysheep.ai"
 BASE_URL = "https://api.holysheep.ai/v1"
 OLD_KEY = "OPENAI_API_KEY"
+#: ``--base-url-env NAME``: a variable name the migrated code reads its base URL from.
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 NEW_KEY = "HOLYSHEEP_API_KEY"
 
 KeyMode = Literal["rename", "report"]
@@ -77,6 +79,15 @@ BARE_HOST_MESSAGE = (
 )
 _COMMENT_STARTS = ("#", "//", ";", "/*", "*", "--", "<!--", "rem ", "REM ", "::")
 _COMMENT_MARKS = (" #", "\t#", " //", "\t//", "/*", "<!--")
+
+
+def is_openai_base(value: str) -> bool:
+    """``https://api.openai.com/v1`` (any case, one optional trailing slash): a whole base URL."""
+    return value.lower() in ("https://api.openai.com/v1", "https://api.openai.com/v1/")
+
+
+def env_message(name: str) -> str:
+    return f"base URL read from {name} (default {BASE_URL})"
 
 
 def review_bare(h: Hit) -> Hit:

@@ -29,21 +29,33 @@ PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 PARALLEL_BYTES = 2_000_000
 
 
-def _python_edits(data: bytes, keys: KeyMode, realtime: bool) -> tuple[list[Edit[bytes]], list[Finding], str]:
+def _python_edits(
+    data: bytes, keys: KeyMode, realtime: bool, base_url_env: str | None
+) -> tuple[list[Edit[bytes]], list[Finding], str]:
     skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     encoding = "utf-8" if encoding == "utf-8-sig" else encoding
     text = data[skip:].decode(encoding)
-    edits, findings = _python.rewrite(text, keys=keys, rewrite_realtime=realtime)
+    edits, findings = _python.rewrite(text, keys=keys, rewrite_realtime=realtime, base_url_env=base_url_env)
     return to_bytes(data, skip, text, encoding, edits), findings, encoding
 
 
-def process(path: str, data: bytes, keys: KeyMode = "rename", rewrite_realtime: bool = False) -> FileResult:
-    """Rewrite one file's bytes in memory; never raises for bad input, reports it instead."""
+def process(
+    path: str,
+    data: bytes,
+    keys: KeyMode = "rename",
+    rewrite_realtime: bool = False,
+    base_url_env: str | None = None,
+) -> FileResult:
+    """Rewrite one file's bytes in memory; never raises for bad input, reports it instead.
+
+    ``base_url_env``: write the base URL as a read of this environment variable, defaulting to
+    HolySheep's, wherever the file's language has a way to say so.
+    """
     low = path.lower()
     try:
         if low.endswith(PYTHON_SUFFIXES):
-            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime)
+            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime, base_url_env)
             after = splice(data, edits)
             if after != data:
                 skip = 3 if after.startswith(codecs.BOM_UTF8) else 0
@@ -56,13 +68,17 @@ def process(path: str, data: bytes, keys: KeyMode = "rename", rewrite_realtime: 
         elif low.endswith(".ipynb"):
             skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
             text = data[skip:].decode("utf-8")
-            str_edits, findings = _notebook.rewrite(text, keys=keys, rewrite_realtime=rewrite_realtime)
+            str_edits, findings = _notebook.rewrite(
+                text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env
+            )
             edits = to_bytes(data, skip, text, "utf-8", str_edits)
             after = splice(data, edits)
             if after != data:
                 _notebook.validate(text, after[skip:].decode("utf-8"))
         else:
-            edits, findings = _text.rewrite(path, data, keys=keys, rewrite_realtime=rewrite_realtime)
+            edits, findings = _text.rewrite(
+                path, data, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env
+            )
             after = splice(data, edits)
     except SyntaxError as exc:
         return _failed(path, data, exc.lineno or 1, "parse-error", f"does not parse, skipped: {exc.msg}")
@@ -94,7 +110,7 @@ def _failed(path: str, data: bytes, line: int, kind: str, message: str) -> FileR
     return FileResult(path, "failed", [Site(path, line, kind, "error", message)], data, data)
 
 
-def _process_args(args: tuple[str, bytes, KeyMode, bool]) -> FileResult:
+def _process_args(args: tuple[str, bytes, KeyMode, bool, str | None]) -> FileResult:
     return process(*args)
 
 
@@ -110,6 +126,7 @@ def migrate(
     write: bool = True,
     keys: KeyMode = "rename",
     rewrite_realtime: bool = False,
+    base_url_env: str | None = None,
     force: bool = False,
     jobs: int | None = None,
     progress: Callable[[str], None] | None = None,
@@ -122,6 +139,9 @@ def migrate(
         keys: ``"rename"`` turns ``OPENAI_API_KEY`` names into ``HOLYSHEEP_API_KEY`` (never values);
             ``"report"`` leaves them and reports each site.
         rewrite_realtime: also rewrite ``/v1/realtime`` endpoints instead of reporting them.
+        base_url_env: read the base URL from this environment variable, HolySheep's as the default
+            (Python ``os.environ.get``, JS/TS ``process.env.NAME ??``, shell, compose and Dockerfiles
+            ``${NAME:-...}``), so a migrated app can be pointed at a local or staging server.
         force: write even files git could not restore (uncommitted, untracked, ignored, not under git).
         jobs: worker processes for the parse phase (None: both cores when the work is large enough).
         progress: called with a short status line between phases (the CLI shows it on a terminal).
@@ -141,7 +161,8 @@ def migrate(
         raise MigrateError(f"no such file or directory: {', '.join(p or repr(p) for p in missing)}")
     counts = _walk.Counts()
     work = [
-        (os.path.normpath(p), data, keys, rewrite_realtime) for p, data in _walk.candidates(roots, counts)
+        (os.path.normpath(p), data, keys, rewrite_realtime, base_url_env)
+        for p, data in _walk.candidates(roots, counts)
     ]
     if progress is not None:
         progress(f"scanned {counts.scanned} files, {len(work)} mention OpenAI; rewriting")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import _js
 from ._edits import Edit, Lines
+from ._envurl import env_hit, env_style
 from ._python import Finding
 from ._rules import KeyMode, in_comment, is_azure_text, key_hits, review_bare, url_hits
 
@@ -17,7 +18,12 @@ PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciido
 
 
 def rewrite(
-    path: str, raw: bytes, *, keys: KeyMode = "rename", rewrite_realtime: bool = False
+    path: str,
+    raw: bytes,
+    *,
+    keys: KeyMode = "rename",
+    rewrite_realtime: bool = False,
+    base_url_env: str | None = None,
 ) -> tuple[list[Edit[bytes]], list[Finding]]:
     text = raw.decode("latin-1")
     lines = Lines(text)
@@ -25,10 +31,13 @@ def rewrite(
     findings: list[Finding] = []
     excluded: list[tuple[int, int]] = []
     if path.lower().endswith(JS_SUFFIXES):
-        edits, findings, excluded = _js.rewrite(text, keys=keys)
+        edits, findings, excluded = _js.rewrite(text, keys=keys, base_url_env=base_url_env)
     prose = path.lower().endswith(PROSE_SUFFIXES)
+    style = env_style(path)
     hits = [
-        review_bare(h) if h.bare and (prose or in_comment(text, h.start)) else h
+        review_bare(h)
+        if h.bare and (prose or in_comment(text, h.start))
+        else env_hit(text, h, style, base_url_env)
         for h in url_hits(text, rewrite_realtime=rewrite_realtime)
     ]
     azure = is_azure_text(text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ._table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
@@ -46,6 +46,18 @@ DEFAULT_OUTPUT_TOKENS = 512
 DEFAULT_CNY_RATE = 1.0
 
 
+def clean_float(value: float) -> float:
+    """``9.000000000000001e-07`` -> ``9e-07``: money sums carry binary noise that a repr should not show."""
+    return float(f"{value:.12g}")
+
+
+def money_repr(obj: Any, *extra: tuple[str, float]) -> str:
+    """The dataclass repr, floats shown without their noise, ``extra`` computed fields appended."""
+    shown = [(f.name, getattr(obj, f.name)) for f in fields(obj) if f.repr] + list(extra)
+    parts = (f"{name}={clean_float(v) if isinstance(v, float) else v!r}" for name, v in shown)
+    return f"{type(obj).__name__}({', '.join(parts)})"
+
+
 @dataclass(frozen=True)
 class CostEstimate:
     """What a request costs (or would cost).
@@ -75,6 +87,9 @@ class CostEstimate:
     def cost_cny(self, rate: float = DEFAULT_CNY_RATE) -> float:
         """The cost in CNY as HolySheep bills it (``rate`` CNY per USD of list price)."""
         return self.cost_usd * rate
+
+    def __repr__(self) -> str:  # USD and CNY (at the default rate), as the README shows it
+        return money_repr(self, ("cost_cny", self.cost_cny()))
 
     def as_dict(self, cny_rate: float | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {

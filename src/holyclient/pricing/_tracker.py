@@ -29,6 +29,7 @@ from ._cost import (
     UnknownModelError,
     default_table,
     estimate_cost,
+    money_repr,
     requested_output_tokens,
     usage_tokens,
 )
@@ -74,6 +75,9 @@ class ModelUsage:
     approximate_requests: int = 0
     uncertain_requests: int = 0
 
+    def __repr__(self) -> str:
+        return money_repr(self)
+
 
 @dataclass(frozen=True)
 class UsageSnapshot:
@@ -95,6 +99,9 @@ class UsageSnapshot:
     unpriced_models: tuple[str, ...]
     uncertain_usd: float = 0.0
     warnings: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return money_repr(self)
 
     @property
     def approximate(self) -> bool:

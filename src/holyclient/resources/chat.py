@@ -67,6 +67,20 @@ class Completions(ParseMethods, StoredMethods):
         Every OpenAI parameter (``tools``, ``response_format``, ``seed``, ``stream_options`` ...) passes
         through untouched as a keyword. ``extra_body`` merges raw fields into the JSON body.
 
+        Args:
+            model: the model name, e.g. ``"gpt-4.1"`` or ``"claude-sonnet-4.5"``.
+            messages: the conversation, as dicts or the ``types.chat`` TypedDicts.
+            stream: return a [`Stream`][holyclient.Stream] of ``ChatCompletionChunk`` instead.
+            extra_headers: headers added to this request.
+            extra_query: query parameters added to this request.
+            extra_body: fields merged into the JSON body (provider-specific parameters).
+            timeout: seconds (or an ``httpx.Timeout``) for this request instead of the client's.
+            max_retries: retries for this request instead of the client's.
+            **params: any other Chat Completions parameter (``tools``, ``temperature``, ``seed`` ...).
+
+        Returns:
+            The ``ChatCompletion``, or with ``stream=True`` a stream of ``ChatCompletionChunk``.
+
         Raises:
             APIStatusError: (a subclass of) when the server refuses, after retries.
             APIConnectionError: when no response could be obtained, after retries.

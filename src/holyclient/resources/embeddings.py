@@ -30,6 +30,20 @@ class Embeddings(SyncAPIResource):
         """Embed ``input`` (``dimensions``, ``user`` pass through).
 
         Vectors travel as base64 and come back as floats unless ``encoding_format`` is given (openai's rule).
+
+        Args:
+            model: the embedding model, e.g. ``"text-embedding-3-small"``.
+            input: a text, a list of texts, or token ids.
+            encoding_format: ``"float"`` or ``"base64"`` (then the vectors are base64 strings).
+            extra_headers: headers added to this request.
+            extra_query: query parameters added to this request.
+            extra_body: fields merged into the JSON body.
+            timeout: seconds (or an ``httpx.Timeout``) for this request instead of the client's.
+            max_retries: retries for this request instead of the client's.
+            **params: any other Embeddings parameter (``dimensions``, ``user``).
+
+        Returns:
+            A ``CreateEmbeddingResponse``: ``data[i].embedding`` for each input, and ``usage``.
         """
         options = prefer_base64(CREATE.build(locals()), encoding_format)
         return decode_embeddings(self._client._request(options, CREATE.cast_to), encoding_format)

@@ -24,7 +24,11 @@ class Models(SyncAPIResource):
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> SyncPage[Model]:
-        """The models the server offers; iterate the page for the models."""
+        """The models the server offers; iterate the page for the models.
+
+        Returns:
+            A ``SyncPage[Model]``: ``for model in client.models.list()`` gives each ``Model`` (``.id``).
+        """
         return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def retrieve(
@@ -37,7 +41,17 @@ class Models(SyncAPIResource):
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
     ) -> Model:
-        """One model by id."""
+        """One model by id.
+
+        Args:
+            model: the model id, e.g. ``"gpt-4.1"``.
+
+        Returns:
+            The ``Model`` (``id``, ``created``, ``owned_by``).
+
+        Raises:
+            NotFoundError: the server does not offer that model.
+        """
         return self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
 
 

@@ -23,6 +23,7 @@ import random
 import re
 from typing import Any
 
+from .._core._message_checks import ROLES, message_problem
 from . import _providers, _variation
 
 JSON = dict[str, Any]
@@ -117,10 +118,20 @@ def validate_chat(body: JSON, disabled_features: frozenset[str] = frozenset()) -
     if not isinstance(messages, list) or not messages:
         raise InvalidRequest("'messages' must be a non-empty array", "messages")
     for i, message in enumerate(messages):
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        if not isinstance(message, dict):
             raise InvalidRequest(
                 f"Invalid value for 'messages[{i}]': expected an object with a role", f"messages[{i}]"
             )
+        problem = message_problem(message)
+        if problem is not None:  # worded as the real API words it
+            name, _, code = problem
+            param = f"messages[{i}].{name}"
+            if code == "invalid_value":
+                allowed = ", ".join(f"'{role}'" for role in ROLES)
+                text = f"Invalid value: {message[name]!r}. Supported values are: {allowed}."
+            else:
+                text = f"Missing required parameter: '{param}'."
+            raise InvalidRequest(text, param, code)
     n = body.get("n", 1)
     if n is None:
         n = 1

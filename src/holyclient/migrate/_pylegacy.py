@@ -1,0 +1,77 @@
+"""openai<1.0 and the module-level client (``openai.api_key = ...``; ``openai.ChatCompletion.create``):
+the part of the Python rewriter that configures the ``openai`` module itself. Split from
+:mod:`._python` to keep each module small; it works on that module's rewriter state."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from . import _pynames as pn
+from ._edits import indent_of
+from ._rules import NEW_KEY
+
+if TYPE_CHECKING:
+    from ._python import _Rewriter
+
+
+def module_level(self: _Rewriter) -> None:
+    """openai<1.0 (``openai.ChatCompletion.create``) or a module-level client used without a base URL:
+    set ``openai.api_base`` / ``openai.base_url`` (and the key) after the import."""
+    alias = next((local for local, q in self.names.bound.items() if q == "openai"), None)
+    if alias is None or self.azure_file:
+        return
+    used: set[str] = set()
+    configured: set[str] = set()
+    for attr_node in self.attributes:
+        if self.names.qualname(attr_node.value) != "openai":
+            continue
+        if isinstance(attr_node.ctx, ast.Store):
+            # configuration inside an Azure branch says nothing about the other path
+            if not self.in_excluded(self.pos.node(attr_node)[0]):
+                configured.add(attr_node.attr)
+        elif attr_node.attr in pn.V0_RESOURCES:
+            used.add("v0")
+        elif attr_node.attr in pn.V1_RESOURCES:
+            used.add("v1")
+    for node in self.assigns:
+        targets = [
+            t.attr
+            for t in node.targets
+            if isinstance(t, ast.Attribute) and self.names.qualname(t.value) == "openai"
+        ]
+        start = self.pos.node(node)[0]
+        if {"api_base", "base_url"} & set(targets) and not self.in_excluded(start):
+            self.runtime_base(self.line(start), "openai.api_base", node.value)
+        if "api_key" in targets:
+            self.literal_key(self.line(start), "openai.api_key", node.value)
+    if not used or configured & {"api_base", "base_url"}:
+        return
+    attr = "api_base" if "v0" in used else "base_url"
+    imp = self.names.import_of[alias]
+    top = [s for s in self.tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    anchor: ast.stmt = top[-1] if imp in self.tree.body else imp
+    indent = indent_of(self.text[self.lines.start(anchor.lineno) : self.pos.node(anchor)[0]])
+    new = [f"{alias}.{attr} = {self.base_url()}"]
+    if "api_key" not in configured:
+        if self.keys == "rename":
+            new.append(f'{alias}.api_key = {self.os_environ()}["{NEW_KEY}"]')
+        else:
+            self.findings.append(
+                (
+                    anchor.lineno,
+                    "implicit-key",
+                    "review",
+                    "module-level openai reads OPENAI_API_KEY; set a HolySheep key",
+                )
+            )
+    eol = self.lines.end(anchor.end_lineno or anchor.lineno)
+    self.edits.append((eol, eol, "".join(f"{self.nl}{indent}{n}" for n in new)))
+    self.findings.append(
+        (
+            anchor.lineno,
+            "module-base",
+            "rewrite",
+            f"module-level openai used without a base URL: set {alias}.{attr}",
+        )
+    )

@@ -55,6 +55,7 @@ class _BaseClient(ResponseModes):
         limiter: Limiter | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
+        calibration: Any = None,
     ) -> None:
         self.limiter = limiter
         self._set_api_key(api_key)
@@ -73,7 +74,7 @@ class _BaseClient(ResponseModes):
 
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
-        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
+        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd, calibration=calibration)
         self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
@@ -183,10 +184,13 @@ class _BaseClient(ResponseModes):
         return self.max_retries if options.max_retries is None else options.max_retries
 
     def _reserve(self, options: RequestOptions) -> Any:
-        """Check the budget before sending (only when one is set: counting tokens is not free)."""
-        if self._budget_usd is None or options.body is None:
+        """Check the budget before sending (only when one is set: counting tokens is not free), or
+        count a request whose billed usage teaches the tracker its model's correction."""
+        if options.body is None:
             return None
         if options.path not in CHARGED_PATHS and "messages" not in options.body:
+            return None
+        if self._budget_usd is None and not self._usage.learns(options.body):
             return None
         return self._usage.reserve(options.body)
 

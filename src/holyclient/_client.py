@@ -65,6 +65,9 @@ class Client(SyncRequestMethods, _BaseClient):
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
             ``holyclient compare``; never a header or key; see :mod:`holyclient._recorder`).
         record_rate: the fraction of requests ``record_to`` records (default all).
+        calibration: token-count corrections fitted from billed usage (a path written by
+            ``holyclient calibrate`` or ``client.usage.calibration().save()``, or a ``Calibration``):
+            budgets reserve models counted with a stand-in tokenizer by it.
         sleep: how to wait between retries (tests pass a recorder).
 
     Raises:
@@ -100,6 +103,7 @@ class Client(SyncRequestMethods, _BaseClient):
         budget_usd: float | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
+        calibration: Any = None,
         sleep: Callable[[float], None] | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -118,6 +122,7 @@ class Client(SyncRequestMethods, _BaseClient):
             limiter=limiter,
             record_to=record_to,
             record_rate=record_rate,
+            calibration=calibration,
         )
         self._owns_http = http_client is None
         self._http = new_sync_client(self.timeout) if http_client is None else http_client
@@ -261,6 +266,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         budget_usd: float | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
+        calibration: Any = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -279,6 +285,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
             limiter=limiter,
             record_to=record_to,
             record_rate=record_rate,
+            calibration=calibration,
         )
         self._owns_http = http_client is None
         self._http = new_async_client(self.timeout) if http_client is None else http_client

@@ -20,8 +20,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ._exceptions import BudgetExceededError
 from .pricing import (
@@ -33,6 +34,10 @@ from .pricing import (
     usage_tokens,
 )
 
+if TYPE_CHECKING:
+    from ._calibration import Calibration, OnlineCalibration
+    from .tokens import TokenCount
+
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
 
 
@@ -42,9 +47,12 @@ class Reservation:
 
     Attributes:
         model: the model of the request.
-        prompt_tokens: prompt tokens counted offline (None when not counted).
+        prompt_tokens: prompt tokens counted offline, at the high end of the count's range when the
+            count is not exact (None when not counted).
         worst_case_usd: the amount held (0 when the model has no price).
         priced: False when the model has no price (its cost is then unknown).
+        stand_in: the uncorrected stand-in count and kind mix of a count that is not exact: what the
+            billed usage is compared with to learn the correction online.
     """
 
     id: int
@@ -52,6 +60,7 @@ class Reservation:
     prompt_tokens: int | None
     worst_case_usd: float
     priced: bool
+    stand_in: tuple[int, dict[str, float]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -145,16 +154,42 @@ class _Totals:
 class UsageTracker:
     """Sums tokens and cost per model across sync, async and batch calls, and enforces a budget.
 
+    Prompts of models counted with a stand-in tokenizer are reserved at the high end of their count's
+    range, and every billed response of such a model teaches the tracker the correction
+    (:meth:`calibration`), which later reservations use.
+
     Args:
         budget_usd: refuse requests whose worst-case cost exceeds what is left (None: no limit).
         prices: the price table (default: built-in plus ``HOLYSHEEP_PRICES``).
+        calibration: corrections fitted from billed usage: a :class:`~holyclient.Calibration` or the
+            path of a file written by ``holyclient calibrate`` (what is learnt online adds to it).
+
+    Raises:
+        CalibrationFileError: the calibration file cannot be read.
     """
 
-    def __init__(self, budget_usd: float | None = None, *, prices: PriceTable | None = None) -> None:
+    #: Billed responses of a model needed before the online fit replaces the given calibration.
+    LEARN_AFTER = 20
+
+    def __init__(
+        self,
+        budget_usd: float | None = None,
+        *,
+        prices: PriceTable | None = None,
+        calibration: Calibration | str | Path | None = None,
+    ) -> None:
         if budget_usd is not None and (math.isnan(budget_usd) or budget_usd < 0):
             raise ValueError(f"budget_usd must be a non-negative number, got {budget_usd!r}")
         self.budget_usd = budget_usd
         self._prices = prices
+        if isinstance(calibration, (str, Path)):
+            from ._calibration import Calibration
+
+            calibration = Calibration.load(calibration)
+        self._given_calibration = calibration
+        self._online: OnlineCalibration | None = None
+        self._fitted: Calibration | None = calibration
+        self._fitted_at = 0
         self._lock = threading.Lock()
         self._totals: dict[str, _Totals] = {}
         self._spent = 0.0
@@ -193,9 +228,9 @@ class UsageTracker:
                     remaining_usd=remaining if remaining is not None else math.inf,
                 )
             return self._hold(model, None, 0.0, priced=False)
-        from .tokens import count_request
-
-        prompt = count_request(body, model=model).tokens
+        counted, weights = self._count(body, model)
+        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
+        stand_in = (counted.raw_tokens, weights) if counted.approximate else None
         cap = requested_output_tokens(body)
         n = body.get("n")
         choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
@@ -204,7 +239,7 @@ class UsageTracker:
         worst = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         with self._lock:
             if self.budget_usd is None:
-                return self._hold_locked(model, prompt, worst, priced=True)
+                return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
             remaining = self.budget_usd - self._spent - sum(self._reserved.values())
             if worst > remaining:
                 raise BudgetExceededError(
@@ -214,16 +249,84 @@ class UsageTracker:
                     requested_usd=worst,
                     remaining_usd=max(remaining, 0.0),
                 )
-            return self._hold_locked(model, prompt, worst, priced=True)
+            return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
+
+    def _count(self, body: Mapping[str, Any], model: str) -> tuple[TokenCount, dict[str, float]]:
+        """The prompt's count (corrected, with its range) and its mix of content kinds."""
+        from .tokens import profile_request, qualify_profile
+
+        counted, weights = profile_request(body, model=model)
+        if not counted.approximate:
+            return counted, weights
+        return qualify_profile(counted, weights, self._calibration_in_use()), weights
 
     def _hold(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
         with self._lock:
             return self._hold_locked(model, prompt, amount, priced=priced)
 
-    def _hold_locked(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
+    def _hold_locked(
+        self,
+        model: str,
+        prompt: int | None,
+        amount: float,
+        *,
+        priced: bool,
+        stand_in: tuple[int, dict[str, float]] | None = None,
+    ) -> Reservation:
         self._next_id += 1
         self._reserved[self._next_id] = amount
-        return Reservation(self._next_id, model, prompt, amount, priced)
+        return Reservation(self._next_id, model, prompt, amount, priced, stand_in)
+
+    def learns(self, body: Mapping[str, Any]) -> bool:
+        """Whether a request's billed usage would teach the tracker something (its model is counted
+        with a stand-in tokenizer), so the client should reserve it even without a budget."""
+        from .tokens import encoding_name_for_model
+
+        model = body.get("model")
+        return isinstance(model, str) and bool(model) and encoding_name_for_model(model)[1]
+
+    def _learn_locked(self, reservation: Reservation, usage: Any) -> None:
+        if reservation.stand_in is None:
+            return
+        from ._calibration import OnlineCalibration, Sample
+
+        billed = usage_tokens(usage)[0]
+        if billed <= 0:
+            return
+        if self._online is None:
+            self._online = OnlineCalibration()
+        raw, weights = reservation.stand_in
+        self._online.add(Sample(reservation.model, raw, weights, billed))
+
+    def calibration(self) -> Calibration:
+        """The corrections learnt from every billed response so far, over the one given at creation;
+        save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
+        ``Client(calibration=...)``."""
+        from ._calibration import Calibration
+
+        merged = Calibration(dict(self._given_calibration.models) if self._given_calibration else {})
+        if self._online is not None:
+            merged.models.update(self._online.fit().models)
+        return merged
+
+    def _calibration_in_use(self) -> Calibration | None:
+        """The given calibration, replaced per model by the online fit once it has seen enough; refitted
+        every :attr:`LEARN_AFTER` new samples (fitting is not free)."""
+        online = self._online
+        if online is None or online.added < self._fitted_at + self.LEARN_AFTER:
+            return self._fitted
+        self._fitted_at = online.added
+        learnt = self.calibration()
+        given = self._given_calibration.models if self._given_calibration else {}
+        learnt.models = {
+            name: fit_
+            for name, fit_ in learnt.models.items()
+            if fit_.samples >= self.LEARN_AFTER or (name in given and fit_ is given[name])
+        }
+        for name, fit_ in given.items():
+            learnt.models.setdefault(name, fit_)
+        self._fitted = learnt
+        return learnt
 
     def settle(
         self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
@@ -240,6 +343,8 @@ class UsageTracker:
                 return
             if usage is not None:
                 self._record_locked(reservation.model, usage, approximate)
+                if not approximate:
+                    self._learn_locked(reservation, usage)
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume the worst case.

@@ -28,11 +28,13 @@ API's ``prompt_tokens``):
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _tokenizer
+from ._count_ranges import CountMethod
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
 from ._messages import as_mapping, message_mapping
 from ._tool_text import render_functions
@@ -40,6 +42,8 @@ from ._tool_text import render_functions
 if TYPE_CHECKING:
     import tiktoken
     from pydantic import BaseModel
+
+    from ._calibration import Calibration
 
     #: A chat message: a dict (or TypedDict), or a message model such as ``response.choices[0].message``.
     MessageLike = Mapping[str, Any] | BaseModel
@@ -53,6 +57,9 @@ __all__ = [
     "encoding_for_model",
     "encoding_name_for_model",
     "image_tokens",
+    "profile_request",
+    "qualify",
+    "qualify_profile",
 ]
 
 #: Model-name prefixes with a known OpenAI encoding (longest match wins; "ft:" prefixes are stripped).
@@ -78,20 +85,48 @@ class TokenCount(NamedTuple):
     """A token count and how much to trust it (an immutable tuple: cheap on the hot path).
 
     Attributes:
-        tokens: the count.
+        tokens: the count (for a stand-in count, the estimate: the stand-in count times the model
+            family's typical ratio, or the calibrated factor).
         model: the model it was counted for.
         encoding: the tiktoken encoding used.
         approximate: True when the model's real tokenizer is not the one used (non-OpenAI models), or
             the input holds parts that cannot be counted offline (audio, files).
+        count_method: ``exact`` (the model's own tokenizer and rules), ``calibrated`` (a stand-in
+            count corrected from billed usage) or ``approximate`` (corrected by published ratios).
+        low, high: the range that holds the billed count (None: ``tokens``, an exact count).
+        stand_in: the raw count with ``encoding`` before any correction (None: ``tokens``).
     """
 
     tokens: int
     model: str
     encoding: str
     approximate: bool
+    count_method: CountMethod = "exact"
+    low: int | None = None
+    high: int | None = None
+    stand_in: int | None = None
 
     def __int__(self) -> int:
         return self.tokens
+
+    @property
+    def input_tokens_range(self) -> tuple[int, int]:
+        """``(low, high)``: the billed count lies in it; zero width for an exact count."""
+        low = self.tokens if self.low is None else self.low
+        high = self.tokens if self.high is None else self.high
+        return low, high
+
+    @property
+    def raw_tokens(self) -> int:
+        """The count with ``encoding`` before any correction (what calibration fits against)."""
+        return self.tokens if self.stand_in is None else self.stand_in
+
+    def __str__(self) -> str:
+        """``13`` when exact, ``~13 (11-17)`` otherwise."""
+        if self.count_method == "exact" and self.low is None:
+            return f"{self.tokens:,}"
+        low, high = self.input_tokens_range
+        return f"~{self.tokens:,} ({low:,}-{high:,})"
 
 
 @lru_cache(maxsize=1024)
@@ -117,14 +152,21 @@ def encoding_for_model(model: str) -> tiktoken.Encoding:
     return _tokenizer.get_encoding(encoding_name_for_model(model)[0])
 
 
-def count_tokens(text: str, model: str = "gpt-4o") -> TokenCount:
+def count_tokens(text: str, model: str = "gpt-4o", *, calibration: Calibration | None = None) -> TokenCount:
     """Count the tokens of a plain string (special-token text such as ``<|endoftext|>`` is ordinary text).
 
-    Never raises on any string, including the whitespace runs that crash tiktoken itself.
+    Never raises on any string, including the whitespace runs that crash tiktoken itself. A model
+    counted with a stand-in encoding gets an estimate and a range (see :class:`TokenCount`).
+
+    Args:
+        text: the string.
+        model: the model name.
+        calibration: corrections fitted from billed usage (``holyclient calibrate``).
     """
     name, approximate = encoding_name_for_model(model)
     enc = _tokenizer.get_encoding(name)
-    return TokenCount(_tokenizer.count(enc, text), model, name, approximate)
+    counted = TokenCount(_tokenizer.count(enc, text), model, name, approximate)
+    return qualify(counted, (text,), calibration=calibration) if approximate else counted
 
 
 def count_messages(
@@ -136,6 +178,7 @@ def count_messages(
     tool_choice: Any = None,
     function_call: Any = None,
     image_size: tuple[int, int] | None = None,
+    calibration: Calibration | None = None,
 ) -> TokenCount:
     """Count the prompt tokens of a chat request, as the API reports them in ``usage.prompt_tokens``.
 
@@ -148,24 +191,99 @@ def count_messages(
         tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a named function.
         function_call: the legacy equivalent of ``tool_choice``.
         image_size: ``(width, height)`` assumed for images whose size cannot be read (http URLs).
+        calibration: corrections fitted from billed usage (``holyclient calibrate``).
 
     Raises:
         TypeError: a message is neither a mapping nor a message model.
     """
+    counted, tools_tokens = _count_chat(
+        messages, model, tools, functions, tool_choice, function_call, image_size
+    )
+    if not counted.approximate:
+        return counted
+    return qualify(counted, _texts(messages), tools_tokens, calibration=calibration)
+
+
+def _count_chat(
+    messages: Iterable[MessageLike],
+    model: str,
+    tools: Sequence[Mapping[str, Any]] | None,
+    functions: Sequence[Mapping[str, Any]] | None,
+    tool_choice: Any,
+    function_call: Any,
+    image_size: tuple[int, int] | None,
+) -> tuple[TokenCount, int]:
+    """The stand-in count of a chat request, and how many of its tokens are tool schemas."""
     name, approximate = encoding_name_for_model(model)
     counter = _Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
     definitions = [*_function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
+    tools_tokens = 0
     if definitions:
-        tokens += counter.text(render_functions(definitions)) + 9
+        tools_tokens = counter.text(render_functions(definitions)) + 9
+        tokens += tools_tokens
         if counter.saw_system:
             tokens -= 4
     tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
-    return TokenCount(tokens, model, name, approximate or counter.approximate)
+    return TokenCount(tokens, model, name, approximate or counter.approximate), tools_tokens
+
+
+def qualify(
+    counted: TokenCount,
+    texts: Iterable[str],
+    tools_tokens: int = 0,
+    *,
+    calibration: Calibration | None = None,
+) -> TokenCount:
+    """Turn a stand-in count into an estimate with its method and range.
+
+    Exact counts are returned as they are. A calibration that knows the model corrects the count by
+    the fitted factor (method ``calibrated``); otherwise the model family's published ratios for the
+    request's mix of content kinds give the estimate and range (method ``approximate``).
+    """
+    if not counted.approximate:
+        return counted
+    from ._count_ranges import kind_weights
+
+    return qualify_profile(counted, kind_weights(texts, tools_tokens), calibration)
+
+
+def qualify_profile(
+    counted: TokenCount, weights: Mapping[str, float], calibration: Calibration | None = None
+) -> TokenCount:
+    """:func:`qualify` for a count whose kind mix is known (see :func:`profile_request`)."""
+    from . import _count_ranges as ranges
+
+    raw = counted.tokens
+    if calibration is not None:
+        fitted = calibration.apply(counted.model, raw, weights)
+        if fitted is not None:
+            point, low, high = fitted
+            return counted._replace(tokens=point, count_method="calibrated", low=low, high=high, stand_in=raw)
+    exact_family = not encoding_name_for_model(counted.model)[1]
+    family = ranges.family("openai-rules") if exact_family else ranges.family_for(counted.model)
+    r = ranges.weighted_ratios(family.ratios, weights)
+    return counted._replace(
+        tokens=round(raw * r.typical),
+        count_method="approximate",
+        low=math.floor(raw * r.low),
+        high=math.ceil(raw * r.high),
+        stand_in=raw,
+    )
+
+
+def _texts(messages: Any) -> list[str]:
+    from ._count_ranges import texts_of
+
+    return texts_of(list(messages) if not isinstance(messages, list) else messages)
 
 
 def count_request(
-    body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
+    body: Mapping[str, Any],
+    *,
+    model: str | None = None,
+    image_size: tuple[int, int] | None = None,
+    calibration: Calibration | None = None,
 ) -> TokenCount:
     """Count the input tokens of a request body: a chat completion (``messages``), a completion (``prompt``),
     an embedding (``input``) or a Responses API call (``input`` and ``instructions``, approximate).
@@ -174,26 +292,55 @@ def count_request(
         body: the JSON body as a mapping.
         model: overrides ``body["model"]``.
         image_size: see :func:`count_messages`.
+        calibration: corrections fitted from billed usage (``holyclient calibrate``).
 
     Raises:
         ValueError: no model given, or the body has neither ``messages`` nor ``input``.
         TypeError: a field has the wrong type.
     """
+    counted, weights = profile_request(body, model=model, image_size=image_size)
+    return qualify_profile(counted, weights, calibration) if counted.approximate else counted
+
+
+def profile_request(
+    body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
+) -> tuple[TokenCount, dict[str, float]]:
+    """The stand-in count of a request (no correction applied) and its mix of content kinds (estimated
+    tokens per kind; empty for an exact count): what calibration fits against.
+
+    Raises:
+        ValueError / TypeError: as :func:`count_request`.
+    """
     model = model or body.get("model")
     if not isinstance(model, str) or not model:
         raise ValueError("no model: the body has no 'model' and none was given")
+    counted, tools_tokens = _count_body(body, model, image_size)
+    if not counted.approximate:
+        return counted, {}
+    from ._count_ranges import kind_weights, texts_of
+
+    texts = texts_of(
+        [body.get(key) for key in ("messages", "prompt", "input", "instructions") if key in body]
+    )
+    return counted, kind_weights(texts, tools_tokens)
+
+
+def _count_body(
+    body: Mapping[str, Any], model: str, image_size: tuple[int, int] | None
+) -> tuple[TokenCount, int]:
+    """The stand-in count of a request body, and how many of its tokens are tool schemas."""
     if "messages" in body:
         messages = body["messages"]
         if not isinstance(messages, list):
             raise TypeError("'messages' must be a list of message objects")
-        counted = count_messages(
+        counted, tools_tokens = _count_chat(
             messages,
             model,
-            tools=body.get("tools"),
-            functions=body.get("functions"),
-            tool_choice=body.get("tool_choice"),
-            function_call=body.get("function_call"),
-            image_size=image_size,
+            body.get("tools"),
+            body.get("functions"),
+            body.get("tool_choice"),
+            body.get("function_call"),
+            image_size,
         )
         response_format = body.get("response_format")
         if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
@@ -201,20 +348,20 @@ def count_request(
             # its JSON text (an overestimate is the safe side for budgets) and say it is approximate.
             schema = json.dumps(response_format.get("json_schema"), separators=(",", ":"))
             extra = _tokenizer.count(encoding_for_model(model), schema)
-            return counted._replace(tokens=counted.tokens + extra, approximate=True)
-        return counted
+            return counted._replace(tokens=counted.tokens + extra, approximate=True), tools_tokens + extra
+        return counted, tools_tokens
     if "prompt" in body:  # legacy completions: the prompt is counted like an embedding input
-        return _count_embedding_input(body["prompt"], model)
+        return _count_embedding_input(body["prompt"], model), 0
     if "input" in body:
         value = body["input"]
         if isinstance(value, list) and any(not isinstance(item, (str, int, list)) for item in value):
-            return _count_response_input(value, body.get("instructions"), model)
+            return _count_response_input(value, body.get("instructions"), model), 0
         counted = _count_embedding_input(value, model)
         instructions = body.get("instructions")
         if isinstance(instructions, str):  # a Responses API call with a plain-text input
             extra = _tokenizer.count(encoding_for_model(model), instructions)
-            return counted._replace(tokens=counted.tokens + extra, approximate=True)
-        return counted
+            return counted._replace(tokens=counted.tokens + extra, approximate=True), 0
+        return counted, 0
     raise ValueError("the body has neither 'messages' (chat), 'prompt' (completions) nor 'input'")
 
 
@@ -224,7 +371,8 @@ def _count_response_input(items: list[Any], instructions: Any, model: str) -> To
         [{"role": "developer", "content": instructions}] if isinstance(instructions, str) else []
     )
     messages.extend(items)
-    return count_messages(messages, model)._replace(approximate=True)
+    counted, _ = _count_chat(messages, model, None, None, None, None, None)
+    return counted._replace(approximate=True)
 
 
 def _count_embedding_input(value: Any, model: str) -> TokenCount:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from holyclient import AsyncClient
-from holyclient._aiohttp import AiohttpTransport
+from holyclient._http._aiohttp import AiohttpTransport
 from holyclient.testing import LocalServer
 
 KEY = "sk-aiohttp-loops-key"

@@ -11,8 +11,8 @@ import httpx2
 import pytest
 
 from holyclient import APITimeoutError, AsyncClient
-from holyclient._aiohttp import AiohttpTransport
-from holyclient._pool import ShardedAsyncTransport
+from holyclient._http._aiohttp import AiohttpTransport
+from holyclient._http._pool import ShardedAsyncTransport
 from holyclient.testing import LocalServer
 from raw_http import deaf_server
 

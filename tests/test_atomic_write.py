@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from holyclient._files import write_atomically
+from holyclient._core._atomic import write_atomically
 
 
 def test_a_write_that_fails_midway_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Path) -> None:

@@ -15,20 +15,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from holyclient import APIResponseValidationError, APIStatusError, InternalServerError, RateLimitError
-from holyclient._base import (
-    NOT_GIVEN,
-    REDACTED,
-    SSEDecoder,
-    build_headers,
-    error_message,
-    make_status_error,
-    parse_error_body,
-    parse_model,
-    redact_headers,
-    redacted_text,
-    stream_error,
-    to_jsonable,
-)
+from holyclient._core._parse import error_message, make_status_error, parse_error_body, parse_model
+from holyclient._core._redact import REDACTED, redact_headers, redacted_text
+from holyclient._core._request import NOT_GIVEN, build_headers, to_jsonable
+from holyclient._core._sse import SSEDecoder, stream_error
 
 KEY = "sk-holy-0123456789abcdef"
 

@@ -150,7 +150,7 @@ def test_a_moderation_without_model_is_sent_without_one(server: LocalServer, tmp
 
 
 def test_tpm_limit_counts_embeddings_by_their_input_only() -> None:
-    from holyclient.batch._ratelimit import TokenEstimator
+    from holyclient.ratelimit._estimate import TokenEstimator
 
     estimator = TokenEstimator()
     text = "a b c d e f g h"  # 8 tokens

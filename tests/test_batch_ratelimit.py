@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 from holyclient.batch import AdaptiveConcurrency, RateLimiter, TokenEstimator
-from holyclient.batch._ratelimit import Slots, completion_allowance
+from holyclient.batch._concurrency import Slots
+from holyclient.ratelimit._estimate import completion_allowance
 
 
 class FakeClock:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from holyclient.pricing._tracker import UsageTracker
 
 from holyclient import ChatCompletion
-from holyclient._usage import UsageTracker
 from holyclient.pricing import PriceTable
 from holyclient.tokens import count_messages, count_request
 from holyclient.truncation import fit_messages

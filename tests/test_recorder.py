@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from holyclient._send._recorder import Recorder
 
 from holyclient import Client, Router, Target
-from holyclient._recorder import Recorder
 from holyclient.batch import parse_line
 from holyclient.testing import LocalServer
 
@@ -53,7 +53,7 @@ def test_record_rate_samples_and_appends(server: LocalServer, tmp_path: Path):
         client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
     assert len(path.read_text().splitlines()) == 1
     recorder = Recorder(path, 0.25, rng=random.Random(5))
-    from holyclient._base import RequestOptions
+    from holyclient._core._request import RequestOptions
 
     options = RequestOptions("POST", "/chat/completions", body={"model": "m", "messages": MESSAGES})
     for _ in range(2000):
@@ -63,7 +63,7 @@ def test_record_rate_samples_and_appends(server: LocalServer, tmp_path: Path):
 
 
 def test_the_recorder_is_bounded_and_thread_safe(tmp_path: Path):
-    from holyclient._base import RequestOptions
+    from holyclient._core._request import RequestOptions
 
     path = tmp_path / "sample.jsonl"
     recorder = Recorder(path, 1.0, limit=500)

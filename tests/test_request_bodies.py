@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from holyclient._base import to_jsonable
+from holyclient._core._request import to_jsonable
 from holyclient.types.chat import ChatCompletionMessage
 
 

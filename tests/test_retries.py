@@ -15,7 +15,7 @@ from holyclient import (
     InternalServerError,
     RateLimitError,
 )
-from holyclient._retry import RetryPolicy, retry_after_seconds
+from holyclient._core._retry import RetryPolicy, retry_after_seconds
 from support import Recorder, completion
 
 MESSAGES = [{"role": "user", "content": "x"}]

@@ -9,7 +9,7 @@ import httpx2
 import pytest
 
 from holyclient import BadRequestError, RateLimitError
-from holyclient._retry import retry_after_seconds
+from holyclient._core._retry import retry_after_seconds
 from support import Recorder, completion
 
 MESSAGES = [{"role": "user", "content": "x"}]

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from holyclient import APIResponseValidationError, InternalServerError, RateLimitError
-from holyclient._retry import RetryPolicy, retry_after_seconds
+from holyclient._core._retry import RetryPolicy, retry_after_seconds
 
 
 def rate_limited(retry_after: float | None = None) -> RateLimitError:

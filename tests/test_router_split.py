@@ -298,7 +298,7 @@ def test_with_options_applies_to_every_target_and_refuses_per_target_options():
     ],
 )
 def test_which_status_errors_are_safe_to_fail_over(status: int, code: str | None, safe: bool):
-    from holyclient._base import make_status_error
+    from holyclient._core._parse import make_status_error
     from holyclient.router._select import failover_safe
 
     body = json.dumps({"error": {"message": "m", "type": "t", "code": code}}).encode()

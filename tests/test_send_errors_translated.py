@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from holyclient import APIConnectionError, APITimeoutError, AsyncClient, Client
-from holyclient._transport import translate_error
+from holyclient._http._transport import translate_error
 from raw_http import canned_server, http_answer
 from redaction import assert_key_nowhere
 from support import KEY

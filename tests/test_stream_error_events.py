@@ -16,7 +16,7 @@ from holyclient import (
     PermissionDeniedError,
     RateLimitError,
 )
-from holyclient._base import stream_error
+from holyclient._core._sse import stream_error
 from support import Recorder, chunk, sse
 
 MESSAGES = [{"role": "user", "content": "x"}]

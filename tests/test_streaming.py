@@ -6,7 +6,7 @@ import httpx2
 import pytest
 
 from holyclient import APIConnectionError, ChatCompletionChunk, InternalServerError, RateLimitError
-from holyclient._base import SSEDecoder
+from holyclient._core._sse import SSEDecoder
 from support import Recorder, chunk, sse
 
 MESSAGES = [{"role": "user", "content": "x"}]

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from holyclient import _tokenizer
 from holyclient.tokens import (
+    _tokenizer,
     count_messages,
     count_request,
     count_tokens,

@@ -8,9 +8,9 @@ import threading
 
 import httpx2
 import pytest
+from holyclient.pricing._tracker import UsageTracker
 
 from holyclient import BudgetExceededError
-from holyclient._usage import UsageTracker
 from holyclient.pricing import PriceTable, estimate_cost
 from holyclient.tokens import count_request
 from support import completion

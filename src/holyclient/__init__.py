@@ -8,8 +8,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._base import NOT_GIVEN
-from ._client import AsyncClient, Client
+from ._client._client import AsyncClient, Client
+from ._core._request import NOT_GIVEN
+from ._core._retry import RetryPolicy
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -30,14 +31,12 @@ from ._exceptions import (
     RateLimitError,
     UnprocessableEntityError,
 )
-from ._retry import RetryPolicy
-from ._streaming import AsyncStream, Stream
+from ._send._streaming import AsyncStream, Stream
 from ._version import __version__
 
 if TYPE_CHECKING:
     from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
-    from ._usage import UsageSnapshot, UsageTracker
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
     from .pricing import (
         CostEstimate,
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
         estimate_request,
         lookup_model,
     )
+    from .pricing._tracker import UsageSnapshot, UsageTracker
     from .router import AsyncRouter, Router, Target
     from .tokens import (
         TokenCount,
@@ -111,8 +111,8 @@ _LAZY = {
     "truncate_text": ".truncation",
     "fit_messages": ".truncation",
     "ContextOverflowError": ".truncation",
-    "UsageTracker": "._usage",
-    "UsageSnapshot": "._usage",
+    "UsageTracker": ".pricing",
+    "UsageSnapshot": ".pricing",
     "ParsedChatCompletion": "._parsing",
     "pydantic_function_tool": "._parsing",
     "ChatCompletionStreamState": "._chat_stream",

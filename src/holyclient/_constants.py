@@ -24,3 +24,13 @@ DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_MAX_KEEPALIVE_CONNECTIONS = 256
 
 LOGGER_NAME = "holyclient"
+
+#: The Batch API's endpoints (a batch line's ``url``), in the order error messages list them.
+CHAT_COMPLETIONS_URL = "/v1/chat/completions"
+EMBEDDINGS_URL = "/v1/embeddings"
+COMPLETIONS_URL = "/v1/completions"
+RESPONSES_URL = "/v1/responses"
+MODERATIONS_URL = "/v1/moderations"
+ACCEPTED_URLS = (CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, COMPLETIONS_URL, RESPONSES_URL, MODERATIONS_URL)
+#: The path each Batch API endpoint is sent to, under the client's base URL (which ends in ``/v1``).
+PATHS = {url: url.removeprefix("/v1") for url in ACCEPTED_URLS}

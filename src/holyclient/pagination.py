@@ -1,11 +1,11 @@
 """Page classes returned by ``list()`` methods, under openai's public names (``openai.pagination``).
 
 ``for item in page`` walks every page; the async pages support ``async for``. See
-:mod:`holyclient._pagination` for how the next page is found.
+:mod:`holyclient._client._pagination` for how the next page is found.
 """
 
 from __future__ import annotations
 
-from ._pagination import AsyncCursorPage, AsyncPage, AsyncPaginator, SyncCursorPage, SyncPage
+from ._send._pagination import AsyncCursorPage, AsyncPage, AsyncPaginator, SyncCursorPage, SyncPage
 
 __all__ = ["AsyncCursorPage", "AsyncPage", "AsyncPaginator", "SyncCursorPage", "SyncPage"]

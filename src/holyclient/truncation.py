@@ -6,13 +6,12 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import _tokenizer
+from ._core._messages import message_mapping
 from ._exceptions import HolyClientError
-from ._messages import message_mapping
-from .tokens import count_messages, encoding_for_model
+from .tokens import _tokenizer, count_messages, encoding_for_model
 
 if TYPE_CHECKING:
-    from .tokens import MessageLike
+    from .tokens._count import MessageLike
 
 __all__ = ["DEFAULT_MARKER", "ContextOverflowError", "fit_messages", "truncate_text"]
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from .._parsing import ParsedChatCompletion
-    from .._streaming import AsyncStream, Stream
+    from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionChunk
 
 ResponseFormatT = TypeVar("ResponseFormatT")

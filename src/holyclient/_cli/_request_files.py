@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .._message_checks import kind, messages_problem
+from .._core._message_checks import kind, messages_problem
 from ._argtypes import MAX_TOKENS
 
 #: Larger ``max_tokens`` / ``max_completion_tokens`` values are typos, not requests: no model writes
@@ -224,7 +224,7 @@ def _request(value: Any, where: str) -> Request:
 
 
 def _check_messages(messages: Any, where: str, prefix: str) -> None:
-    """The batch reader's check (:mod:`holyclient._message_checks`), an empty list allowed: estimating a
+    """The batch reader's check (:mod:`holyclient._core._message_checks`), an empty list allowed: estimating a
     request's overhead alone is harmless."""
     if (problem := messages_problem(messages, prefix, allow_empty=True)) is not None:
         raise InputError(f"{where}: {problem}")

@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _send(args: argparse.Namespace, report: Any) -> int:
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
     from .._exceptions import ConfigurationError
     from ..batch._output import OutputLock, prepare_output
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._files import write_atomically
+from .._core._atomic import write_atomically
 from ..compare._gates import METRICS
 
 DESCRIPTION = """\

@@ -93,7 +93,8 @@ def estimated_cost(plan: list[Probe]) -> float | None:
 
 def observe(client: Any, probe: Probe) -> Observation:
     """Send one probe through the client's low-level path (no retry) and record what came back."""
-    from .._base import RequestOptions, SSEDecoder
+    from .._core._request import RequestOptions
+    from .._core._sse import SSEDecoder
     from .._exceptions import APIConnectionError
     from ..compare._streams import chunk_has_output
 

@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
 
     state = State(rate, compare)
     if args.calibration is not None:
-        from .._calibration import Calibration, CalibrationFileError
+        from ..tokens import Calibration, CalibrationFileError
 
         try:
             state.calibration = Calibration.load(args.calibration)

@@ -20,10 +20,12 @@ Example::
                 print(result.custom_id, result.ok)
 """
 
+from ..ratelimit._estimate import TokenEstimator
+from ..ratelimit._window import RateLimiter
+from ._concurrency import AdaptiveConcurrency
 from ._guard import BatchStoppedError
 from ._input import InputLineError, InputReport, iter_requests, parse_line, validate_input
 from ._output import OutputError, OutputState, OutputWriter, prepare_output
-from ._ratelimit import AdaptiveConcurrency, RateLimiter, TokenEstimator
 from ._runner import DEFAULT_BATCH_MAX_RETRIES, DEFAULT_CONCURRENCY, BatchRunner
 from ._sync import run_batch
 from ._types import BatchRequest, BatchResult, BatchStats, ModelTally

@@ -4,7 +4,7 @@ The batch writes the server's body as it came, so the answer is parsed once, wit
 only its shape is checked (``choices`` for chat and completions, ``data`` for embeddings, ``output``
 for responses, ``results`` for moderations): building a pydantic model per answer would cost more CPU
 than the rest of the request. An answer that fails the check goes through the client's own
-:func:`~holyclient._base.parse_model`, so its error is the one a plain call raises (retryable when
+:func:`~holyclient._core._parse.parse_model`, so its error is the one a plain call raises (retryable when
 the body was not JSON at all, redacted).
 """
 
@@ -16,13 +16,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .._base import parse_model
+from .._constants import (
+    CHAT_COMPLETIONS_URL,
+    COMPLETIONS_URL,
+    EMBEDDINGS_URL,
+    MODERATIONS_URL,
+    RESPONSES_URL,
+)
+from .._core._parse import parse_model
 from .._exceptions import APIResponseValidationError
-from ._bodies import ACCEPTED_URLS, COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL, RESPONSES_URL
-from ._types import CHAT_COMPLETIONS_URL
 
 #: The API path of each Batch API url, relative to the client's base URL (which ends in ``/v1``).
-PATHS = {url: url.removeprefix("/v1") for url in ACCEPTED_URLS}
 
 
 class _Choices(BaseModel):

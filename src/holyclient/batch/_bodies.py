@@ -13,15 +13,15 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .._message_checks import kind, messages_problem
-from ._types import CHAT_COMPLETIONS_URL
+from .._constants import (
+    CHAT_COMPLETIONS_URL,
+    COMPLETIONS_URL,
+    EMBEDDINGS_URL,
+    MODERATIONS_URL,
+    RESPONSES_URL,
+)
+from .._core._message_checks import kind, messages_problem
 
-EMBEDDINGS_URL = "/v1/embeddings"
-COMPLETIONS_URL = "/v1/completions"
-RESPONSES_URL = "/v1/responses"
-MODERATIONS_URL = "/v1/moderations"
-#: The Batch API's endpoints, in the order the error message lists them.
-ACCEPTED_URLS = (CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, COMPLETIONS_URL, RESPONSES_URL, MODERATIONS_URL)
 #: Inputs one embeddings request may hold (OpenAI's limit).
 MAX_EMBEDDING_INPUTS = 2048
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._bodies import EMBEDDINGS_URL, MODERATIONS_URL, InputLineError
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest
+from .._constants import CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL
+from ._bodies import InputLineError
+from ._types import BatchRequest
 
 #: Tokens a message adds to the prompt beyond its content, at most (role, separators, reply priming).
 _MESSAGE_OVERHEAD = 8

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .._exceptions import APIConnectionError, APIStatusError, APITimeoutError
-from ._ratelimit import Clock, Slots
+from ..ratelimit._window import Clock
+from ._concurrency import Slots
 from ._types import BatchResult
 
 #: Attempts in a row failing the same hopeless way that stop a ``holyclient batch`` run.

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._message_checks import kind
-from ._bodies import ACCEPTED_URLS, InputLineError, check_body, with_default_model
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest, request_fingerprint
+from .._constants import ACCEPTED_URLS, CHAT_COMPLETIONS_URL
+from .._core._message_checks import kind
+from ._bodies import InputLineError, check_body, with_default_model
+from ._types import BatchRequest, request_fingerprint
 
 __all__ = ["IdSet", "InputLineError", "InputReport", "iter_requests", "parse_line", "validate_input"]
 

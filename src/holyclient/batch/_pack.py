@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._bodies import EMBEDDINGS_URL, MAX_EMBEDDING_INPUTS
+from .._constants import EMBEDDINGS_URL
+from ._bodies import MAX_EMBEDDING_INPUTS
 from ._types import BatchRequest, BatchResult, request_fingerprint
 
 DEFAULT_PACK_INPUTS = 256
@@ -49,7 +50,7 @@ def _inputs(value: Any) -> list[Any]:
 
 
 def _count(body: Mapping[str, Any]) -> int:
-    from ._ratelimit import count_prompt_tokens
+    from ..ratelimit._estimate import count_prompt_tokens
 
     return count_prompt_tokens(body) or 1
 

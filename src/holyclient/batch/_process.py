@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._base import RequestOptions, parse_error_body
-from .._constants import LOGGER_NAME
+from .._constants import LOGGER_NAME, PATHS
+from .._core._parse import parse_error_body
+from .._core._request import RequestOptions
 from .._exceptions import (
     APIConnectionError,
     APIResponseValidationError,
@@ -21,16 +22,18 @@ from .._exceptions import (
     APITimeoutError,
     BudgetExceededError,
 )
-from ._answers import PATHS, read_answer, usage_of
+from ..ratelimit._estimate import TokenEstimator
+from ..ratelimit._window import Clock, Sleep
+from ._answers import read_answer, usage_of
+from ._concurrency import AdaptiveConcurrency, Slots
 from ._guard import SlotHold, StopBreaker
 from ._pack import PackedRequest
-from ._ratelimit import AdaptiveConcurrency, Clock, Sleep, Slots, TokenEstimator
 from ._types import BatchRequest, BatchResult, BatchStats, request_fingerprint
 from ._wire import DirectSender
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient
-    from .._retry import RetryPolicy
+    from .._client._client import AsyncClient
+    from .._core._retry import RetryPolicy
     from ..ratelimit import Feedback, Limiter
 
 logger = logging.getLogger(LOGGER_NAME)

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._bodies import EMBEDDINGS_URL, MODERATIONS_URL
-from ._types import CHAT_COMPLETIONS_URL, BatchResult, BatchStats
+from .._constants import CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL
+from ._types import BatchResult, BatchStats
 
 #: The model the moderations endpoint uses when a request names none.
 DEFAULT_MODERATION_MODEL = "omni-moderation-latest"
@@ -188,7 +188,7 @@ class DryRunEstimate:
         """Count one request to ``url``: its input tokens, and its output at the cap it sets (none for
         embeddings and moderations)."""
         from ..pricing import UnknownModelError, estimate_cost, estimate_request
-        from ._ratelimit import count_prompt_tokens
+        from ..ratelimit._estimate import count_prompt_tokens
 
         model = str(body.get("model") or DEFAULT_MODERATION_MODEL)
         if "model" not in body:  # a moderation that lets the server pick its model

@@ -24,16 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._base import NOT_GIVEN
+from .._constants import CHAT_COMPLETIONS_URL
+from .._core._request import NOT_GIVEN
+from ..ratelimit._estimate import TokenEstimator
+from ..ratelimit._window import Clock, Sleep
+from ._concurrency import AdaptiveConcurrency, Slots
 from ._guard import BatchStoppedError, StopBreaker, unwrapped
 from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, split, unpack
 from ._process import RequestProcessor
-from ._ratelimit import AdaptiveConcurrency, Clock, Sleep, Slots, TokenEstimator
-from ._types import CHAT_COMPLETIONS_URL, BatchRequest, BatchResult, BatchStats
+from ._types import BatchRequest, BatchResult, BatchStats
 from ._wire import DirectSender
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
     from ..ratelimit import Limiter
 
 #: Retries per request. Higher than a single call's default: a batch of thousands meets every transient

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._files import write_atomically
+from .._core._atomic import write_atomically
 
 #: Where ``--shard auto/N`` reads ``K``: Kubernetes Indexed Jobs, then Slurm job arrays.
 SHARD_INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")

@@ -11,7 +11,7 @@ from ._runner import BatchRunner, RequestLike, as_request
 from ._types import BatchResult
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
+    from .._client._client import AsyncClient, Client
 
 
 def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, bool]:
@@ -21,7 +21,7 @@ def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, b
     a new loop; so a client with its own pool is run through a twin with the same settings and usage
     tracker, on a fresh pool. An ``AsyncClient`` given its ``http_client`` by the caller is used as is.
     """
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
 
     if isinstance(client, AsyncClient) and not client._owns_http:
         return client, False

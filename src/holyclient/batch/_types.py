@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-CHAT_COMPLETIONS_URL = "/v1/chat/completions"
+from .._constants import CHAT_COMPLETIONS_URL
 
 #: An output line's ``id`` as holyclient writes it: the request's fingerprint, then random hex. The
 #: fingerprint lets a resume notice that INPUT changed under the same ``custom_id``.

@@ -5,9 +5,9 @@ went to the layers between the runner and the socket: httpx2 building a request 
 header objects), its client (auth, redirects, cookies) and the response stream re-read through
 an adapter. A batch request needs none of that -- one URL per endpoint, headers fixed for the run,
 a JSON body -- so :class:`DirectSender` builds each request's headers once and sends through the
-transport's own wire step (:func:`holyclient._aiohttp.send`, the same timeouts and error mapping as
+transport's own wire step (:func:`holyclient._http._aiohttp.send`, the same timeouts and error mapping as
 every other call). The guarantees are the client's own, on the rare paths that need them: an error
-is translated by :func:`~holyclient._transport.translate_error` (redacted, key-free) against an httpx2
+is translated by :func:`~holyclient._http._transport.translate_error` (redacted, key-free) against an httpx2
 request built only then; a status error or an unreadable answer is judged on an httpx2 response
 built only then, by the client's own code (``Retry-After`` included).
 
@@ -23,12 +23,12 @@ import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._attempts import mark_never_sent
-from .._base import NOT_GIVEN, RequestOptions, build_headers
-from .._transport import default_timeout, request_timeout, translate_error
+from .._core._request import NOT_GIVEN, RequestOptions, build_headers
+from .._http._transport import default_timeout, request_timeout, translate_error
+from .._send._attempts import mark_never_sent
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
@@ -81,8 +81,8 @@ class DirectSender:
     @classmethod
     def for_client(cls, client: AsyncClient) -> DirectSender | None:
         """A sender for ``client``, or ``None`` when its requests must go through httpx2."""
-        from .._aiohttp import AiohttpTransport
-        from .._client import AsyncClient
+        from .._client._client import AsyncClient
+        from .._http._aiohttp import AiohttpTransport
 
         if type(client)._send_raw is not AsyncClient._send_raw:
             return None  # a subclass that sends its own way (timing, routing) keeps doing so
@@ -125,7 +125,7 @@ class DirectSender:
         Raises:
             APIConnectionError: (or ``APITimeoutError``) when no answer was obtained, as from ``_send_raw``.
         """
-        from .._aiohttp import read_body, send
+        from .._http._aiohttp import read_body, send
 
         url = self.client.base_url + options.path
         # outside the ``try``: a body that is not JSON fails the request (as httpx2's would), unretried

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ._report import Pair
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
 
 #: Texts per ``/embeddings`` request.
 BATCH = 64

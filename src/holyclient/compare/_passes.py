@@ -43,7 +43,7 @@ async def run_passes(
     progress_seconds: float,
 ) -> tuple[SideRun, SideRun, list[SideRun]]:
     """Run ``passes`` (``old``, ``new``, then ``old#2`` ...) and return old, new and the repeats of old."""
-    from .._models import ChatCompletion
+    from ..types import ChatCompletion
 
     # Build the response model's validators now: done lazily, the first answer's latency would include it.
     ChatCompletion.model_validate(
@@ -104,7 +104,7 @@ async def embed_texts(
     endpoint: Endpoint, model: str, texts: Sequence[str], log: Callable[[str], None]
 ) -> dict[str, list[float]] | None:
     """The texts' embeddings from ``endpoint``, or ``None`` (said through ``log``) when it refuses."""
-    from .._client import AsyncClient
+    from .._client._client import AsyncClient
     from .._exceptions import APIError
     from ._embeddings import embed
 

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._base import RequestOptions, SSEDecoder
-from .._client import AsyncClient
-from .._transport import translate_error
+from .._client._client import AsyncClient
+from .._core._request import RequestOptions
+from .._core._sse import SSEDecoder
+from .._http._transport import translate_error
 from ..batch import BatchRequest, BatchResult, BatchRunner
 from ._streams import assemble, chunk_has_output
 

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._constants import CHAT_COMPLETIONS_URL
 from ..batch import BatchRequest, InputLineError, parse_line
-from ..batch._types import CHAT_COMPLETIONS_URL
 
 
 class SampleError(ValueError):

@@ -7,8 +7,8 @@ import time
 
 import anyio
 
-from ..batch._ratelimit import Clock, RateLimiter, Sleep
 from ._protocol import Admission, Feedback
+from ._window import Clock, RateLimiter, Sleep
 
 
 class LocalLimiter:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .._retry import retry_after_seconds
+from .._core._retry import retry_after_seconds
 
 
 @dataclass
@@ -94,7 +94,7 @@ class Limiter(Protocol):
 def admission_cost(limiter: Limiter, body: Mapping[str, Any] | None) -> tuple[str, int]:
     """``(model, tokens to charge)`` for a request body: prompt estimate + completion allowance, as the
     provider counts them (tokens are counted only when the limiter has a token limit)."""
-    from ..batch._ratelimit import TokenEstimator
+    from ._estimate import TokenEstimator
 
     body = body or {}
     model = str(body.get("model") or "unknown")

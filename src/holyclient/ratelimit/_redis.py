@@ -23,10 +23,10 @@ from urllib.parse import urlsplit, urlunsplit
 import anyio
 
 from .._constants import LOGGER_NAME
-from ..batch._ratelimit import Sleep
 from ._local import LocalLimiter
 from ._protocol import Admission, Feedback
 from ._script import SCRIPT
+from ._window import Sleep
 
 logger = logging.getLogger(LOGGER_NAME)
 

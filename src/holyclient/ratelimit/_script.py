@@ -14,7 +14,7 @@ Data, per API key hash and model (all in one Redis Cluster hash slot, by the ``{
   (level and stamp); expired members are subtracted as they are pruned;
 * ``...:pause``: the server time until which nobody may send (a 429's ``Retry-After``).
 
-The rules mirror :class:`holyclient.batch._ratelimit.RateLimiter`: at most ``limit`` units in any
+The rules mirror :class:`holyclient.ratelimit._window.RateLimiter`: at most ``limit`` units in any
 window (counted a little longer than the server's window), spread by a token bucket holding
 ``burst`` seconds' worth of units.
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._base import NOT_GIVEN, RequestOptions
 from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
+from .._core._request import NOT_GIVEN, RequestOptions
 from .._parsing import (
     ParsedChatCompletion,
     parse_chat_completion,
@@ -23,8 +23,8 @@ from .._parsing import (
 )
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._streaming import AsyncStream, Stream
+    from .._client._client import AsyncClient, Client
+    from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")

@@ -2,7 +2,7 @@
 
 A resource method is a thin shell: it names its parameters (for users, type checkers and the parity
 test), hands ``locals()`` to its :class:`Operation`, and passes the resulting
-:class:`~holyclient._base.RequestOptions` to the client, which does the I/O. The sync and async twins
+:class:`~holyclient._core._request.RequestOptions` to the client, which does the I/O. The sync and async twins
 therefore share every decision and differ only in ``await``.
 """
 
@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._base import NOT_GIVEN, RequestOptions, build_body
+from .._core._request import NOT_GIVEN, RequestOptions, build_body
 from ._spec_params import ACCEPTED
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
+    from .._client._client import AsyncClient, Client
 
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")

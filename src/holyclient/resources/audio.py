@@ -9,12 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._base import NOT_GIVEN
-from .._binary import (
-    AsyncStreamedBinaryContext,
-    HttpxBinaryResponseContent,
-    StreamedBinaryResponse,
-)
+from .._core._binary import AsyncStreamedBinaryContext, HttpxBinaryResponseContent, StreamedBinaryResponse
+from .._core._request import NOT_GIVEN
 from ..types.audio import (
     Transcription,
     TranscriptionDiarized,
@@ -29,9 +25,9 @@ from ._operation import AsyncAPIResource, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._multipart import FileTypes
-    from .._streaming import AsyncStream, Stream
+    from .._client._client import AsyncClient, Client
+    from .._core._multipart import FileTypes
+    from .._send._streaming import AsyncStream, Stream
 
 SPEECH = HeaderOperation(
     "POST", "/audio/speech", HttpxBinaryResponseContent, headers={"Accept": "application/octet-stream"}

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._base import NOT_GIVEN
+from .._core._request import NOT_GIVEN
 from ..types.chat import ChatCompletion, ChatCompletionChunk
 from ._chat_parse import AsyncParseMethods, ParseMethods
 from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._streaming import AsyncStream, Stream
+    from .._client._client import AsyncClient, Client
+    from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionMessageParam
 
 CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._base import NOT_GIVEN
-from .._binary import HttpxBinaryResponseContent
-from .._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._core._binary import HttpxBinaryResponseContent
+from .._core._request import NOT_GIVEN
+from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.files import FileDeleted, FileObject
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
-    from .._multipart import FileTypes
+    from .._core._multipart import FileTypes
 
 CREATE = MultipartOperation("POST", "/files", FileObject)
 LIST = PageOperation("GET", "/files", SyncCursorPage[FileObject], AsyncCursorPage[FileObject])

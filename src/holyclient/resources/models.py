@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._base import NOT_GIVEN
-from .._pagination import AsyncPage, AsyncPaginator
+from .._core._request import NOT_GIVEN
+from .._send._pagination import AsyncPage, AsyncPaginator
 from ..types.models import Model, ModelList
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 

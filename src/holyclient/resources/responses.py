@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._base import NOT_GIVEN
-from .._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._core._request import NOT_GIVEN
+from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.responses import Response, ResponseOutputItem, ResponseStreamEvent
 from ._operation import AsyncAPIResource, Operation, PageOperation, StreamingOperation, SyncAPIResource
 from ._uploads import HeaderOperation
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._streaming import AsyncStream, Stream
+    from .._client._client import AsyncClient, Client
+    from .._send._streaming import AsyncStream, Stream
 
 CREATE = StreamingOperation("POST", "/responses", Response, ResponseStreamEvent)
 RETRIEVE = Operation("GET", "/responses/{response_id}", Response)

@@ -36,8 +36,8 @@ from ._stats import Counters, TargetStats, percentile
 from ._target import Target, all_targets
 
 if TYPE_CHECKING:
-    from .._base import RequestOptions
-    from .._usage import UsageSnapshot
+    from .._core._request import RequestOptions
+    from ..pricing._tracker import UsageSnapshot
     from ._mirror import Mirror
 
 

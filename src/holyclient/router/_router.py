@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._client import AsyncClient, Client
+from .._client._client import AsyncClient, Client
 from ._core import mark
 from ._mirror import side
 from ._select import StickyKey, failover_safe, opening_error
@@ -25,7 +25,7 @@ from ._shell import RouterShell
 from ._target import Target
 
 if TYPE_CHECKING:
-    from .._base import RequestOptions
+    from .._core._request import RequestOptions
 
 ModelT = TypeVar("ModelT")
 
@@ -297,7 +297,7 @@ class AsyncRouter(RouterShell, AsyncClient):
         return await self._route(options, send)
 
     def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
-        from .._pagination import AsyncPaginator
+        from .._send._pagination import AsyncPaginator
 
         async def fetch() -> Any:
             result = await self._request(options, page_cls)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._exceptions import BudgetExceededError
-from .._usage import Reservation, UsageTracker
+from ..pricing._tracker import Reservation, UsageTracker
 
 
 class ChainedTracker(UsageTracker):

@@ -6,7 +6,7 @@ here. ``from holyclient.types.chat import ChatCompletionMessageParam`` works as 
 
 from __future__ import annotations
 
-from ._base import BaseModel
+from ._model import BaseModel
 from .batches import Batch, BatchError, BatchRequestCounts
 from .chat import (
     ChatCompletion,

@@ -1,6 +1,6 @@
 """Speech to text (``client.audio.transcriptions`` / ``translations``).
 
-Text to speech (``client.audio.speech``) answers with bytes, see :mod:`holyclient._binary`.
+Text to speech (``client.audio.speech``) answers with bytes, see :mod:`holyclient._core._binary`.
 ``response_format`` picks the return type as in openai: ``json`` (default) a :class:`Transcription`,
 ``verbose_json`` a :class:`TranscriptionVerbose`, ``diarized_json`` a :class:`TranscriptionDiarized`, ``text`` / ``srt`` / ``vtt`` a plain ``str``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base import BaseModel
+from ._model import BaseModel
 
 
 class TranscriptionWord(BaseModel):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ._base import BaseModel
+from ._model import BaseModel
 
 
 class BatchRequestCounts(BaseModel):

@@ -11,7 +11,7 @@ from typing import Any, Literal, NotRequired, Required
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ._base import BaseModel as _Model
+from ._model import BaseModel as _Model
 from .shared import CompletionUsage
 
 

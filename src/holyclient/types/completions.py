@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import BaseModel
+from ._model import BaseModel
 from .shared import CompletionUsage
 
 

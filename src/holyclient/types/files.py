@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import BaseModel
+from ._model import BaseModel
 
 
 class FileObject(BaseModel):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .._pagination import SyncPage
-from ._base import BaseModel as _Model
+from .._send._pagination import SyncPage
+from ._model import BaseModel as _Model
 
 
 class Model(_Model):

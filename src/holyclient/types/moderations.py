@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from ._base import BaseModel
+from ._model import BaseModel
 
 
 class _ByAlias(BaseModel):

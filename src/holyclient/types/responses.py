@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from ._base import BaseModel
+from ._model import BaseModel
 
 # --- output items -------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import BaseModel as _Model
+from ._model import BaseModel as _Model
 
 
 class PromptTokensDetails(_Model):

@@ -16,7 +16,7 @@ stream ends:
 
 :class:`StreamMeter` watches the parsed chunks (:meth:`~StreamMeter.observe`) and settles the usage
 tracker once (:meth:`~StreamMeter.finish`); a stream garbage-collected unclosed calls
-:meth:`~StreamMeter.abandon`, which only queues the settlement (see :mod:`holyclient._usage`).
+:meth:`~StreamMeter.abandon`, which only queues the settlement (see :mod:`holyclient.pricing._tracker`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._constants import LOGGER_NAME
+from .._constants import LOGGER_NAME
 
 if TYPE_CHECKING:
-    from ._usage import Reservation, UsageTracker
+    from ._tracker import Reservation, UsageTracker
 
 __all__ = ["CHARGED_PATHS", "StreamMeter", "ask_for_usage"]
 
@@ -176,7 +176,7 @@ class StreamMeter:
         model = self._body.get("model")
         if not isinstance(model, str) or not model:
             return None
-        from .tokens import count_request, count_tokens
+        from ..tokens import count_request, count_tokens
 
         prompt = self._reservation.prompt_tokens if self._reservation is not None else None
         if prompt is None:

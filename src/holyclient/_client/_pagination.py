@@ -15,8 +15,8 @@ from typing import Any, Generic, Self, TypeVar
 
 from pydantic import Field, PrivateAttr
 
-from ._base import RequestOptions
-from .types._base import BaseModel
+from .._core._request import RequestOptions
+from ..types._model import BaseModel
 
 ItemT = TypeVar("ItemT")
 PageT = TypeVar("PageT", bound="AsyncPage[Any]")

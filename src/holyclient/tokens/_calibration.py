@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._count_ranges import KINDS
+from ._ranges import KINDS
 
 __all__ = ["Calibration", "CalibrationFileError", "ModelFit", "Sample", "fit"]
 
@@ -118,7 +118,7 @@ class Calibration:
 
     def save(self, path: str | Path) -> None:
         """Write the calibration as JSON (atomically: a reader never sees half a file)."""
-        from ._files import write_atomically  # the package's one atomic writer
+        from .._core._atomic import write_atomically  # the package's one atomic writer
 
         write_atomically(Path(path), [json.dumps(self.as_dict(), indent=2) + "\n"])
 

@@ -3,8 +3,8 @@
 The sync default is httpx2 (the successor of httpx the official SDK moved to), chosen by measurement:
 httpx 0.28's connection pool scans every connection on each request and collapses at high concurrency
 (encode/httpx#3215). The async default keeps httpx2's client on top of aiohttp's connection pool
-(:mod:`holyclient._aiohttp`), about half the CPU per request; off asyncio, or behind a proxy from the
-environment, it uses httpx2, its connections spread over small pools (:mod:`holyclient._pool`); see
+(:mod:`holyclient._http._aiohttp`), about half the CPU per request; off asyncio, or behind a proxy from the
+environment, it uses httpx2, its connections spread over small pools (:mod:`holyclient._http._pool`); see
 ``benchmarks/bench_client.py``. A user may pass an ``httpx.Client`` / ``httpx.AsyncClient`` instead
 (respx mocks it); both libraries share one API. Whatever any of them raises while sending becomes one of
 our errors in :func:`translate_error`, with no list of types to fall behind."""
@@ -14,13 +14,13 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ._constants import (
+from .._constants import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_KEEPALIVE_CONNECTIONS,
     DEFAULT_TIMEOUT,
 )
-from ._exceptions import APIConnectionError, APITimeoutError, HolyClientError
+from .._exceptions import APIConnectionError, APITimeoutError, HolyClientError
 
 
 def default_timeout(timeout: Any) -> Any:
@@ -101,7 +101,7 @@ def translate_error(exc: BaseException, request: Any, attempts: int = 1) -> Base
     outside the ``except`` block): its traceback frames and ``request`` hold the key. Cancellation and
     other ``BaseException``s come back unchanged.
     """
-    from ._base import redacted_request, redacted_text
+    from .._core._redact import redacted_request, redacted_text
 
     if isinstance(exc, HolyClientError) or not isinstance(exc, Exception):  # ours, or cancellation
         return exc

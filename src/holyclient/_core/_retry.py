@@ -18,14 +18,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._constants import (
+from .._constants import (
     DEFAULT_MAX_RETRY_AFTER,
     INITIAL_RETRY_DELAY,
     LOGGER_NAME,
     MAX_RETRY_DELAY,
     RETRYABLE_STATUS_CODES,
 )
-from ._exceptions import APIConnectionError, APIError, APIResponseValidationError, APIStatusError
+from .._exceptions import APIConnectionError, APIError, APIResponseValidationError, APIStatusError
 
 if TYPE_CHECKING:
     import tenacity

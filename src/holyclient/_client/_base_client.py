@@ -1,6 +1,6 @@
 """``_BaseClient``: configuration, request building and response parsing shared by both clients.
 
-No I/O happens here: :class:`~holyclient._client.Client` and :class:`~holyclient._client.AsyncClient`
+No I/O happens here: :class:`~holyclient._client._client.Client` and :class:`~holyclient._client._client.AsyncClient`
 subclass it and only send, await and sleep.
 """
 
@@ -12,22 +12,23 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-from . import _config
-from ._attempts import Attempts
-from ._base import NOT_GIVEN, RequestOptions, build_headers, make_status_error
-from ._binary import parse_response
-from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from ._exceptions import APIError, ConfigurationError
-from ._recorder import make_recorder
-from ._response import ResponseModes
-from ._retry import RetryPolicy, retry_after_seconds
-from ._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
-from ._transport import default_timeout, request_timeout
+from .. import _config
+from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
+from .._core._binary import parse_response
+from .._core._parse import make_status_error
+from .._core._request import NOT_GIVEN, RequestOptions, build_headers
+from .._core._retry import RetryPolicy, retry_after_seconds
+from .._exceptions import APIError, ConfigurationError
+from .._http._transport import default_timeout, request_timeout
+from .._send._attempts import Attempts
+from .._send._recorder import make_recorder
+from .._send._response import ResponseModes
+from ..pricing._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
 
 if TYPE_CHECKING:
-    from ._usage import UsageTracker
-    from .ratelimit import Limiter
-    from .types._base import BaseModel
+    from ..pricing._tracker import UsageTracker
+    from ..ratelimit import Limiter
+    from ..types._model import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
@@ -70,7 +71,7 @@ class _BaseClient(ResponseModes):
         self._allow_insecure_http = allow_insecure_http
         self._policy = RetryPolicy(max_retry_after=max_retry_after)
         self._budget_usd = budget_usd
-        from ._usage import UsageTracker  # here, not at module level: ``import holyclient`` stays light
+        from ..pricing._tracker import UsageTracker
 
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
@@ -202,7 +203,7 @@ class _BaseClient(ResponseModes):
             self._usage.record(model, usage_dict)
 
     def _attempts(self, options: RequestOptions) -> Attempts:
-        """One call's attempts, its worst case reserved (see :class:`~holyclient._attempts.Attempts`)."""
+        """One call's attempts, its worst case reserved (see :class:`~holyclient._client._attempts.Attempts`)."""
         if self._recorder is not None:
             self._recorder.observe(options)
         return Attempts(options, self._usage, self._reserve)

@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import Any
 
-from ._base import parse_model
+from ._parse import parse_model
 
 _CHUNK = 64 * 1024
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
+    from .._core._request import RequestOptions
 
 __all__ = ["REPLAYABLE_PATHS", "JsonlSink", "Recorder", "batch_line"]
 
@@ -90,7 +90,7 @@ class Recorder:
         self._sink = JsonlSink(path, limit)
         self._rng = rng or random.Random()
         self._prefix = f"rec-{os.urandom(4).hex()}-"  # unique across runs appending to the same file
-        from .batch._types import CHAT_COMPLETIONS_URL  # here: only a client that records pays for the import
+        from .._constants import CHAT_COMPLETIONS_URL
 
         self._urls = (CHAT_COMPLETIONS_URL,)  # what ``holyclient compare`` replays
         self._count = 0

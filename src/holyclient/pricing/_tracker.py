@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._exceptions import BudgetExceededError
-from .pricing import (
+from .._exceptions import BudgetExceededError
+from ._cost import (
     PriceTable,
     UnknownModelError,
     default_table,
@@ -35,8 +35,7 @@ from .pricing import (
 )
 
 if TYPE_CHECKING:
-    from ._calibration import Calibration, OnlineCalibration
-    from .tokens import TokenCount
+    from ..tokens import Calibration, OnlineCalibration, TokenCount
 
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
 
@@ -183,7 +182,7 @@ class UsageTracker:
         self.budget_usd = budget_usd
         self._prices = prices
         if isinstance(calibration, (str, Path)):
-            from ._calibration import Calibration
+            from ..tokens import Calibration
 
             calibration = Calibration.load(calibration)
         self._given_calibration = calibration
@@ -253,7 +252,7 @@ class UsageTracker:
 
     def _count(self, body: Mapping[str, Any], model: str) -> tuple[TokenCount, dict[str, float]]:
         """The prompt's count (corrected, with its range) and its mix of content kinds."""
-        from .tokens import profile_request, qualify_profile
+        from ..tokens import profile_request, qualify_profile
 
         counted, weights = profile_request(body, model=model)
         if not counted.approximate:
@@ -280,7 +279,7 @@ class UsageTracker:
     def learns(self, body: Mapping[str, Any]) -> bool:
         """Whether a request's billed usage would teach the tracker something (its model is counted
         with a stand-in tokenizer), so the client should reserve it even without a budget."""
-        from .tokens import encoding_name_for_model
+        from ..tokens import encoding_name_for_model
 
         model = body.get("model")
         return isinstance(model, str) and bool(model) and encoding_name_for_model(model)[1]
@@ -288,7 +287,7 @@ class UsageTracker:
     def _learn_locked(self, reservation: Reservation, usage: Any) -> None:
         if reservation.stand_in is None:
             return
-        from ._calibration import OnlineCalibration, Sample
+        from ..tokens import OnlineCalibration, Sample
 
         billed = usage_tokens(usage)[0]
         if billed <= 0:
@@ -302,7 +301,7 @@ class UsageTracker:
         """The corrections learnt from every billed response so far, over the one given at creation;
         save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
         ``Client(calibration=...)``."""
-        from ._calibration import Calibration
+        from ..tokens import Calibration
 
         merged = Calibration(dict(self._given_calibration.models) if self._given_calibration else {})
         if self._online is not None:
@@ -456,7 +455,7 @@ class UsageTracker:
     def export(self) -> dict[str, Any]:
         """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's
         creation to now: save it as JSON and give it to ``holyclient estimate --usage FILE``."""
-        from .costplan import usage_export
+        from ..costplan import usage_export
 
         return usage_export(
             self.snapshot().models, start_time=int(self.started_at), end_time=int(time.time())

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._price_table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
+from ._table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
 
 __all__ = [
     "DEFAULT_CNY_RATE",
@@ -190,7 +190,7 @@ def estimate_request(
         UnknownModelError: the model has no price.
         ValueError / TypeError: the body is not a chat or embeddings request.
     """
-    from .tokens import count_request
+    from ..tokens import count_request
 
     name = model or body.get("model")
     if not isinstance(name, str) or not name:
@@ -223,7 +223,7 @@ def estimate_request(
 def _counting_name(requested: str, info: ModelInfo) -> str:
     """The name to count tokens for: the requested one when the tokenizer knows it, else the table's
     (a user alias such as ``my-gpt`` for ``gpt-4.1`` is then counted exactly)."""
-    from .tokens import encoding_name_for_model
+    from ..tokens import encoding_name_for_model
 
     if not encoding_name_for_model(requested)[1] or encoding_name_for_model(info.name)[1]:
         return requested

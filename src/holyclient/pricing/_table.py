@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._exceptions import HolyClientError
+from .._exceptions import HolyClientError
 
 _DATE_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
 
@@ -103,7 +103,7 @@ class PriceTable:
         """
         table = cls.builtin()
         if path is None and use_env:
-            from ._config import prices_file_from_env
+            from .._config import prices_file_from_env
 
             path = prices_file_from_env()
         if path is not None:

@@ -2,7 +2,7 @@
 
 Both are iterators and context managers; leaving the ``with`` block (or calling ``close()``)
 closes the HTTP response, so an early ``break`` does not leak a connection. Each stream is charged to
-the client's usage tracker through its :class:`~holyclient._stream_usage.StreamMeter` however it ends:
+the client's usage tracker through its :class:`~holyclient.pricing._stream_usage.StreamMeter` however it ends:
 read to the end, left early, cut by a dropped connection, or garbage-collected without being closed
 (a finaliser settles it, so its budget reservation is not held forever).
 """
@@ -14,11 +14,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, 
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ._base import DONE, SSEDecoder, parse_model, stream_error
-from ._transport import translate_error
+from .._core._parse import parse_model
+from .._core._sse import DONE, SSEDecoder, stream_error
+from .._http._transport import translate_error
 
 if TYPE_CHECKING:
-    from ._stream_usage import Outcome, StreamMeter
+    from ..pricing._stream_usage import Outcome, StreamMeter
 
 T = TypeVar("T")
 

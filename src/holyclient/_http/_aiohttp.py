@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from ._aiohttp_sessions import LoopSessions
+from ._sessions import LoopSessions
 
 if TYPE_CHECKING:
     import aiohttp

@@ -1,6 +1,6 @@
 """Offline token counting for chat requests, the way OpenAI bills them.
 
-Encodings come from files shipped in the package (no download), see :mod:`holyclient._tokenizer`.
+Encodings come from files shipped in the package (no download), see :mod:`holyclient.tokens._tokenizer`.
 OpenAI models are counted exactly with their own encoding: ``o200k_base`` for gpt-4o, gpt-4.1, gpt-4.5,
 gpt-5 and the o-series; ``cl100k_base`` for gpt-4, gpt-3.5-turbo and the text-embedding models.
 Claude, Gemini, DeepSeek and any other model have tokenizers we do not ship: they are counted with
@@ -33,10 +33,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._core._messages import as_mapping, message_mapping
 from . import _tokenizer
-from ._count_ranges import CountMethod
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
-from ._messages import as_mapping, message_mapping
+from ._ranges import CountMethod
 from ._tool_text import render_functions
 
 if TYPE_CHECKING:
@@ -243,7 +243,7 @@ def qualify(
     """
     if not counted.approximate:
         return counted
-    from ._count_ranges import kind_weights
+    from ._ranges import kind_weights
 
     return qualify_profile(counted, kind_weights(texts, tools_tokens), calibration)
 
@@ -252,7 +252,7 @@ def qualify_profile(
     counted: TokenCount, weights: Mapping[str, float], calibration: Calibration | None = None
 ) -> TokenCount:
     """:func:`qualify` for a count whose kind mix is known (see :func:`profile_request`)."""
-    from . import _count_ranges as ranges
+    from . import _ranges as ranges
 
     raw = counted.tokens
     if calibration is not None:
@@ -273,7 +273,7 @@ def qualify_profile(
 
 
 def _texts(messages: Any) -> list[str]:
-    from ._count_ranges import texts_of
+    from ._ranges import texts_of
 
     return texts_of(list(messages) if not isinstance(messages, list) else messages)
 
@@ -317,7 +317,7 @@ def profile_request(
     counted, tools_tokens = _count_body(body, model, image_size)
     if not counted.approximate:
         return counted, {}
-    from ._count_ranges import kind_weights, texts_of
+    from ._ranges import kind_weights, texts_of
 
     texts = texts_of(
         [body.get(key) for key in ("messages", "prompt", "input", "instructions") if key in body]

@@ -14,7 +14,7 @@ import dataclasses
 import sys
 from typing import Any, TypeVar
 
-from ._base import NOT_GIVEN, RequestOptions
+from ._request import NOT_GIVEN, RequestOptions
 
 T = TypeVar("T")
 

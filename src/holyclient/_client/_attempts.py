@@ -26,11 +26,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from ._exceptions import APIConnectionError, APIResponseValidationError
+from .._exceptions import APIConnectionError, APIResponseValidationError
 
 if TYPE_CHECKING:
-    from ._base import RequestOptions
-    from ._usage import Reservation, UsageTracker
+    from .._core._request import RequestOptions
+    from ..pricing._tracker import Reservation, UsageTracker
 
 T = TypeVar("T")
 

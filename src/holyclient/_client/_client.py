@@ -1,9 +1,9 @@
 """``Client`` and ``AsyncClient``: the only module that does HTTP.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
+:class:`~holyclient._client._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
 and sleep. Retries are driven by tenacity through the one
-:class:`~holyclient._retry.RetryPolicy`.
+:class:`~holyclient._core._retry.RetryPolicy`.
 """
 
 from __future__ import annotations
@@ -13,29 +13,29 @@ from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._attempts import mark_never_sent
-from ._base import RequestOptions
-from ._base_client import _BaseClient
-from ._binary import billed_usage
-from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
-from ._streaming import AsyncStream, ChunkDecoder, Stream
-from ._transport import new_async_client, new_sync_client, translate_error
+from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
+from .._core._binary import billed_usage
+from .._core._request import RequestOptions
+from .._http._transport import new_async_client, new_sync_client, translate_error
+from .._send._attempts import mark_never_sent
+from .._send._base_client import _BaseClient
+from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from .._send._streaming import AsyncStream, ChunkDecoder, Stream
 
 if TYPE_CHECKING:
-    from ._pagination import AsyncPage, AsyncPaginator, SyncPage
-    from .ratelimit import Limiter
-    from .resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
-    from .resources.audio import AsyncAudio, Audio
-    from .resources.batches import AsyncBatches, Batches
-    from .resources.beta import AsyncBeta, Beta
-    from .resources.completions import AsyncCompletions as AsyncTextCompletions
-    from .resources.completions import Completions as TextCompletions
-    from .resources.files import AsyncFiles, Files
-    from .resources.images import AsyncImages, Images
-    from .resources.moderations import AsyncModerations, Moderations
-    from .resources.responses import AsyncResponses, Responses
-    from .types._base import BaseModel
+    from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
+    from ..ratelimit import Limiter
+    from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
+    from ..resources.audio import AsyncAudio, Audio
+    from ..resources.batches import AsyncBatches, Batches
+    from ..resources.beta import AsyncBeta, Beta
+    from ..resources.completions import AsyncCompletions as AsyncTextCompletions
+    from ..resources.completions import Completions as TextCompletions
+    from ..resources.files import AsyncFiles, Files
+    from ..resources.images import AsyncImages, Images
+    from ..resources.moderations import AsyncModerations, Moderations
+    from ..resources.responses import AsyncResponses, Responses
+    from ..types._model import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 SyncPageT = TypeVar("SyncPageT", bound="SyncPage[Any]")
@@ -63,7 +63,7 @@ class Client(SyncRequestMethods, _BaseClient):
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
-            ``holyclient compare``; never a header or key; see :mod:`holyclient._recorder`).
+            ``holyclient compare``; never a header or key; see :mod:`holyclient._client._recorder`).
         record_rate: the fraction of requests ``record_to`` records (default all).
         calibration: token-count corrections fitted from billed usage (a path written by
             ``holyclient calibrate`` or ``client.usage.calibration().save()``, or a ``Calibration``):
@@ -130,7 +130,7 @@ class Client(SyncRequestMethods, _BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from .resources import SYNC_RESOURCES
+        from ..resources import SYNC_RESOURCES
 
         for name, resource in SYNC_RESOURCES.items():
             setattr(self, name, resource(self))
@@ -179,7 +179,7 @@ class Client(SyncRequestMethods, _BaseClient):
         """:meth:`_send_raw` through the limiter, if any (the batch runner admits by itself)."""
         if self.limiter is None:
             return self._send_raw(options)
-        from .ratelimit._protocol import admission_cost, response_feedback
+        from ..ratelimit._protocol import admission_cost, response_feedback
 
         admission = self.limiter.acquire_sync(*admission_cost(self.limiter, options.body))
         request, response = self._send_raw(options)
@@ -293,7 +293,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         self._bind_resources()
 
     def _bind_resources(self) -> None:
-        from .resources import ASYNC_RESOURCES
+        from ..resources import ASYNC_RESOURCES
 
         for name, resource in ASYNC_RESOURCES.items():
             setattr(self, name, resource(self))
@@ -317,7 +317,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         self, options: RequestOptions, page_cls: type[AsyncPageT]
     ) -> AsyncPaginator[AsyncPageT, Any]:
         """A list response: await it for the first page, ``async for`` it for every item."""
-        from ._pagination import AsyncPaginator
+        from .._send._pagination import AsyncPaginator
 
         async def fetch() -> AsyncPageT:
             result = await self._request(options, page_cls)
@@ -349,7 +349,7 @@ class AsyncClient(AsyncRequestMethods, _BaseClient):
         """:meth:`_send_raw` through the limiter, if any (the batch runner admits by itself)."""
         if self.limiter is None:
             return await self._send_raw(options)
-        from .ratelimit._protocol import admission_cost, response_feedback
+        from ..ratelimit._protocol import admission_cost, response_feedback
 
         admission = await self.limiter.acquire(*admission_cost(self.limiter, options.body))
         request, response = await self._send_raw(options)

@@ -1,0 +1,122 @@
+"""Request building, the sans-IO half both clients share: options, JSON bodies, headers.
+
+Nothing here sends, awaits or sleeps, so :class:`~holyclient.Client` and :class:`~holyclient.AsyncClient`
+stay thin shells and every decision can be unit-tested with plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._version import __version__
+
+USER_AGENT = f"holyclient/{__version__}"
+
+
+class _Omit:
+    """Sentinel for "not given", distinct from an explicit ``None`` (``timeout=None`` means no timeout)."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NOT_GIVEN: Any = _Omit()
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """Everything needed to send one API call, independent of the HTTP library."""
+
+    method: str
+    path: str
+    body: Mapping[str, Any] | None = None
+    query: Mapping[str, Any] | None = None
+    """Query-string parameters (``extra_query``, and the fields of a GET)."""
+    content: bytes | None = None
+    """A pre-encoded body (a multipart upload) sent instead of ``body``; its type is in ``extra_headers``."""
+    extra_headers: Mapping[str, str] | None = None
+    timeout: Any = NOT_GIVEN
+    max_retries: int | None = None
+    stream: bool = False
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _is_plain(value: Any) -> bool:
+    """Whether ``value`` is JSON data already (dicts, lists, scalars): the common case, checked without copying."""
+    kind = type(value)
+    # Explicit loops, not all(<generator>): this runs on every request body and is ~2x faster.
+    if kind is dict:
+        for item in value.values():  # noqa: SIM110
+            if type(item) not in _PLAIN and not _is_plain(item):
+                return False
+        return True
+    if kind is list:
+        for item in value:  # noqa: SIM110
+            if type(item) not in _PLAIN and not _is_plain(item):
+                return False
+        return True
+    return kind in _PLAIN
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` as JSON-ready data: pydantic objects dumped as openai does, iterables as lists.
+
+    This is what lets the tool loop ``messages.append(response.choices[0].message)`` work: a response
+    model is sent as ``model_dump(mode="json", exclude_unset=True, by_alias=True)``, i.e. exactly the
+    fields the server sent. Plain JSON data is returned as it is (checked without copying).
+
+    Raises:
+        TypeError: for a class (``response_format=MyModel`` belongs to ``parse()``).
+    """
+    if _is_plain(value):
+        return value
+    if isinstance(value, type):
+        raise TypeError(
+            f"Cannot send the class {value.__name__} in a request body. To get a structured output, "
+            "pass a pydantic class to `client.chat.completions.parse(response_format=...)` instead of "
+            "`create()`; `create()` takes a JSON-schema dict."
+        )
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", exclude_unset=True, by_alias=True)
+    if isinstance(value, Mapping):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool)):  # subclasses (enums ...): json encodes them
+        return value
+    if isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def build_body(params: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Merge call parameters and ``extra_body``; parameters pass through as JSON (forward compatible)."""
+    body = {key: to_jsonable(value) for key, value in params.items() if value is not NOT_GIVEN}
+    if extra_body:
+        body.update(extra_body)
+    return body
+
+
+def build_headers(
+    api_key: str,
+    default_headers: Mapping[str, str] | None,
+    extra_headers: Mapping[str, str] | None,
+    *,
+    stream: bool = False,
+) -> dict[str, str]:
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "User-Agent": USER_AGENT,
+        "Accept": "text/event-stream" if stream else "application/json",
+    }
+    if default_headers:
+        headers.update(default_headers)
+    if extra_headers:
+        headers.update(extra_headers)
+    return headers

@@ -1,0 +1,96 @@
+"""Token estimates for rate-limit admission: what a request will cost against a TPM limit before it is sent."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._constants import CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL, RESPONSES_URL
+
+#: Completion tokens assumed for a request without ``max_tokens``/``max_completion_tokens``: what OpenAI's
+#: cookbook and the local test server assume when computing the TPM cost of such a request.
+DEFAULT_COMPLETION_TOKENS = 16
+
+
+def _text_chars(content: Any) -> int:
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, list):
+        return sum(len(part.get("text") or "") for part in content if isinstance(part, dict))
+    return 0
+
+
+def prompt_chars(body: Mapping[str, Any]) -> int:
+    messages = body.get("messages")
+    if not isinstance(messages, list):  # embeddings, moderations, completions, responses
+        text = body.get("input", body.get("prompt"))
+        items = text if isinstance(text, list) else [text]
+        return sum(
+            len(item)
+            if isinstance(item, str)
+            else _text_chars(item.get("content"))
+            if isinstance(item, dict)
+            else 0
+            for item in items
+        )
+    return sum(_text_chars(m.get("content")) for m in messages if isinstance(m, dict))
+
+
+def completion_allowance(body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> int:
+    """Completion tokens the server reserves for ``body``: ``max_tokens`` (or the default) times ``n``;
+    none for embeddings and moderations, ``max_output_tokens`` for responses."""
+    if url in (EMBEDDINGS_URL, MODERATIONS_URL):
+        return 0
+    value = body.get("max_output_tokens") if url == RESPONSES_URL else body.get("max_tokens")
+    if value is None:
+        value = body.get("max_completion_tokens")
+    if not isinstance(value, int) or isinstance(value, bool):
+        value = DEFAULT_COMPLETION_TOKENS
+    n = body.get("n")
+    return value * (n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1)
+
+
+def count_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """Prompt (input) tokens of a request body of any endpoint, by the token counter (tiktoken, offline)."""
+    from ..tokens import count_request
+
+    try:
+        return count_request(body).tokens
+    except (ValueError, TypeError):  # no model, odd shapes: the characters / 4 floor still applies
+        return 0
+
+
+class TokenEstimator:
+    """Tokens a request will be charged against a TPM limit, before it is sent.
+
+    The prompt is counted with the token counter, scaled by how the real ``prompt_tokens`` of the
+    responses so far compare with the counts (the correction, within 1/4x..4x), and never estimated
+    below ``characters / 4`` -- the estimate OpenAI documents for its limiter; the completion allowance
+    (``max_tokens``, else 16, times ``n``) is added.
+    """
+
+    def __init__(self, counter: Callable[[Mapping[str, Any]], int] = count_prompt_tokens) -> None:
+        self._counter = counter
+        self._estimated = 0
+        self._real = 0
+
+    @property
+    def ratio(self) -> float:
+        """Real prompt tokens per counted token so far (1 before any response)."""
+        return min(4.0, max(0.25, self._real / self._estimated)) if self._estimated else 1.0
+
+    def prompt(self, body: Mapping[str, Any]) -> int:
+        """The raw count: token counter, or ``characters / 4`` when the counter cannot count it."""
+        return self._counter(body) or math.ceil(prompt_chars(body) / 4)
+
+    def estimate(self, body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> tuple[int, int]:
+        """``(tokens to reserve, raw prompt count)`` for ``body`` sent to ``url``."""
+        raw = self.prompt(body)
+        prompt = max(math.ceil(raw * self.ratio), math.ceil(prompt_chars(body) / 4))
+        return prompt + completion_allowance(body, url), raw
+
+    def observe(self, raw_prompt: int, real_prompt: int) -> None:
+        """Feed the raw count of a request that was answered and the ``prompt_tokens`` it was billed."""
+        self._estimated += raw_prompt
+        self._real += real_prompt

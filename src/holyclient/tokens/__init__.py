@@ -1,0 +1,39 @@
+"""Offline token counting for chat requests, the way OpenAI bills them (see :mod:`holyclient.tokens._count`)."""
+
+from __future__ import annotations
+
+from ._calibration import Calibration, CalibrationFileError, ModelFit, Sample, fit
+from ._count import (
+    DEFAULT_IMAGE_SIZE,
+    TokenCount,
+    count_messages,
+    count_request,
+    count_tokens,
+    encoding_for_model,
+    encoding_name_for_model,
+    image_tokens,
+    profile_request,
+    qualify,
+    qualify_profile,
+)
+from ._ranges import CountMethod
+
+__all__ = [
+    "DEFAULT_IMAGE_SIZE",
+    "Calibration",
+    "CalibrationFileError",
+    "CountMethod",
+    "ModelFit",
+    "Sample",
+    "TokenCount",
+    "count_messages",
+    "count_request",
+    "count_tokens",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "fit",
+    "image_tokens",
+    "profile_request",
+    "qualify",
+    "qualify_profile",
+]

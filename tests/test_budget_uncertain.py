@@ -7,8 +7,6 @@ from collections.abc import Callable
 
 import httpx2
 import pytest
-from holyclient._send._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
-from holyclient.pricing._tracker import UsageTracker
 
 from holyclient import (
     APIConnectionError,
@@ -17,6 +15,8 @@ from holyclient import (
     BadRequestError,
     BudgetExceededError,
 )
+from holyclient._send._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
+from holyclient.pricing._tracker import UsageTracker
 from support import Recorder, completion
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -6,9 +6,9 @@ import asyncio
 import threading
 
 import pytest
-from holyclient.pricing._tracker import UsageTracker
 
 from holyclient import AsyncClient, BudgetExceededError, Client
+from holyclient.pricing._tracker import UsageTracker
 from holyclient.testing import Fault, LocalServer
 
 pytest_plugins = ["holyclient.testing.pytest_plugin"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from holyclient.pricing._tracker import UsageTracker
 
 from holyclient import ChatCompletion
 from holyclient.pricing import PriceTable
+from holyclient.pricing._tracker import UsageTracker
 from holyclient.tokens import count_messages, count_request
 from holyclient.truncation import fit_messages
 

@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from holyclient._send._recorder import Recorder
 
 from holyclient import Client, Router, Target
+from holyclient._send._recorder import Recorder
 from holyclient.batch import parse_line
 from holyclient.testing import LocalServer
 

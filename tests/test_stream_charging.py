@@ -8,11 +8,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from holyclient.pricing._stream_usage import ask_for_usage
 from pydantic import BaseModel, ConfigDict
 
 from holyclient import APIConnectionError
 from holyclient._core._request import RequestOptions
+from holyclient.pricing._stream_usage import ask_for_usage
 from holyclient.tokens import count_request, count_tokens
 from support import chunk, sse
 

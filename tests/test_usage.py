@@ -8,10 +8,10 @@ import threading
 
 import httpx2
 import pytest
-from holyclient.pricing._tracker import UsageTracker
 
 from holyclient import BudgetExceededError
 from holyclient.pricing import PriceTable, estimate_cost
+from holyclient.pricing._tracker import UsageTracker
 from holyclient.tokens import count_request
 from support import completion
 

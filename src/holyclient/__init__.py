@@ -37,6 +37,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from ._chat_stream import ChatCompletionStreamState, accumulate_chunks
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
+    from ._send._pagination import ModelList
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
     from .pricing import (
         CostEstimate,
@@ -69,7 +70,6 @@ if TYPE_CHECKING:
         CreateEmbeddingResponse,
         Embedding,
         Model,
-        ModelList,
     )
 
 #: The official SDK's names, so that switching is a change of import only.
@@ -92,7 +92,7 @@ _LAZY = {
     "CreateEmbeddingResponse": ".types",
     "Embedding": ".types",
     "Model": ".types",
-    "ModelList": ".types",
+    "ModelList": "._send._pagination",
     "TokenCount": ".tokens",
     "count_tokens": ".tokens",
     "count_messages": ".tokens",

@@ -1,7 +1,7 @@
 """Page classes returned by ``list()`` methods, under openai's public names (``openai.pagination``).
 
 ``for item in page`` walks every page; the async pages support ``async for``. See
-:mod:`holyclient._client._pagination` for how the next page is found.
+:mod:`holyclient._send._pagination` for how the next page is found.
 """
 
 from __future__ import annotations

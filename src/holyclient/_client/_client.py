@@ -1,7 +1,7 @@
 """``Client`` and ``AsyncClient``: the only module that does HTTP.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._client._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
+:class:`~holyclient._send._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
 and sleep. Retries are driven by tenacity through the one
 :class:`~holyclient._core._retry.RetryPolicy`.
 """
@@ -63,7 +63,7 @@ class Client(SyncRequestMethods, _BaseClient):
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
-            ``holyclient compare``; never a header or key; see :mod:`holyclient._client._recorder`).
+            ``holyclient compare``; never a header or key; see :mod:`holyclient._send._recorder`).
         record_rate: the fraction of requests ``record_to`` records (default all).
         calibration: token-count corrections fitted from billed usage (a path written by
             ``holyclient calibrate`` or ``client.usage.calibration().save()``, or a ``Calibration``):

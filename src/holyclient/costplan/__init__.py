@@ -14,6 +14,7 @@ Nothing here does I/O beyond reading the files it is given.
 
 from __future__ import annotations
 
-from ._usage_files import UsageFileError, UsageRow, Workload, read_usage_files, usage_export
+from ..pricing import usage_export
+from ._usage_files import UsageFileError, UsageRow, Workload, read_usage_files
 
 __all__ = ["UsageFileError", "UsageRow", "Workload", "read_usage_files", "usage_export"]

@@ -21,6 +21,7 @@ from ._cost import (
     usage_tokens,
 )
 from ._tracker import UsageSnapshot, UsageTracker
+from ._usage_export import usage_export
 
 __all__ = [
     "DEFAULT_CNY_RATE",
@@ -40,5 +41,6 @@ __all__ = [
     "estimate_request",
     "lookup_model",
     "requested_output_tokens",
+    "usage_export",
     "usage_tokens",
 ]

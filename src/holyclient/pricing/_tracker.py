@@ -33,6 +33,7 @@ from ._cost import (
     requested_output_tokens,
     usage_tokens,
 )
+from ._usage_export import usage_export
 
 if TYPE_CHECKING:
     from ..tokens import Calibration, OnlineCalibration, TokenCount
@@ -455,8 +456,6 @@ class UsageTracker:
     def export(self) -> dict[str, Any]:
         """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's
         creation to now: save it as JSON and give it to ``holyclient estimate --usage FILE``."""
-        from ..costplan import usage_export
-
         return usage_export(
             self.snapshot().models, start_time=int(self.started_at), end_time=int(time.time())
         )

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncPage, AsyncPaginator
-from ..types.models import Model, ModelList
+from .._send._pagination import AsyncPage, AsyncPaginator, ModelList
+from ..types.models import Model
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 
 LIST = PageOperation("GET", "/models", ModelList, AsyncPage[Model])

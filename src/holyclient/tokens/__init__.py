@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._calibration import Calibration, CalibrationFileError, ModelFit, Sample, fit
+from ._calibration import Calibration, CalibrationFileError, ModelFit, OnlineCalibration, Sample, fit
 from ._count import (
     DEFAULT_IMAGE_SIZE,
     TokenCount,
@@ -24,6 +24,7 @@ __all__ = [
     "CalibrationFileError",
     "CountMethod",
     "ModelFit",
+    "OnlineCalibration",
     "Sample",
     "TokenCount",
     "count_messages",

@@ -42,7 +42,7 @@ from .completions import Completion, CompletionChoice
 from .embeddings import CreateEmbeddingResponse, Embedding, EmbeddingUsage
 from .files import FileDeleted, FileObject
 from .images import Image, ImagesResponse
-from .models import Model, ModelList
+from .models import Model
 from .moderations import Moderation, ModerationCreateResponse
 from .shared import CompletionTokensDetails, CompletionUsage, PromptTokensDetails
 
@@ -89,7 +89,6 @@ __all__ = [
     "Image",
     "ImagesResponse",
     "Model",
-    "ModelList",
     "Moderation",
     "ModerationCreateResponse",
     "PromptTokensDetails",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .._send._pagination import SyncPage
 from ._model import BaseModel as _Model
 
 
@@ -11,7 +10,3 @@ class Model(_Model):
     object: str = "model"
     created: int = 0
     owned_by: str = ""
-
-
-class ModelList(SyncPage[Model]):
-    """The ``/models`` listing; iterating it yields the models, as the official SDK's page does."""

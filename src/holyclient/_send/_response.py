@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar, cast
 
-from .._send._streaming import AsyncStream, Stream
+from ._streaming import AsyncStream, Stream
 
 R = TypeVar("R")
 
@@ -214,7 +214,7 @@ class ResponseModes:
 
     @property
     def with_raw_response(self) -> Any:
-        """This client, returning :class:`~holyclient._client._response.RawResponse` objects from every call.
+        """This client, returning :class:`~holyclient._send._response.RawResponse` objects from every call.
 
         ``client.with_raw_response.chat.completions.create(...)`` gives ``headers``, ``status_code``,
         ``http_response`` and ``.parse()`` for the usual object.

@@ -17,6 +17,7 @@ from pydantic import Field, PrivateAttr
 
 from .._core._request import RequestOptions
 from ..types._model import BaseModel
+from ..types.models import Model
 
 ItemT = TypeVar("ItemT")
 PageT = TypeVar("PageT", bound="AsyncPage[Any]")
@@ -147,3 +148,7 @@ class AsyncPaginator(Generic[PageT, ItemT]):
         page = await self._fetch()
         async for item in page:
             yield item
+
+
+class ModelList(SyncPage[Model]):
+    """The ``/models`` listing; iterating it yields the models, as the official SDK's page does."""

@@ -20,10 +20,10 @@ from .._core._request import NOT_GIVEN, RequestOptions, build_headers
 from .._core._retry import RetryPolicy, retry_after_seconds
 from .._exceptions import APIError, ConfigurationError
 from .._http._transport import default_timeout, request_timeout
-from .._send._attempts import Attempts
-from .._send._recorder import make_recorder
-from .._send._response import ResponseModes
 from ..pricing._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
+from ._attempts import Attempts
+from ._recorder import make_recorder
+from ._response import ResponseModes
 
 if TYPE_CHECKING:
     from ..pricing._tracker import UsageTracker
@@ -203,7 +203,7 @@ class _BaseClient(ResponseModes):
             self._usage.record(model, usage_dict)
 
     def _attempts(self, options: RequestOptions) -> Attempts:
-        """One call's attempts, its worst case reserved (see :class:`~holyclient._client._attempts.Attempts`)."""
+        """One call's attempts, its worst case reserved (see :class:`~holyclient._send._attempts.Attempts`)."""
         if self._recorder is not None:
             self._recorder.observe(options)
         return Attempts(options, self._usage, self._reserve)

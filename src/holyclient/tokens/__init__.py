@@ -16,7 +16,7 @@ from ._count import (
     qualify,
     qualify_profile,
 )
-from ._ranges import CountMethod
+from ._ranges import CountMethod, family_for
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",
@@ -32,6 +32,7 @@ __all__ = [
     "count_tokens",
     "encoding_for_model",
     "encoding_name_for_model",
+    "family_for",
     "fit",
     "image_tokens",
     "profile_request",

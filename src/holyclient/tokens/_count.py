@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._core._messages import as_mapping, message_mapping
-from . import _tokenizer
+from . import _exact, _tokenizer
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
 from ._ranges import CountMethod
 from ._tool_text import render_functions
@@ -79,6 +79,13 @@ _EXACT_PREFIXES: tuple[tuple[str, str], ...] = (
     ("text-embedding-ada-002", "cl100k_base"),
 )
 _FALLBACK_ENCODING = "o200k_base"
+
+#: Other families whose own tokenizer ships with holyclient (see :mod:`._exact`): name prefixes, tokenizer.
+#: Qwen3.5 and later use a new vocabulary that is not shipped; they fall back to an estimate.
+_OWN_TOKENIZERS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("deepseek-v3", "deepseek-chat", "deepseek-reasoner"), "deepseek_v3"),
+    (("qwen2", "qwen3-", "qwen-max", "qwen-plus", "qwen-turbo", "qwen3-max"), "qwen2"),
+)
 
 
 class TokenCount(NamedTuple):
@@ -138,6 +145,9 @@ def encoding_name_for_model(model: str) -> tuple[str, bool]:
     name = name.rsplit("/", 1)[-1]  # "openai/gpt-4o" style provider prefixes
     for prefix, encoding in _EXACT_PREFIXES:
         if name == prefix or (name.startswith(prefix) and _boundary(name, len(prefix))):
+            return encoding, False
+    for prefixes, encoding in _OWN_TOKENIZERS:
+        if name.startswith(prefixes) and _exact.available(encoding):
             return encoding, False
     return _FALLBACK_ENCODING, True
 
@@ -225,6 +235,13 @@ def _count_chat(
         if counter.saw_system:
             tokens -= 4
     tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
+    if name in _exact.EXACT_NAMES:
+        # The content is counted with the model's own tokenizer, but the chat template that frames it
+        # (role markers, BOS, a default system prompt) differs by model version and relay: a range.
+        framing = counter.n_messages + 1
+        low, high = max(tokens - 3 * framing, 0), tokens + 2 * framing + 24
+        counted = TokenCount(tokens, model, name, True, "approximate", low, high)
+        return counted, tools_tokens
     return TokenCount(tokens, model, name, approximate or counter.approximate), tools_tokens
 
 
@@ -241,7 +258,7 @@ def qualify(
     the fitted factor (method ``calibrated``); otherwise the model family's published ratios for the
     request's mix of content kinds give the estimate and range (method ``approximate``).
     """
-    if not counted.approximate:
+    if not counted.approximate or counted.low is not None:  # exact, or its range is already known
         return counted
     from ._ranges import kind_weights
 
@@ -253,6 +270,9 @@ def qualify_profile(
 ) -> TokenCount:
     """:func:`qualify` for a count whose kind mix is known (see :func:`profile_request`)."""
     from . import _ranges as ranges
+
+    if not counted.approximate or counted.low is not None:  # exact, or its range is already known
+        return counted
 
     raw = counted.tokens
     if calibration is not None:
@@ -405,6 +425,7 @@ class _Counter:
         self.per_name = -1 if legacy else 1
         self.approximate = False
         self.saw_system = False
+        self.n_messages = 0
 
     def text(self, text: str) -> int:
         return _tokenizer.count(self.enc, text)
@@ -419,6 +440,7 @@ class _Counter:
             if type(message) is not dict:  # the common case skips the call
                 message = message_mapping(message)
             tokens += self.per_message
+            self.n_messages += 1
             role = message.get("role")
             system = role == "system" or role == "developer"
             for key, value in message.items():

@@ -192,7 +192,7 @@ def _fit_model(samples: list[Sample]) -> ModelFit:
     if kinds is not None:
         per_kind = ModelFit(factor, 0.0, len(samples), kinds)
         spread = _spread(samples, lambda s: per_kind.ratio(s.weights))
-        if spread <= pooled * (1 - KIND_GAIN):
+        if spread < pooled * (1 - KIND_GAIN):
             return ModelFit(factor, spread, len(samples), kinds)
     return ModelFit(factor, pooled, len(samples))
 

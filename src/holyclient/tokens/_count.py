@@ -283,11 +283,12 @@ def qualify_profile(
     exact_family = not encoding_name_for_model(counted.model)[1]
     family = ranges.family("openai-rules") if exact_family else ranges.family_for(counted.model)
     r = ranges.weighted_ratios(family.ratios, weights)
+    extra = family.tools_overhead if weights.get("tools") else ranges.Ratios(0, 0, 0)
     return counted._replace(
-        tokens=round(raw * r.typical),
+        tokens=round(raw * r.typical + extra.typical),
         count_method="approximate",
-        low=math.floor(raw * r.low),
-        high=math.ceil(raw * r.high),
+        low=math.floor(raw * r.low + extra.low),
+        high=math.ceil(raw * r.high + extra.high),
         stand_in=raw,
     )
 

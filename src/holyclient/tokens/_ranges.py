@@ -67,6 +67,7 @@ class Family:
     ratios: dict[str, Ratios]
     tokenizer: str
     sources: tuple[str, ...]
+    tools_overhead: Ratios = Ratios(0, 0, 0)  # tokens a request with tools also bills (a tool-use prompt)
 
 
 _families: dict[str, Family] | None = None
@@ -87,6 +88,7 @@ def _load() -> dict[str, Family]:
                         {kind: Ratios(*entry["ratios"][kind]) for kind in KINDS},
                         entry["tokenizer"],
                         tuple(entry["sources"]),
+                        Ratios(*entry.get("tools_overhead", (0, 0, 0))),
                     )
                     for name, entry in data.items()
                 }

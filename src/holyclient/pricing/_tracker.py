@@ -28,6 +28,7 @@ from .._exceptions import BudgetExceededError
 from ._cost import (
     PriceTable,
     UnknownModelError,
+    cost_from_usage,
     default_table,
     estimate_cost,
     requested_output_tokens,
@@ -399,9 +400,7 @@ class UsageTracker:
         if approximate:
             totals.approximate += 1
         try:
-            cost = estimate_cost(
-                model, prompt, completion, cached_input_tokens=cached, table=self.prices
-            ).cost_usd
+            cost = cost_from_usage(model, usage, table=self.prices).cost_usd
         except UnknownModelError:
             totals.priced = False
             return

@@ -34,10 +34,11 @@ from ._cost import (
     requested_output_tokens,
     usage_tokens,
 )
+from ._learning import CalibrationLearner, StandIn
 from ._usage_export import usage_export
 
 if TYPE_CHECKING:
-    from ..tokens import Calibration, OnlineCalibration, TokenCount
+    from ..tokens import Calibration
 
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
 
@@ -61,7 +62,7 @@ class Reservation:
     prompt_tokens: int | None
     worst_case_usd: float
     priced: bool
-    stand_in: tuple[int, dict[str, float]] | None = field(default=None, compare=False)
+    stand_in: StandIn | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -169,9 +170,6 @@ class UsageTracker:
         CalibrationFileError: the calibration file cannot be read.
     """
 
-    #: Billed responses of a model needed before the online fit replaces the given calibration.
-    LEARN_AFTER = 20
-
     def __init__(
         self,
         budget_usd: float | None = None,
@@ -183,14 +181,7 @@ class UsageTracker:
             raise ValueError(f"budget_usd must be a non-negative number, got {budget_usd!r}")
         self.budget_usd = budget_usd
         self._prices = prices
-        if isinstance(calibration, (str, Path)):
-            from ..tokens import Calibration
-
-            calibration = Calibration.load(calibration)
-        self._given_calibration = calibration
-        self._online: OnlineCalibration | None = None
-        self._fitted: Calibration | None = calibration
-        self._fitted_at = 0
+        self._learner = CalibrationLearner(calibration)
         self._lock = threading.Lock()
         self._totals: dict[str, _Totals] = {}
         self._spent = 0.0
@@ -229,9 +220,8 @@ class UsageTracker:
                     remaining_usd=remaining if remaining is not None else math.inf,
                 )
             return self._hold(model, None, 0.0, priced=False)
-        counted, weights = self._count(body, model)
+        counted, stand_in = self._learner.count(body, info.name)
         prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
-        stand_in = (counted.raw_tokens, weights) if counted.approximate else None
         cap = requested_output_tokens(body)
         n = body.get("n")
         choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
@@ -252,14 +242,16 @@ class UsageTracker:
                 )
             return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
 
-    def _count(self, body: Mapping[str, Any], model: str) -> tuple[TokenCount, dict[str, float]]:
-        """The prompt's count (corrected, with its range) and its mix of content kinds."""
-        from ..tokens import profile_request, qualify_profile
+    def learns(self, body: Mapping[str, Any]) -> bool:
+        """Whether a request's billed usage would teach the tracker something (its model is counted
+        with a stand-in tokenizer), so the client should reserve it even without a budget."""
+        return self._learner.learns(body)
 
-        counted, weights = profile_request(body, model=model)
-        if not counted.approximate:
-            return counted, weights
-        return qualify_profile(counted, weights, self._calibration_in_use()), weights
+    def calibration(self) -> Calibration:
+        """The corrections learnt from every billed response so far, over the one given at creation;
+        save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
+        ``Client(calibration=...)``."""
+        return self._learner.calibration()
 
     def _hold(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
         with self._lock:
@@ -272,62 +264,11 @@ class UsageTracker:
         amount: float,
         *,
         priced: bool,
-        stand_in: tuple[int, dict[str, float]] | None = None,
+        stand_in: StandIn | None = None,
     ) -> Reservation:
         self._next_id += 1
         self._reserved[self._next_id] = amount
         return Reservation(self._next_id, model, prompt, amount, priced, stand_in)
-
-    def learns(self, body: Mapping[str, Any]) -> bool:
-        """Whether a request's billed usage would teach the tracker something (its model is counted
-        with a stand-in tokenizer), so the client should reserve it even without a budget."""
-        from ..tokens import encoding_name_for_model
-
-        model = body.get("model")
-        return isinstance(model, str) and bool(model) and encoding_name_for_model(model)[1]
-
-    def _learn_locked(self, reservation: Reservation, usage: Any) -> None:
-        if reservation.stand_in is None:
-            return
-        from ..tokens import OnlineCalibration, Sample
-
-        billed = usage_tokens(usage)[0]
-        if billed <= 0:
-            return
-        if self._online is None:
-            self._online = OnlineCalibration()
-        raw, weights = reservation.stand_in
-        self._online.add(Sample(reservation.model, raw, weights, billed))
-
-    def calibration(self) -> Calibration:
-        """The corrections learnt from every billed response so far, over the one given at creation;
-        save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
-        ``Client(calibration=...)``."""
-        from ..tokens import Calibration
-
-        merged = Calibration(dict(self._given_calibration.models) if self._given_calibration else {})
-        if self._online is not None:
-            merged.models.update(self._online.fit().models)
-        return merged
-
-    def _calibration_in_use(self) -> Calibration | None:
-        """The given calibration, replaced per model by the online fit once it has seen enough; refitted
-        every :attr:`LEARN_AFTER` new samples (fitting is not free)."""
-        online = self._online
-        if online is None or online.added < self._fitted_at + self.LEARN_AFTER:
-            return self._fitted
-        self._fitted_at = online.added
-        learnt = self.calibration()
-        given = self._given_calibration.models if self._given_calibration else {}
-        learnt.models = {
-            name: fit_
-            for name, fit_ in learnt.models.items()
-            if fit_.samples >= self.LEARN_AFTER or (name in given and fit_ is given[name])
-        }
-        for name, fit_ in given.items():
-            learnt.models.setdefault(name, fit_)
-        self._fitted = learnt
-        return learnt
 
     def settle(
         self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
@@ -344,8 +285,8 @@ class UsageTracker:
                 return
             if usage is not None:
                 self._record_locked(reservation.model, usage, approximate)
-                if not approximate:
-                    self._learn_locked(reservation, usage)
+                if not approximate and reservation.stand_in is not None:
+                    self._learner.learn(reservation.stand_in, usage)
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume the worst case.

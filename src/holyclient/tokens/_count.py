@@ -31,12 +31,12 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from .._core._messages import as_mapping, message_mapping
 from . import _exact, _tokenizer
-from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
-from ._ranges import CountMethod
+from ._chat import Counter, function_defs
+from ._images import DEFAULT_IMAGE_SIZE, image_tokens
+from ._result import TokenCount
 from ._tool_text import render_functions
 
 if TYPE_CHECKING:
@@ -86,54 +86,6 @@ _OWN_TOKENIZERS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("deepseek-v3", "deepseek-chat", "deepseek-reasoner"), "deepseek_v3"),
     (("qwen2", "qwen3-", "qwen-max", "qwen-plus", "qwen-turbo", "qwen3-max"), "qwen2"),
 )
-
-
-class TokenCount(NamedTuple):
-    """A token count and how much to trust it (an immutable tuple: cheap on the hot path).
-
-    Attributes:
-        tokens: the count (for a stand-in count, the estimate: the stand-in count times the model
-            family's typical ratio, or the calibrated factor).
-        model: the model it was counted for.
-        encoding: the tiktoken encoding used.
-        approximate: True when the model's real tokenizer is not the one used (non-OpenAI models), or
-            the input holds parts that cannot be counted offline (audio, files).
-        count_method: ``exact`` (the model's own tokenizer and rules), ``calibrated`` (a stand-in
-            count corrected from billed usage) or ``approximate`` (corrected by published ratios).
-        low, high: the range that holds the billed count (None: ``tokens``, an exact count).
-        stand_in: the raw count with ``encoding`` before any correction (None: ``tokens``).
-    """
-
-    tokens: int
-    model: str
-    encoding: str
-    approximate: bool
-    count_method: CountMethod = "exact"
-    low: int | None = None
-    high: int | None = None
-    stand_in: int | None = None
-
-    def __int__(self) -> int:
-        return self.tokens
-
-    @property
-    def input_tokens_range(self) -> tuple[int, int]:
-        """``(low, high)``: the billed count lies in it; zero width for an exact count."""
-        low = self.tokens if self.low is None else self.low
-        high = self.tokens if self.high is None else self.high
-        return low, high
-
-    @property
-    def raw_tokens(self) -> int:
-        """The count with ``encoding`` before any correction (what calibration fits against)."""
-        return self.tokens if self.stand_in is None else self.stand_in
-
-    def __str__(self) -> str:
-        """``13`` when exact, ``~13 (11-17)`` otherwise."""
-        if self.count_method == "exact" and self.low is None:
-            return f"{self.tokens:,}"
-        low, high = self.input_tokens_range
-        return f"~{self.tokens:,} ({low:,}-{high:,})"
 
 
 @lru_cache(maxsize=1024)
@@ -225,8 +177,8 @@ def _count_chat(
 ) -> tuple[TokenCount, int]:
     """The stand-in count of a chat request, and how many of its tokens are tool schemas."""
     name, approximate = encoding_name_for_model(model)
-    counter = _Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
-    definitions = [*_function_defs(tools, counter), *(functions or ())] if tools or functions else []
+    counter = Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
+    definitions = [*function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
     tools_tokens = 0
     if definitions:
@@ -413,125 +365,3 @@ def _count_embedding_input(value: Any, model: str) -> TokenCount:
         else:
             raise TypeError("'input' must be a string, a list of strings or a list of token lists")
     return TokenCount(tokens, model, name, approximate)
-
-
-class _Counter:
-    """One request's counting state: the encoding, the model's constants, and what was seen."""
-
-    def __init__(self, enc: tiktoken.Encoding, model: str, image_size: tuple[int, int]) -> None:
-        self.enc = enc
-        self.image_size = image_size
-        legacy = model.startswith("gpt-3.5-turbo-0301")
-        self.per_message = 4 if legacy else 3
-        self.per_name = -1 if legacy else 1
-        self.approximate = False
-        self.saw_system = False
-        self.n_messages = 0
-
-    def text(self, text: str) -> int:
-        return _tokenizer.count(self.enc, text)
-
-    def messages(self, messages: Iterable[MessageLike], *, pad_system: bool) -> int:
-        count = _tokenizer.count
-        enc = self.enc
-        encode = enc.encode_ordinary
-        long_text = _tokenizer.LONG_RUN
-        tokens = 3  # every reply is primed with <|start|>assistant<|message|>
-        for message in messages:
-            if type(message) is not dict:  # the common case skips the call
-                message = message_mapping(message)
-            tokens += self.per_message
-            self.n_messages += 1
-            role = message.get("role")
-            system = role == "system" or role == "developer"
-            for key, value in message.items():
-                if isinstance(value, str):
-                    if key == "tool_call_id":
-                        continue
-                    if key == "content" and system and pad_system and not self.saw_system:
-                        value += "\n"  # tool definitions are appended to the first system message
-                    # _tokenizer.count inlined: this loop is the hot path of every estimate.
-                    tokens += len(encode(value)) if len(value) < long_text else count(enc, value)
-                    if key == "name":
-                        tokens += self.per_name
-                elif value is None:
-                    continue
-                elif key == "content":
-                    tokens += self._parts(value)
-                elif key == "tool_calls":
-                    tokens += self._tool_calls(value)
-                elif key == "function_call" and (call := as_mapping(value)) is not None:
-                    tokens += self._call(call)
-            if system:
-                self.saw_system = True
-            elif role == "tool" or role == "function":
-                tokens -= 2  # results are shown under the function's name, not a role header
-        return tokens
-
-    def _parts(self, parts: Any) -> int:
-        if not isinstance(parts, list):
-            raise TypeError("message 'content' must be a string, null or a list of parts")
-        tokens = 0
-        for item in parts:
-            part = as_mapping(item)
-            if part is None:
-                raise TypeError("each content part must be an object")
-            kind = part.get("type")
-            if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
-                tokens += self.text(str(part.get("text", "")))
-            elif kind == "refusal":
-                tokens += self.text(str(part.get("refusal", "")))
-            elif kind == "image_url":
-                tokens += self._image(part.get("image_url"))
-            else:  # input_audio, file, ...: billed by rules we cannot apply offline
-                self.approximate = True
-        return tokens
-
-    def _image(self, image: Any) -> int:
-        if isinstance(image, str):
-            image = {"url": image}
-        if not isinstance(image, Mapping):
-            raise TypeError("'image_url' must be an object with a 'url'")
-        detail = str(image.get("detail") or "auto")
-        size = size_from_data_uri(str(image.get("url", "")))
-        width, height = size or self.image_size
-        return image_tokens(width, height, detail)
-
-    def _tool_calls(self, calls: Any) -> int:
-        if not isinstance(calls, list):
-            raise TypeError("'tool_calls' must be a list")
-        tokens = 0
-        for item in calls:
-            call = as_mapping(item)
-            function = as_mapping(call.get("function")) if call is not None else None
-            if function is not None:
-                tokens += self._call(function)
-        return tokens
-
-    def _call(self, function: Mapping[str, Any]) -> int:
-        arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments) if arguments is not None else ""
-        return self.text(str(function.get("name", ""))) + self.text(arguments) + 3
-
-    def choice(self, choice: Any) -> int:
-        if choice == "none":
-            return 1
-        if isinstance(choice, Mapping):
-            function = choice.get("function", choice)
-            if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-                return self.text(function["name"]) + 4
-        return 0
-
-
-def _function_defs(tools: Sequence[Mapping[str, Any]] | None, counter: _Counter) -> list[Mapping[str, Any]]:
-    out: list[Mapping[str, Any]] = []
-    for tool in tools or ():
-        if not isinstance(tool, Mapping):
-            raise TypeError("each tool must be an object")
-        function = tool.get("function")
-        if tool.get("type", "function") == "function" and isinstance(function, Mapping):
-            out.append(function)
-        else:  # built-in tools (web search, ...) are described to the model by the server
-            counter.approximate = True
-    return out

@@ -27,11 +27,11 @@ mutmut="$(dirname "$py")/mutmut"
 [ -x "$mutmut" ] || mutmut="$(command -v mutmut)" || { echo "mutation.sh: mutmut is not installed (pip install mutmut)" >&2; exit 2; }
 
 declare -A SOURCES=(
-  [_retry]="src/holyclient/_retry.py"
-  [_base]="src/holyclient/_base.py"
-  [_transport]="src/holyclient/_transport.py src/holyclient/_aiohttp.py"
+  [_retry]="src/holyclient/_core/_retry.py"
+  [_base]="src/holyclient/_core/_request.py src/holyclient/_core/_redact.py src/holyclient/_core/_parse.py src/holyclient/_core/_sse.py"
+  [_transport]="src/holyclient/_http/_transport.py src/holyclient/_http/_aiohttp.py"
   [batch]="src/holyclient/batch/*"
-  [tokens]="src/holyclient/tokens.py src/holyclient/_tokenizer.py src/holyclient/truncation.py"
+  [tokens]="src/holyclient/tokens/*.py src/holyclient/truncation.py"
   [migrate]="src/holyclient/migrate/*"
 )
 declare -A TESTS=(

@@ -12,10 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ._report import Pair
-
 if TYPE_CHECKING:
     from .._client._client import AsyncClient
+    from ._report import Pair
 
 #: Texts per ``/embeddings`` request.
 BATCH = 64

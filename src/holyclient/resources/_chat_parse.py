@@ -21,6 +21,7 @@ from .._parsing import (
     response_format_param,
     validate_input_tools,
 )
+from ._chat_operations import CREATE
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
@@ -32,8 +33,6 @@ ResponseFormatT = TypeVar("ResponseFormatT")
 
 def _check_params(method: str, params: Mapping[str, Any]) -> None:
     """Refuse ``stream=`` (these methods decide it) and names the API does not define, before sending."""
-    from .chat import CREATE
-
     if "stream" in params:
         raise TypeError(
             f"{method}() got an unexpected keyword argument 'stream'; use create(stream=True) or stream()"
@@ -46,8 +45,6 @@ def _parse_request(
     arguments: Mapping[str, Any],
 ) -> tuple[RequestOptions, Any, list[Mapping[str, Any]] | None]:
     """The request options of a ``parse()`` call, its ``response_format`` and its checked tools."""
-    from .chat import CREATE
-
     args = dict(arguments)
     args.pop("self", None)
     _check_params("parse", args.get("params") or {})

@@ -7,15 +7,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._core._request import NOT_GIVEN
 from ..types.chat import ChatCompletion, ChatCompletionChunk
+from ._chat_operations import CREATE
 from ._chat_parse import AsyncParseMethods, ParseMethods
-from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
+from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
     from .._client._client import AsyncClient, Client
     from .._send._streaming import AsyncStream, Stream
     from ..types.chat import ChatCompletionMessageParam
-
-CREATE = StreamingOperation("POST", "/chat/completions", ChatCompletion, ChatCompletionChunk)
 
 
 class Completions(ParseMethods, SyncAPIResource):

@@ -134,3 +134,23 @@ def test_a_calibration_file_round_trips_and_a_bad_one_names_its_field(tmp_path):
     path.write_text(json.dumps({"models": {"m": {"factor": -1, "error": 0.1}}}))
     with pytest.raises(CalibrationFileError, match=r"models\.m\.factor"):
         Calibration.load(path)
+
+
+def test_a_batch_runner_reserves_its_client_budget_by_the_calibration(relay, tmp_path):
+    from holyclient.batch import run_batch
+    from holyclient.pricing import estimate_cost
+
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "word " * 2000}], "max_tokens": 10}
+    raw = count_request(body).raw_tokens
+    path = tmp_path / "c.json"
+    Calibration({MODEL: fit([Sample(MODEL, 100, {"prose": 1.0}, 120)] * 3).models[MODEL]}).save(path)
+    # Enough for the calibrated worst case (x1.2 +3%), not for the published one (x1.55 for prose).
+    budget = estimate_cost(MODEL, round(raw * 1.4), 10).cost_usd
+
+    def outcome(**calibration: Any) -> Any:
+        with Client(base_url=relay.base_url, budget_usd=budget, **calibration) as client:
+            [result] = run_batch(client, [body])
+        return result.error
+
+    assert outcome(calibration=path) is None
+    assert outcome()["code"] == "budget_exceeded"

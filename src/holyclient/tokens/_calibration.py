@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._exceptions import HolyClientError
 from ._ranges import KINDS
 
 __all__ = ["Calibration", "CalibrationFileError", "ModelFit", "Sample", "fit"]
@@ -36,7 +37,7 @@ KIND_GAIN = 0.2
 MIN_ERROR = 0.01
 
 
-class CalibrationFileError(ValueError):
+class CalibrationFileError(HolyClientError, ValueError):
     """A calibration file cannot be read or has the wrong shape (the message names the file and field)."""
 
 

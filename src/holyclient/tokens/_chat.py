@@ -28,7 +28,6 @@ class Counter:
         self.per_name = -1 if legacy else 1
         self.approximate = False
         self.saw_system = False
-        self.n_messages = 0
 
     def text(self, text: str) -> int:
         return _tokenizer.count(self.enc, text)
@@ -43,7 +42,6 @@ class Counter:
             if type(message) is not dict:  # the common case skips the call
                 message = message_mapping(message)
             tokens += self.per_message
-            self.n_messages += 1
             role = message.get("role")
             system = role == "system" or role == "developer"
             for key, value in message.items():

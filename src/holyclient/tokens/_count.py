@@ -80,6 +80,8 @@ _EXACT_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 _FALLBACK_ENCODING = "o200k_base"
 
+_OWN_NAMES = frozenset(_exact.EXACT_NAMES)
+
 #: Other families whose own tokenizer ships with holyclient (see :mod:`._exact`): name prefixes, tokenizer.
 #: Qwen3.5 and later use a new vocabulary that is not shipped; they fall back to an estimate.
 _OWN_TOKENIZERS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -177,6 +179,9 @@ def _count_chat(
 ) -> tuple[TokenCount, int]:
     """The stand-in count of a chat request, and how many of its tokens are tool schemas."""
     name, approximate = encoding_name_for_model(model)
+    own = name in _OWN_NAMES
+    if own and not isinstance(messages, list):
+        messages = list(messages)  # counted twice below: once for tokens, once for the framing range
     counter = Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
     definitions = [*function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
@@ -187,10 +192,10 @@ def _count_chat(
         if counter.saw_system:
             tokens -= 4
     tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
-    if name in _exact.EXACT_NAMES:
+    if own:
         # The content is counted with the model's own tokenizer, but the chat template that frames it
         # (role markers, BOS, a default system prompt) differs by model version and relay: a range.
-        framing = counter.n_messages + 1
+        framing = len(messages) + 1  # type: ignore[arg-type]  # a list: see above
         low, high = max(tokens - 3 * framing, 0), tokens + 2 * framing + 24
         counted = TokenCount(tokens, model, name, True, "approximate", low, high)
         return counted, tools_tokens

@@ -265,3 +265,19 @@ def test_dry_run_with_pack_counts_the_requests_it_would_send(
     assert "with --pack: 4 requests sent for 601 lines" in capsys.readouterr().out  # 256 + 256 + 88, + chat
     assert main(["batch", str(source), "--dry-run", "--pack", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["requests_with_pack"] == 4
+
+
+def test_a_pack_refused_for_a_parameter_fails_once_instead_of_halving_down_to_every_line(
+    server: LocalServer, tmp_path: Path
+) -> None:
+    # dimensions 9000 is refused whatever the inputs (param "dimensions"): halving cannot isolate a line,
+    # it only sends 2N-1 requests (127 for 64 lines) to learn the same error 64 times.
+    source = _write(tmp_path / "in.jsonl", [_line(i, dimensions=9000) for i in range(64)])
+    out = tmp_path / "out.jsonl"
+    assert main(["batch", str(source), "-o", str(out), "--base-url", server.base_url, "--pack"]) == 1
+    assert len(server.requests) == 1
+    written = _output(out)
+    assert len(written) == 64
+    for line in written.values():
+        assert line["response"]["status_code"] == 400
+        assert line["response"]["body"]["error"]["param"] == "dimensions"

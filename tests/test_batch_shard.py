@@ -102,3 +102,32 @@ def test_batch_merge_is_the_subcommand_unless_merge_is_a_file_given_as_input(
     Path("merge").write_text("")
     assert rewrite_argv(["batch", "merge", "-o", "out.jsonl"]) == ["batch", "merge", "-o", "out.jsonl"]
     assert rewrite_argv(["batch", "merge", "in.jsonl", "s0", "-o", "out"])[0] == "batch-merge"
+
+
+def test_merge_refuses_shard_results_made_from_an_earlier_version_of_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _input(tmp_path / "in.jsonl", 20)
+    output = tmp_path / "out.jsonl"
+    with LocalServer() as server:
+        run = [
+            "batch",
+            str(source),
+            "-o",
+            str(output),
+            "--base-url",
+            server.base_url,
+            "--progress-every",
+            "0",
+        ]
+        assert main([*run, "--shard", "0/2"]) == 0
+        source.write_text(source.read_text().replace('"hi"', '"hi, edited"'))  # same ids, new bodies
+        assert main([*run, "--shard", "1/2"]) == 0
+    capsys.readouterr()
+    shards = [str(shard_path(output, k, 2)) for k in range(2)]
+    assert main(["batch", "merge", str(source), *shards, "-o", str(output)]) == 1
+    err = capsys.readouterr().err
+    stale = sum(1 for i in range(20) if shard_of(f"r{i}", 2) == 0)
+    assert f"{shards[0]}:1: the result for custom_id" in err
+    assert f"{stale} results were made from an earlier version" in err
+    assert not output.exists()

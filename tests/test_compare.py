@@ -4,6 +4,7 @@ local servers -- same model (only sampling noise) passes the gates, a different 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -313,6 +314,33 @@ def test_a_changed_request_is_sent_again_despite_the_state(tmp_path, capsys, mon
         assert main(argv) == 0
         sent = [r.body["messages"][0]["content"] for r in new.requests if r.body]
     assert sent == ["Tell me about topic number zero in a few words please"]
+
+
+def test_a_state_recorded_against_another_endpoint_is_refused_and_nothing_is_sent(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("HOLYSHEEP_API_KEY", KEY)
+    sample = _sample(tmp_path / "sample.jsonl", n=3)
+    state = tmp_path / "state.jsonl"
+    with LocalServer() as old, LocalServer() as new, LocalServer() as other:
+        argv = ["compare", str(sample), "--old", old.base_url, "--state", str(state)]
+        assert main([*argv, "--new", new.base_url]) == 0
+        old.reset()
+        capsys.readouterr()
+        code = main([*argv, "--new", other.base_url])
+        sent = old.stats["requests"] + other.stats["requests"]
+        urls = new.base_url, other.base_url
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert sent == 0  # before: nothing went to the other endpoint, and new's answers were reported as its
+    recorded_from, now = urls
+    line = (
+        re.escape(f"{state}:")
+        + r"\d+: "
+        + re.escape(f"endpoint: the answers of pass 'new' were recorded from {recorded_from}")
+    )
+    assert re.search(line, err), err
+    assert f"not --new {now}" in err
 
 
 def test_requests_that_fail_on_the_new_side_are_listed_and_counted(tmp_path, capsys, monkeypatch):

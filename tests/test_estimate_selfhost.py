@@ -179,6 +179,20 @@ def test_request_files_are_the_workload_scaled_to_requests_per_month(tmp_path, c
     assert 8.0 < plan["api"]["per_million_tokens"] < 8.1
 
 
+def test_compare_prices_the_request_files_workload_once_on_its_cheapest_model(tmp_path, capsys):
+    # 2 requests x max_tokens 100 = 200 output tokens a month, whatever --compare lists (it was 400 with
+    # two models), and the API side is one model's price (gpt-4o-mini, the cheaper), not a blend of both.
+    requests = tmp_path / "req.jsonl"
+    line = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 100}
+    requests.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
+    common = (str(requests), "--self-host", "a100-80gb x2", "--json")
+    alone = _plan(capsys, *common, "--model", "gpt-4o-mini")
+    compared = _plan(capsys, *common, "--compare", "gpt-4.1,gpt-4o-mini")
+    assert alone["workload"]["tokens_per_month"] == compared["workload"]["tokens_per_month"] == 200
+    assert compared["api"]["per_million_tokens"] == pytest.approx(alone["api"]["per_million_tokens"])
+    assert "gpt-4o-mini" in compared["api"]["basis"] + json.dumps(compared["notes"])
+
+
 def test_a_usage_export_is_the_workload_and_prices_the_api_side(capsys):
     from pathlib import Path
 
@@ -191,9 +205,29 @@ def test_a_usage_export_is_the_workload_and_prices_the_api_side(capsys):
     plan = document["self_host"]
     # the export's output tokens over 3 days, x 365/12 / 3: 3,100,000 priced + 20,000 unpriced -> 3,120,000
     assert plan["workload"]["tokens_per_month"] == month["output_tokens"] == round(3_120_000 * 365 / 12 / 3)
-    assert plan["api"]["per_million_tokens"] == pytest.approx(
-        month["holysheep_cny"] / (month["output_tokens"] / 1e6), abs=1e-4
+    # the API price per 1M output tokens is the priced models' cost over the priced models' tokens
+    priced_output = sum(
+        m["month"]["output_tokens"] for m in document["usage"]["models"] if m["price"] == "ok"
     )
+    assert priced_output == round(3_100_000 * 365 / 12 / 3)
+    assert plan["api"]["per_million_tokens"] == pytest.approx(
+        month["holysheep_cny"] / (priced_output / 1e6), abs=1e-3
+    )
+
+
+def test_an_unpriced_model_in_the_usage_does_not_dilute_the_api_price_and_is_named(tmp_path, capsys):
+    # gpt-4o: 1M input ($2.50) + 1M output ($10.00) = $12.50 for 1M output tokens -> $12.50 per 1M.
+    # my-local-model (no price) adds 9M output tokens: dividing $12.50 by all 10M gave $1.25.
+    usage = tmp_path / "usage.csv"
+    usage.write_text(
+        "date,model,requests,input_tokens,cached_input_tokens,output_tokens\n"
+        "2025-03-01,gpt-4o,100,1000000,0,1000000\n"
+        "2025-03-01,my-local-model,100,0,0,9000000\n",
+        encoding="utf-8",
+    )
+    plan = _plan(capsys, "--usage", str(usage), "--self-host", "a100-80gb x2", "--json")
+    assert plan["api"]["per_million_tokens"] == pytest.approx(12.5)
+    assert "my-local-model" in plan["api"]["basis"]
 
 
 def test_a_free_api_has_no_break_even_instead_of_a_division_by_zero(capsys):

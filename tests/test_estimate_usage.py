@@ -179,3 +179,41 @@ def test_batch_api_results_are_flagged_not_silently_priced_as_interactive(tmp_pa
     path.write_text(json.dumps(page), encoding="utf-8")
     report = _report(capsys, "--usage", str(path))
     assert "Batch API" in report["notes"][0]
+
+
+USAGE_12_50 = (
+    "date,model,requests,input_tokens,cached_input_tokens,output_tokens\n"
+    "2025-03-01,gpt-4o,100,1000000,0,1000000\n"  # $2.50 + $10.00 = $12.50 on HolySheep
+)
+
+
+@pytest.mark.parametrize(
+    ("cap", "code"),
+    [("0.01", 1), ("12.49", 1), ("12.50", 0), ("100", 0)],
+    ids=["far", "just", "equal", "under"],
+)
+def test_max_cost_gates_a_usage_workload_on_its_holysheep_cost(tmp_path, capsys, cap, code):
+    usage = tmp_path / "usage.csv"
+    usage.write_text(USAGE_12_50, encoding="utf-8")
+    assert main(["estimate", "--usage", str(usage), "--max-cost", cap]) == code
+    out, err = capsys.readouterr()
+    assert "12.50" in out  # the report is printed either way
+    assert ("exceeds --max-cost" in err) == (code == 1)
+
+
+def test_max_cost_with_compare_gates_on_the_cheapest_target(tmp_path, capsys):
+    usage = tmp_path / "usage.csv"
+    usage.write_text(USAGE_12_50, encoding="utf-8")
+    argv = ["estimate", "--usage", str(usage), "--compare", "gpt-4o,gpt-4o-mini"]
+    # gpt-4o-mini: 1M x 0.15 + 1M x 0.60 = $0.75, the cheapest target
+    assert main([*argv, "--max-cost", "0.74"]) == 1
+    assert main([*argv, "--max-cost", "0.75"]) == 0
+
+
+def test_max_cost_gates_request_files_given_with_self_host(tmp_path, capsys):
+    requests = tmp_path / "req.jsonl"
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 1000}
+    requests.write_text(json.dumps(body) + "\n", encoding="utf-8")
+    argv = ["estimate", str(requests), "--self-host", "a100-80gb x2", "--max-cost", "0.000001"]
+    assert main(argv) == 1  # gpt-4.1: 1,000 output tokens at $8 per 1M = $0.008
+    assert "exceeds --max-cost" in capsys.readouterr().err

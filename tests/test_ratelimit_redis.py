@@ -175,6 +175,20 @@ def test_batch_with_redis_unreachable_runs_on_the_local_fallback_and_says_so_on_
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 20
 
 
+def _lease_name(source: Path, output: str, shard: int, count: int) -> str:
+    """The shard file's name and the digest of the shard's requests (custom_id and body fingerprint)."""
+    from holyclient.batch._input import IdSet, digest, iter_requests, version_key
+    from holyclient.batch._shard import shard_of
+    from holyclient.batch._types import request_fingerprint
+
+    versions = IdSet(
+        digest(version_key(request.custom_id, request_fingerprint(request.body)))
+        for request in iter_requests(source)
+        if shard_of(request.custom_id, count) == shard
+    )
+    return f"{output}.shard-{shard}-of-{count}:{versions.digest()}"
+
+
 def test_a_second_worker_on_a_leased_shard_exits_2_and_writes_nothing(
     tmp_path: Path, redis_server: RedisServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -182,7 +196,9 @@ def test_a_second_worker_on_a_leased_shard_exits_2_and_writes_nothing(
 
     source = _input(tmp_path / "in.jsonl", 10)
     holder = redis.Redis.from_url(redis_server.url)
-    holder.set(f"holyclient:{{{key_hash(KEY)}}}:lease:out.jsonl.shard-1-of-2", "other-worker", px=60_000)
+    holder.set(
+        f"holyclient:{{{key_hash(KEY)}}}:lease:{_lease_name(source, 'out.jsonl', 1, 2)}", "other", px=60_000
+    )
     with LocalServer() as server:
         code = main(
             [

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bad_input.table import Row, check_row
+from holyclient.batch._types import request_fingerprint
 
 KEY_ENV = {"HOLYSHEEP_API_KEY": "sk-holy-bad-input-rows", "HOLYSHEEP_BASE_URL": None}
 RUN = ("batch", "in.jsonl", "-o", "out.jsonl")
@@ -23,13 +24,15 @@ def _line(custom_id: str) -> str:
     )
 
 
-def _result(custom_id: str) -> str:
-    return (
-        json.dumps(
-            {"id": "x", "custom_id": custom_id, "response": {"status_code": 200, "body": {}}, "error": None}
-        )
-        + "\n"
-    )
+def _result(custom_id: str, id: str = "x", response: Any = None) -> str:
+    response = {"status_code": 200, "body": {}} if response is None else response
+    return json.dumps({"id": id, "custom_id": custom_id, "response": response, "error": None}) + "\n"
+
+
+def _made_from(prompt: str) -> str:
+    """An output line ``id`` as holyclient writes it, carrying the fingerprint of a request with ``prompt``."""
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": prompt}]}
+    return f"batch_req_{request_fingerprint(body)}_{'0' * 12}"
 
 
 INPUT = _line("a") + _line("b") + _line("c")
@@ -47,6 +50,14 @@ ROWS = [
     row("shard-k-not-below-n", r"holyclient batch: --shard 4/4: K must be below N", (*RUN, "--shard", "4/4")),
     row("shard-zero-shards", r"holyclient batch: --shard must be K/N", (*RUN, "--shard", "0/0")),
     row("shard-negative", r"holyclient batch: --shard must be K/N", (*RUN, "--shard=-1/4")),
+    row("shard-non-ascii-count", r"holyclient batch: --shard must be K/N", (*RUN, "--shard", "0/²")),
+    row("shard-non-ascii-index", r"holyclient batch: --shard must be K/N", (*RUN, "--shard", "¹/4")),
+    row(
+        "shard-auto-non-ascii-index",
+        r"holyclient batch: --shard auto: JOB_COMPLETION_INDEX='²' is not a shard number",
+        (*RUN, "--shard", "auto/4"),
+        env={"JOB_COMPLETION_INDEX": "²"},
+    ),
     row(
         "shard-auto-without-index",
         r"holyclient batch: --shard auto/N reads K from JOB_COMPLETION_INDEX",
@@ -82,6 +93,11 @@ ROWS = [
         "limiter-bad-db",
         r"holyclient batch: --limiter 'redis://h:6379/abc': database must be a number",
         (*RUN, "--limiter", "redis://h:6379/abc"),
+    ),
+    row(
+        "limiter-non-ascii-db",
+        r"holyclient batch: --limiter 'redis://h:6379/²': database must be a number",
+        (*RUN, "--limiter", "redis://h:6379/²"),
     ),
     row(
         "limiter-password-not-echoed",
@@ -131,6 +147,28 @@ ROWS = [
         r"holyclient batch merge: OUTPUT must not be INPUT or one of the shards",
         (*MERGE, "s0", "-o", "s0"),
         files={"s0": _result("a")},
+    ),
+    row(
+        "merge-shard-made-from-an-earlier-input",
+        r"s1:1: the result for custom_id 'c' was made from an earlier version of its request in in.jsonl",
+        (*MERGE, "s0", "s1", "-o", "out.jsonl"),
+        exit=1,
+        files={
+            "s0": _result("a", _made_from("hi")) + _result("b", _made_from("hi")),
+            "s1": _result("c", _made_from("hello, before INPUT was edited")),
+        },
+    ),
+    row(
+        "merge-shard-response-not-an-object",
+        r"holyclient batch merge: s1:1: response: must be an object or null",
+        (*MERGE, "s0", "s1", "-o", "out.jsonl"),
+        files={"s0": _result("a") + _result("b"), "s1": _result("c", response=[200])},
+    ),
+    row(
+        "merge-shard-status-code-not-a-number",
+        r"holyclient batch merge: s1:1: response.status_code: must be an integer",
+        (*MERGE, "s0", "s1", "-o", "out.jsonl"),
+        files={"s0": _result("a") + _result("b"), "s1": _result("c", response={"status_code": "200x"})},
     ),
     row("merge-without-output", r"usage: holyclient batch merge", (*MERGE, "s0"), files={"s0": _result("a")}),
 ]

@@ -16,6 +16,19 @@ LINE = json.dumps(
 )
 SAMPLE = {"s.jsonl": LINE + "\n"}
 KEY = {"HOLYSHEEP_API_KEY": "sk-rows"}
+STATE_OF_ANOTHER_ENDPOINT = (
+    json.dumps(
+        {
+            "pass": "new",
+            "custom_id": "a",
+            "fingerprint": "0" * 32,
+            "endpoint": "http://127.0.0.1:11/v1",
+            "result": {"custom_id": "a", "status_code": 200},
+            "timing": None,
+        }
+    )
+    + "\n"
+)
 
 
 def _row(id: str, extra: tuple[str, ...], stderr: str, **kwargs: object) -> Row:
@@ -120,6 +133,13 @@ ROWS = [
         ("--state", "st.jsonl"),
         C + r"st.jsonl:1: field 'pass' is missing or wrong",
         files={**SAMPLE, "st.jsonl": "{}\n"},
+    ),
+    _row(
+        "state-of-another-endpoint",
+        ("--state", "st.jsonl"),
+        C + r"st.jsonl:1: endpoint: the answers of pass 'new' were recorded from http://127.0.0.1:11/v1, "
+        r"not --new http://127.0.0.1:10/v1",
+        files={**SAMPLE, "st.jsonl": STATE_OF_ANOTHER_ENDPOINT},
     ),
     _row("state-no-directory", ("--state", "nodir/st.jsonl"), C + "--state nodir/st.jsonl: directory nodir"),
     _row(

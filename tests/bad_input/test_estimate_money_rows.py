@@ -123,6 +123,18 @@ USAGE_ROWS = [
         files={"u.csv": CSV_HEAD + "2025-03-01,gpt-4o,1,10,0,5\n2025-03-02,gpt-4o,1,10,0,-5\n"},
     ),
     Row(
+        "usage-csv-non-ascii-digit",
+        ("estimate", "--usage", "u.csv"),
+        E + "u.csv:2: field input_tokens: expected a whole number >= 0, got '1²'",
+        files={"u.csv": CSV_HEAD + "2025-03-01,gpt-4o,1,1²,0,5\n"},
+    ),
+    Row(
+        "usage-csv-arabic-indic-digits",
+        ("estimate", "--usage", "u.csv"),
+        E + "u.csv:2: field requests: expected a whole number >= 0, got '١٢'",
+        files={"u.csv": CSV_HEAD + "2025-03-01,gpt-4o,١٢,10,0,5\n"},
+    ),
+    Row(
         "usage-csv-short-row",
         ("estimate", "--usage", "u.csv"),
         E + "u.csv:2: expected 6 fields, got 3",

@@ -15,8 +15,9 @@ from typing import Any
 DESCRIPTION = """\
 Merge the results of a sharded batch (`holyclient batch INPUT -o OUTPUT --shard K/N` on each worker)
 into OUTPUT, in INPUT's order. Every custom_id of INPUT must appear exactly once across the shard
-files: missing ids (a shard not finished, or not given), duplicates and ids not in INPUT are
-reported and nothing is written (exit 1). Failed results count as present: rerun their shard with
+files: missing ids (a shard not finished, or not given), duplicates, ids not in INPUT and results
+made from an earlier version of INPUT (its request edited since the shard ran) are reported and
+nothing is written (exit 1). Failed results count as present: rerun their shard with
 --retry-failed first if you want them sent again."""
 
 EPILOG = """\
@@ -25,7 +26,7 @@ example:
 
 exit codes:
   0    merged: every custom_id exactly once
-  1    missing, duplicate or foreign custom_ids (reported; nothing written)
+  1    missing, duplicate, foreign or outdated results (reported; nothing written)
   2    usage or input error"""
 
 #: ids listed per kind of problem before "... and N more".
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from ..batch import validate_input
     from ..batch._input import iter_requests
     from ..batch._shard import MergeInputError, merge_shards
+    from ..batch._types import request_fingerprint
 
     for path in (args.input, *args.shards):
         if not path.is_file():
@@ -100,8 +102,11 @@ def run(args: argparse.Namespace) -> int:
         line, message = report.problems[0]
         return _fail(f"{args.input}:{line}: {message} ({report.problem_count} invalid lines)")
     try:
-        ids = (request.custom_id for request in iter_requests(args.input, args.model))
-        merged = merge_shards(ids, args.shards, args.output)
+        fingerprints = {
+            request.custom_id: request_fingerprint(request.body)
+            for request in iter_requests(args.input, args.model)
+        }
+        merged = merge_shards(fingerprints, args.shards, args.output, fingerprints=fingerprints)
     except MergeInputError as exc:
         return _fail(str(exc))
     except OSError as exc:
@@ -127,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
     if len(merged.foreign) > SHOWN:
         print(
             f"... and {len(merged.foreign) - SHOWN} more results for custom_ids not in the input",
+            file=sys.stderr,
+        )
+    if merged.changed:
+        place, custom_id = merged.changed[0]
+        print(
+            f"{place}: the result for custom_id {custom_id!r} was made from an earlier version of its "
+            f"request in {args.input}: {len(merged.changed)} results were made from an earlier version of "
+            f"{args.input} (it was edited after their shard ran); run those shards again into fresh files",
             file=sys.stderr,
         )
     print(f"holyclient batch merge: {args.output} not written", file=sys.stderr)

@@ -6,6 +6,7 @@ Kept apart from ``batch.py`` so that module stays about one run in one process.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser, positive_int: Any, positive_f
         metavar="URL",
         help="share --rpm/--tpm with every worker using the same key: redis://HOST:PORT/DB "
         "(needs `pip install 'holyclient[redis]'`); with --shard, also leases the shard so a second "
-        "worker on it exits 2",
+        "worker on it exits 2 (one restarted after a crash waits for the dead worker's lease to lapse)",
     )
     group.add_argument(
         "--workers",
@@ -100,21 +101,42 @@ def make_limiter(args: argparse.Namespace, client: Any) -> Any:
 async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> AsyncIterator[None]:
     """Hold the shard's lease in Redis while the run goes (only with ``--shard`` and ``--limiter``).
 
+    A lease held by a worker that died (it stopped renewing) is waited out, at most its time to live,
+    saying so on stderr, then taken over.
+
     Raises:
-        LeaseHeldError: another worker holds it.
+        LeaseHeldError: a live worker holds it (it renews it while this one waits).
+        LeaseLostError: the lease was lost part-way (another worker took it): the run is cancelled at
+            once, so that two workers never send the same shard.
     """
     import anyio
 
-    from ..ratelimit._lease import RENEW_EVERY, ShardLease
+    from ..ratelimit import _lease
     from ..ratelimit._redis import _redis_errors
 
     output: Path = args.output
     if args.shard_spec is None or args.limiter is None:
         yield
         return
-    lease = ShardLease(limiter._async_client(), api_key, output.name)
+    # Named by the shard's file name and its requests (ids and bodies): the same batch run from two
+    # hosts (other paths, same input) shares a lease; an unrelated batch with the same -o name does not.
+    lease = _lease.ShardLease(
+        limiter._async_client(), api_key, f"{output.name}:{args.batch_digest}", seconds=_lease.LEASE_SECONDS
+    )
+
+    def waiting(seconds: float) -> None:
+        print(
+            f"holyclient batch: shard {args.shard}: another worker holds its lease; waiting up to "
+            f"{math.ceil(seconds)} s for it to lapse (a worker that died stops renewing it) before taking over",
+            file=sys.stderr,
+        )
+
     try:
-        await lease.take()
+        if await lease.take(on_wait=waiting):
+            print(
+                f"holyclient batch: shard {args.shard}: the lease lapsed: took over the shard",
+                file=sys.stderr,
+            )
     except _redis_errors() as exc:
         print(
             f"holyclient batch: warning: shard lease not taken, Redis unreachable ({type(exc).__name__}); "
@@ -126,11 +148,13 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
 
     async def renew() -> None:
         while True:
-            await anyio.sleep(RENEW_EVERY)
+            await anyio.sleep(_lease.RENEW_EVERY)
             try:
                 if not await lease.renew():
-                    print("holyclient batch: warning: the shard lease was lost", file=sys.stderr)
-                    return
+                    # Another worker sends this shard now: stop ours at once (raising cancels the run).
+                    raise _lease.LeaseLostError(
+                        "the shard lease was lost (it lapsed and another worker took it over): stopped sending"
+                    )
             except _redis_errors():
                 pass  # Redis away for a while: try again at the next renewal
 

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from ._argtypes import non_negative_float, positive_float, positive_int
+from ._estimate_report import max_cost_exit, state_exit
 
 
 def _currency(text: str) -> str:
@@ -251,14 +252,35 @@ def run(
         sys.stdout.write("\n")
     else:
         sys.stdout.write("\n".join(text))
-    return 0
+    if requests is not None:
+        return state_exit(requests, args.max_cost)
+    return _usage_exit(document.get("usage"), args.max_cost)
+
+
+def _usage_exit(report: dict[str, Any] | None, max_cost: float | None) -> int:
+    """``--max-cost`` on a usage workload: its period cost on HolySheep, or the cheapest ``--compare`` target's."""
+    if report is None:
+        return 0
+    if "compare" in report:
+        priced = [entry for entry in report["compare"] if entry["period_usd"] is not None]
+        unpriced = [entry["model"] for entry in report["compare"] if entry["period_usd"] is None]
+        total = min((entry["period_usd"] for entry in priced), default=None)
+        return max_cost_exit(total, max_cost, unpriced)
+    return max_cost_exit(report["total"]["period"]["holysheep_usd"], max_cost, report["unpriced_models"])
 
 
 def _requests_as_usage(state: Any, per_month: float | None, rate: float) -> dict[str, Any]:
     """Request FILEs as the month's workload, in the shape the self-host report reads from --usage."""
     factor = 1.0 if per_month is None or not state.count else per_month / state.count
-    output = sum(t.output_tokens for t in state.totals.values()) * factor
-    usd = state.priced_cost() * factor if not state.unpriced() else None
+    totals = list(state.totals.values())
+    on = ""
+    if state.compare is not None and totals:
+        # Each compared model prices the same requests: the workload is one of them, never their sum.
+        chosen = state.cheapest() or totals[0]
+        totals = [chosen]
+        on = f" on {chosen.model} ({'the cheapest of --compare' if chosen.priced else 'no --compare model is priced'})"
+    output = sum(t.output_tokens for t in totals) * factor
+    usd = sum(t.cost_usd for t in totals) * factor if all(t.priced for t in totals) else None
     return {
         "total": {
             "month": {
@@ -268,5 +290,6 @@ def _requests_as_usage(state: Any, per_month: float | None, rate: float) -> dict
             }
         },
         "source": "request FILEs"
+        + on
         + ("" if per_month is None else f" x {factor:,.4g} ({per_month:,.0f} requests a month)"),
     }

@@ -8,6 +8,8 @@ output limit) is left out of that model's total and the model ranks last in ``--
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -133,6 +135,38 @@ class State:
 
     def unpriced(self) -> list[str]:
         return [t.model for t in self.totals.values() if not t.priced]
+
+    def cheapest(self) -> Total | None:
+        """With ``--compare``: the cheapest priced model that every request fits (else the cheapest priced)."""
+        priced = [t for t in self.totals.values() if t.priced]
+        fitting = [t for t in priced if not t.misfits] or priced
+        return min(fitting, key=lambda t: t.cost_usd, default=None)
+
+
+def max_cost_exit(total_usd: float | None, max_cost: float | None, unpriced: Sequence[str]) -> int:
+    """``--max-cost``: 1 when the priced total (``None``: nothing priced) exceeds it, said on stderr; else 0.
+
+    Every way estimate prices a workload (request FILEs, ``--usage``, with ``--self-host``) ends here,
+    so the gate the help promises holds for all of them.
+    """
+    if max_cost is not None and unpriced:
+        print(
+            f"holyclient estimate: warning: --max-cost checks priced models only; no price for {', '.join(unpriced)}",
+            file=sys.stderr,
+        )
+    if max_cost is None or total_usd is None or total_usd <= max_cost:
+        return 0
+    print(
+        f"holyclient estimate: estimated ${total_usd:.6f} exceeds --max-cost ${max_cost:.6f}", file=sys.stderr
+    )
+    return 1
+
+
+def state_exit(state: State, max_cost: float | None) -> int:
+    """:func:`max_cost_exit` for request FILEs: their total, or with ``--compare`` the cheapest model's."""
+    cheapest = state.cheapest()
+    total = None if cheapest is None else state.priced_cost() if state.compare is None else cheapest.cost_usd
+    return max_cost_exit(total, max_cost, state.unpriced())
 
 
 def _round(value: float | None) -> float | None:

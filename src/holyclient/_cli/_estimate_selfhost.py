@@ -115,10 +115,17 @@ def _api_price(
     if usage is not None:
         month = usage["total"]["month"]
         cost = month["holysheep_cny"] if currency == "CNY" else month["holysheep_usd"]
-        if month["output_tokens"] and cost is not None:
-            return cost / (
-                month["output_tokens"] / 1e6
-            ), "the workload on HolySheep: month cost / month output tokens"
+        # The cost covers the priced models only, so it is divided by their tokens only: the unpriced
+        # models' tokens would dilute the price (they are served at the same rate per token).
+        models = usage.get("models", [])
+        unpriced = [m["model"] for m in models if m["price"] != "ok"]
+        priced_tokens = sum(m["month"]["output_tokens"] for m in models if m["price"] == "ok")
+        divisor = priced_tokens if models else month["output_tokens"]
+        if divisor and cost is not None:
+            basis = "the workload on HolySheep: month cost / month output tokens"
+            if unpriced:
+                basis += f" of the priced models only (not priced: {', '.join(unpriced)})"
+            return cost / (divisor / 1e6), basis
     if args.model:
         info = table.get(args.model)
         if info is None:

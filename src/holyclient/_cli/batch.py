@@ -50,7 +50,8 @@ exit codes:
   0    every request succeeded
   1    some requests failed (they are in OUTPUT with their error)
   2    usage or input error (nothing sent), the run was stopped early (rerun to resume), or
-       another worker holds this --shard's lease in Redis
+       a live worker holds this --shard's lease in Redis (one that died is waited for, at most
+       the lease's 15 s, then taken over), or took it over part-way (the run stops sending at once)
   130  interrupted (rerun to resume)"""
 
 
@@ -162,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.input}: no requests (the file is empty or has only blank lines)")
     if args.shard_spec is not None:
         report.ids, report.versions, report.requests = IdSet(shard_ids), IdSet(shard_versions), len(shard_ids)
+        args.batch_digest = report.versions.digest()  # names the shard lease
         if not report.requests:
             print(
                 f"holyclient batch: shard {args.shard}: no requests of {args.input} fall in it",
@@ -223,7 +225,7 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
     from ..batch._guard import DEFAULT_STOP_AFTER, unwrapped
     from ..batch._report import CostTally, progress_line, summary, summary_json
     from ..batch._runner import DEFAULT_BATCH_MAX_RETRIES
-    from ..ratelimit._lease import LeaseHeldError
+    from ..ratelimit._lease import LeaseHeldError, LeaseLostError
     from ._batch_progress import show
 
     if state.torn_bytes:
@@ -315,6 +317,11 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
         writer.close()
         if created and not writer.written:
             args.output.unlink(missing_ok=True)
+        if isinstance(exc, LeaseLostError):
+            return _fail(
+                f"shard {args.shard}: {exc} ({writer.written} results written to {args.output}; "
+                "the worker holding the lease now finishes the shard)"
+            )
         return _fail(f"shard {args.shard}: {exc}")
     finally:
         writer.close()

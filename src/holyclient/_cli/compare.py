@@ -76,7 +76,8 @@ def register(subparsers: Any) -> None:
         "--state",
         type=Path,
         metavar="FILE",
-        help="keep each answer in FILE as it arrives; a rerun after a crash sends only what is missing",
+        help="keep each answer in FILE as it arrives; a rerun after a crash sends only what is missing "
+        "(a FILE recorded against another --old/--new URL is refused)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document")
     parser.add_argument(
@@ -240,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     repeat = checked["repeat"]
     passes = _passes(old_requests, new_requests, repeat)
     try:
-        done = _load_state(args.state, passes)
+        done = _load_state(args.state, passes, args.old, args.new)
     except _Usage as exc:
         return _fail(str(exc))
     remaining = [
@@ -283,15 +284,16 @@ def _passes(old_requests: list[Any], new_requests: list[Any], repeat: int) -> di
     return passes
 
 
-def _load_state(path: Path | None, passes: dict[str, list[Any]]) -> dict[str, Any]:
+def _load_state(path: Path | None, passes: dict[str, list[Any]], old: str, new: str) -> dict[str, Any]:
     from ..compare._run import fingerprint
-    from ..compare._state import StateError, load_state
+    from ..compare._state import StateError, endpoint_of, load_state
 
     if path is None:
         return {}
     prints = {name: {r.custom_id: fingerprint(r.body) for r in reqs} for name, reqs in passes.items()}
     try:
-        runs = load_state(path, prints)
+        endpoints = {name: endpoint_of(name, old, new) for name in passes}
+        runs = load_state(path, prints, endpoints)
     except StateError as exc:
         raise _Usage(str(exc)) from None
     except OSError as exc:

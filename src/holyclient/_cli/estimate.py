@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ._argtypes import non_negative_float, positive_float, token_count
-from ._estimate_report import Entry, State, print_json, print_table, spool_row
+from ._estimate_report import Entry, State, print_json, print_table, spool_row, state_exit
 
 DESCRIPTION = """\
 Count the input tokens of requests offline and price them from holyclient's price table.
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             print_json(state, spool, out)
         else:
             print_table(state, spool, out, summary=args.summary)
-    return _exit_code(state, args.max_cost)
+    return state_exit(state, args.max_cost)
 
 
 def _read_all(args: argparse.Namespace, table: Any, state: State, spool: IO[str]) -> str | None:
@@ -312,25 +312,6 @@ def _misfit(info: Any, prompt: int, cap: int | None, *, chat: bool) -> str | Non
     if cap is not None and prompt + cap > window:
         return f"{prompt:,} input + {cap:,} max_tokens, context window {window:,}"
     return None
-
-
-def _exit_code(state: State, max_cost: float | None) -> int:
-    priced = [t for t in state.totals.values() if t.priced]
-    if max_cost is not None and state.unpriced():
-        _warn(f"--max-cost checks priced models only; no price for {', '.join(state.unpriced())}")
-    if max_cost is None or not priced:
-        return 0
-    if state.compare is None:
-        total = state.priced_cost()
-    else:
-        fitting = [t for t in priced if not t.misfits] or priced
-        total = min(t.cost_usd for t in fitting)
-    if total > max_cost:
-        print(
-            f"holyclient estimate: estimated ${total:.6f} exceeds --max-cost ${max_cost:.6f}", file=sys.stderr
-        )
-        return 1
-    return 0
 
 
 _progress_shown = False

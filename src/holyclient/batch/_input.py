@@ -61,6 +61,10 @@ class IdSet:
     def __len__(self) -> int:
         return len(self._digests)
 
+    def digest(self) -> str:
+        """16 hex digits naming the whole set (equal sets, equal digests): which batch a shard lease is for."""
+        return hashlib.blake2b(self._digests.tobytes(), digest_size=8).hexdigest()
+
     def __contains__(self, custom_id: object) -> bool:
         if not isinstance(custom_id, str) or not self._digests:
             return False

@@ -5,7 +5,8 @@ minute a hundred times faster than needed. :class:`Packer` gathers embedding req
 model and parameters into one request of at most ``max_inputs`` inputs and ``max_tokens`` tokens;
 :func:`unpack` gives each line its own result back -- its vectors (re-indexed from 0), the answer's
 other fields, and its share of the usage (in proportion to its counted tokens, summing to the
-answer's). :func:`split` halves a packed request, to isolate an input the server refuses.
+answer's). :func:`split` halves a packed request, to isolate an input the server refuses (when the refusal
+may be one input's: :func:`may_be_one_input`).
 
 Sans-IO: the runner sends what the packer gives it.
 """
@@ -132,6 +133,22 @@ def split(request: PackedRequest) -> tuple[PackedRequest, PackedRequest]:
             replace(request, custom_id=f"pack:{parts[0].custom_id}+{len(parts) - 1}", body=body, parts=parts)
         )
     return halves[0], halves[1]
+
+
+def may_be_one_input(result: BatchResult) -> bool:
+    """Whether halving a packed request the server refused could isolate the input at fault.
+
+    Only a 400 that blames the inputs (``param`` ``input``, or no ``param`` at all: the server did not
+    say) can; one that names another parameter (``dimensions``, ``encoding_format``) is the same for
+    every line of the pack, so halving would send about twice as many requests to learn it once per line.
+    """
+    if result.status_code != 400:
+        return False
+    error = result.body.get("error") if isinstance(result.body, Mapping) else None
+    param = error.get("param") if isinstance(error, Mapping) else None
+    return (
+        not isinstance(param, str) or not param or param == "input" or param.startswith(("input[", "input."))
+    )
 
 
 def _shares(total: int, weights: list[int]) -> list[int]:

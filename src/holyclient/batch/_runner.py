@@ -30,7 +30,7 @@ from ..ratelimit._estimate import TokenEstimator
 from ..ratelimit._window import Clock, Sleep
 from ._concurrency import AdaptiveConcurrency, Slots
 from ._guard import BatchStoppedError, StopBreaker, unwrapped
-from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, split, unpack
+from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, may_be_one_input, split, unpack
 from ._process import RequestProcessor
 from ._types import BatchRequest, BatchResult, BatchStats
 from ._wire import DirectSender
@@ -247,11 +247,12 @@ class BatchRunner(RequestProcessor):
 
     async def _unpacked(self, request: BatchRequest, result: BatchResult) -> list[BatchResult]:
         """The results of a request's lines: itself, or each line of a packed request. A packed request
-        the server keeps refusing with a 400 is halved until the input at fault is alone in its request,
-        so that the other lines still get their vectors."""
+        the server keeps refusing with a 400 that blames an input is halved until the input at fault is
+        alone in its request, so that the other lines still get their vectors; a 400 naming another
+        parameter fails every line of the pack at once."""
         if not isinstance(request, PackedRequest):
             return [result]
-        if result.status_code == 400 and len(request.parts) > 1:
+        if may_be_one_input(result) and len(request.parts) > 1:
             results = []
             for half in split(request):
                 results += await self._unpacked(half, await self.process(half))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._core._atomic import write_atomically
+from ._types import line_fingerprint, line_succeeded
 
 #: Where ``--shard auto/N`` reads ``K``: Kubernetes Indexed Jobs, then Slurm job arrays.
 SHARD_INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")
@@ -30,6 +31,12 @@ def shard_of(custom_id: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(custom_id.encode()).digest()[:8], "big") % count
 
 
+def _whole(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts '²' and '١', which ``int`` then refuses or reads."""
+    text = text.strip()
+    return text.isascii() and text.isdigit()
+
+
 def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> tuple[int, int]:
     """``(K, N)`` from ``K/N`` or ``auto/N`` (``K`` from ``JOB_COMPLETION_INDEX`` or ``SLURM_ARRAY_TASK_ID``).
 
@@ -38,7 +45,7 @@ def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> tuple[in
     """
     environ = os.environ if environ is None else environ
     index, slash, count = text.partition("/")
-    if not slash or not count.strip().isdigit() or int(count) < 1:
+    if not slash or not _whole(count) or int(count) < 1:
         raise ShardError(f"--shard must be K/N (0 <= K < N, e.g. 0/4) or auto/N, got {text!r}")
     total = int(count)
     if index.strip() == "auto":
@@ -48,9 +55,9 @@ def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> tuple[in
                 f"--shard auto/N reads K from {' or '.join(SHARD_INDEX_VARIABLES)}: neither is set"
             )
         index = environ[source].strip()
-        if not index.isdigit():
+        if not _whole(index):
             raise ShardError(f"--shard auto: {source}={index!r} is not a shard number")
-    elif not index.strip().isdigit():
+    elif not _whole(index):
         raise ShardError(f"--shard must be K/N (0 <= K < N, e.g. 0/4) or auto/N, got {text!r}")
     shard = int(index)
     if shard >= total:
@@ -71,6 +78,9 @@ class MergeReport:
         missing: input ``custom_id`` values found in no shard.
         duplicates: ``custom_id`` -> the ``FILE:LINE`` places it appears (more than one).
         foreign: ``(FILE:LINE, custom_id)`` of results whose id is not in the input.
+        changed: ``(FILE:LINE, custom_id)`` of results made from an earlier version of their request:
+            the fingerprint in the line's ``id`` is not the input body's (INPUT edited since that shard
+            ran), as a resume finds them.
         lines: results written (or that would be).
         failed: of them, results that are failures (kept: they are the request's answer).
     """
@@ -78,20 +88,34 @@ class MergeReport:
     missing: list[str] = field(default_factory=list)
     duplicates: dict[str, list[str]] = field(default_factory=dict)
     foreign: list[tuple[str, str]] = field(default_factory=list)
+    changed: list[tuple[str, str]] = field(default_factory=list)
     lines: int = 0
     failed: int = 0
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.duplicates or self.foreign)
+        return not (self.missing or self.duplicates or self.foreign or self.changed)
 
 
 class MergeInputError(ValueError):
     """A shard line that is not a result line (``FILE:LINE: ...``)."""
 
 
-def _result_lines(path: Path) -> Iterator[tuple[int, str, str, bool]]:
-    """``(line number, custom_id, raw line, failed)`` of every result in a shard file."""
+@dataclass(frozen=True)
+class _ResultLine:
+    number: int
+    custom_id: str
+    text: str
+    failed: bool
+    fingerprint: str | None  # of the request it was made from (None: not recorded)
+
+
+def _result_lines(path: Path) -> Iterator[_ResultLine]:
+    """Every result in a shard file, checked to be one (the merged file must be a valid Batch API output).
+
+    Raises:
+        MergeInputError: a line that is not a result line.
+    """
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
             text = raw.decode("utf-8", "replace").strip()
@@ -104,15 +128,30 @@ def _result_lines(path: Path) -> Iterator[tuple[int, str, str, bool]]:
                 raise MergeInputError(f"{path}:{number}: custom_id: not a batch result line") from None
             if not isinstance(custom_id, str):
                 raise MergeInputError(f"{path}:{number}: custom_id: must be a string")
-            response = line.get("response") or {}
-            failed = line.get("error") is not None or int(response.get("status_code") or 0) >= 400
-            yield number, custom_id, text, failed
+            response = line.get("response")
+            if response is not None and not isinstance(response, dict):
+                raise MergeInputError(f"{path}:{number}: response: must be an object or null")
+            status = (response or {}).get("status_code")
+            if status is not None and (isinstance(status, bool) or not isinstance(status, int)):
+                raise MergeInputError(f"{path}:{number}: response.status_code: must be an integer")
+            yield _ResultLine(number, custom_id, text, not line_succeeded(line), line_fingerprint(line))
 
 
-def merge_shards(input_ids: Iterable[str], shards: Iterable[Path], output: Path | None) -> MergeReport:
+def merge_shards(
+    input_ids: Iterable[str],
+    shards: Iterable[Path],
+    output: Path | None,
+    *,
+    fingerprints: Mapping[str, str | None] | None = None,
+) -> MergeReport:
     """Check that every input id is in exactly one shard; when so, write them to ``output`` in input order.
 
     The merged file is written to a temporary name and renamed, so ``output`` is never half-written.
+
+    Args:
+        fingerprints: ``custom_id`` -> :func:`~holyclient.batch._types.request_fingerprint` of its body
+            in INPUT; a result recording another fingerprint was made from an earlier INPUT and is
+            reported in :attr:`MergeReport.changed` (results recording none are not checked).
 
     Raises:
         MergeInputError: a shard line that is not a batch result.
@@ -124,15 +163,18 @@ def merge_shards(input_ids: Iterable[str], shards: Iterable[Path], output: Path 
     where: dict[str, str] = {}
     report = MergeReport()
     for path in shards:
-        for number, custom_id, text, failed in _result_lines(path):
-            place = f"{path}:{number}"
+        for result in _result_lines(path):
+            custom_id, place = result.custom_id, f"{path}:{result.number}"
             if custom_id not in wanted:
                 report.foreign.append((place, custom_id))
             elif custom_id in found:
                 report.duplicates.setdefault(custom_id, [where[custom_id]]).append(place)
             else:
-                found[custom_id], where[custom_id] = text, place
-                report.failed += failed
+                found[custom_id], where[custom_id] = result.text, place
+                report.failed += result.failed
+                recorded = result.fingerprint
+                if fingerprints is not None and recorded and recorded != fingerprints.get(custom_id):
+                    report.changed.append((place, custom_id))
     report.missing = [custom_id for custom_id in order if custom_id not in found]
     report.lines = len(found)
     if report.ok and output is not None:

@@ -16,7 +16,7 @@ import anyio
 
 from ..batch import BatchRequest, BatchResult
 from ._run import SideRun, TimedClient, Timing, run_side
-from ._state import StateWriter
+from ._state import StateWriter, endpoint_of
 
 #: Retries per request after its first attempt (the runner honours ``Retry-After``).
 MAX_RETRIES = 2
@@ -53,7 +53,8 @@ async def run_passes(
     received: dict[str, int] = {}
 
     def recorder(name: str) -> Callable[[BatchResult, Timing | None, str], None]:
-        keep = writer.recorder(name) if writer is not None else None
+        endpoint = endpoint_of(name, old.base_url, new.base_url)
+        keep = writer.recorder(name, endpoint) if writer is not None else None
 
         def record(result: BatchResult, timing: Timing | None, key: str) -> None:
             received[name] = received.get(name, 0) + 1

@@ -232,7 +232,7 @@ def _read_csv(path: str, text: str, workload: Workload) -> None:
         values: list[int] = []
         for name, cell in zip(CSV_HEADER[2:], row[2:], strict=True):
             cell = cell.strip().replace("_", "")
-            if not cell.isdigit():
+            if not (cell.isascii() and cell.isdigit()):  # '1²' and '١٢' pass isdigit() alone
                 raise UsageFileError(
                     f"{path}:{number}: field {name}: expected a whole number >= 0, got {cell!r}"
                 )

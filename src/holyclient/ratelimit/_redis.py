@@ -66,7 +66,7 @@ def check_url(url: str) -> str | None:
     if parts.scheme != "unix" and not parts.hostname:
         return "no host in the URL"
     db = parts.path.strip("/")
-    if parts.scheme != "unix" and db and not db.isdigit():
+    if parts.scheme != "unix" and db and not (db.isascii() and db.isdigit()):  # not '²'
         return f"database must be a number, got {db!r}"
     return None
 

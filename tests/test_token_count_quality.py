@@ -171,3 +171,13 @@ def test_estimate_json_and_table_carry_method_and_range(tmp_path, capsys):
     table = capsys.readouterr().out
     assert f"~{claude['input_tokens']} ({low}-{high})" in table
     assert "holds the billed count" in table
+
+
+def test_the_model_table_says_which_models_count_exactly_and_why_claude_cannot(capsys):
+    assert main(["models", "--json"]) == 0
+    models = {m["model"]: m for m in json.loads(capsys.readouterr().out)["models"]}
+    assert models["gpt-4.1"]["count_method"] == "exact"
+    claude = models["claude-sonnet-4.5"]
+    assert claude["count_method"] == "approximate"
+    assert "issue 375" in claude["tokenizer"]  # Anthropic: no client-side tokenizer for Claude 3+
+    assert models["gemini-2.5-flash"]["count_method"] == "approximate"

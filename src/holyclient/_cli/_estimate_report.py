@@ -271,7 +271,8 @@ def notes(state: State) -> list[str]:
     if "approximate" in methods:
         out.append(
             "~ approximate: counted with o200k_base and corrected by published ratios for the model family "
-            "and content kind; (low-high) holds the billed count"
+            "and content kind (or, for a model whose own tokenizer ships, its chat template left open); "
+            "(low-high) holds the billed count"
         )
     if "calibrated" in methods:
         out.append("~ calibrated: corrected by the fit in --calibration; (low-high) spans its error")

@@ -81,6 +81,9 @@ _EXACT_PREFIXES: tuple[tuple[str, str], ...] = (
 _FALLBACK_ENCODING = "o200k_base"
 
 _OWN_NAMES = frozenset(_exact.EXACT_NAMES)
+#: Tokens a chat template may add once per request beyond role markers: Qwen2.5's template inserts a
+#: default system prompt (~20 tokens) when none is given; DeepSeek's adds only BOS and markers.
+_TEMPLATE_EXTRA = {"qwen2": 24, "deepseek_v3": 0}
 
 #: Other families whose own tokenizer ships with holyclient (see :mod:`._exact`): name prefixes, tokenizer.
 #: Qwen3.5 and later use a new vocabulary that is not shipped; they fall back to an estimate.
@@ -196,7 +199,7 @@ def _count_chat(
         # The content is counted with the model's own tokenizer, but the chat template that frames it
         # (role markers, BOS, a default system prompt) differs by model version and relay: a range.
         framing = len(messages) + 1  # type: ignore[arg-type]  # a list: see above
-        low, high = max(tokens - 3 * framing, 0), tokens + 2 * framing + 24
+        low, high = max(tokens - 3 * framing, 0), tokens + 2 * framing + _TEMPLATE_EXTRA[name]
         counted = TokenCount(tokens, model, name, True, "approximate", low, high)
         return counted, tools_tokens
     return TokenCount(tokens, model, name, approximate or counter.approximate), tools_tokens

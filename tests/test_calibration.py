@@ -154,3 +154,19 @@ def test_a_batch_runner_reserves_its_client_budget_by_the_calibration(relay, tmp
 
     assert outcome(calibration=path) is None
     assert outcome()["code"] == "budget_exceeded"
+
+
+def test_holyclient_serve_can_bill_with_the_foreign_tokenizer():
+    from holyclient._cli import build_parser
+    from holyclient._cli.serve import _config
+
+    assert _config(build_parser().parse_args(["serve", "--billing", "foreign"])).billing == "foreign"
+    assert _config(build_parser().parse_args(["serve"])).billing == "chars"
+
+
+def test_the_foreign_billing_differs_from_the_default_and_from_o200k(relay):
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "今天天气很好，我们去公园散步吧。"}]}
+    [foreign] = _billed(relay, [body])
+    with LocalServer(models=(MODEL,)) as plain:
+        [chars] = _billed(plain, [body])
+    assert len({foreign, chars, count_request(body).raw_tokens}) == 3

@@ -86,6 +86,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed for faults and jitter")
     parser.add_argument("--no-auth", action="store_true", help="do not require an Authorization header")
     parser.add_argument("--no-log", action="store_true", help="keep no request log (for benchmarks)")
+    parser.add_argument(
+        "--billing",
+        choices=("chars", "foreign"),
+        default="chars",
+        help="how chat prompt_tokens are billed: chars (characters/4 + 3 per message, default) or foreign "
+        "(a tokenizer holyclient does not have, at Claude-like ratios: to try estimate and calibrate)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -121,6 +128,7 @@ def _config(args: argparse.Namespace) -> Any:
         seed=args.seed,
         log_requests=not args.no_log,
         max_hang=max(args.hang_seconds, 0.0),
+        billing=args.billing,
     )
 
 

@@ -27,6 +27,24 @@ E = "holyclient estimate: "
 U = "usage: holyclient estimate "
 
 ROWS = [
+    Row(
+        "calibration-file-missing",
+        ("estimate", "in.jsonl", "--calibration", "cal.json"),
+        E + "cal.json: cannot read calibration file: No such file",
+        files={"in.jsonl": OK},
+    ),
+    Row(
+        "calibration-file-not-json",
+        ("estimate", "in.jsonl", "--calibration", "cal.json"),
+        E + "cal.json:1: not a JSON calibration file",
+        files={"in.jsonl": OK, "cal.json": "{oops"},
+    ),
+    Row(
+        "calibration-factor-negative",
+        ("estimate", "in.jsonl", "--calibration", "cal.json"),
+        E + r"cal.json:1: models\.m\.factor: expected a positive number, got -1",
+        files={"in.jsonl": OK, "cal.json": json.dumps({"models": {"m": {"factor": -1, "error": 0.1}}})},
+    ),
     Row("missing-file", ("estimate", "nope.jsonl"), E + "nope.jsonl: cannot open: No such file"),
     Row("a-directory", ("estimate", "adir"), E + "adir: is a directory", files={"adir/x.jsonl": OK}),
     Row("empty-file", ("estimate", "in.jsonl"), E + "in.jsonl: empty input", files={"in.jsonl": ""}),

@@ -25,7 +25,18 @@ from ._help import HelpFormatter
 #: Subcommand modules, in the order ``--help`` lists them. Each module exposes
 #: ``register(subparsers) -> None``, which adds its parser and sets ``func`` to a
 #: ``run(args) -> int`` callable. Modules import their heavy dependencies inside ``run``.
-SUBCOMMANDS = ("tour", "chat", "serve", "estimate", "models", "batch", "migrate", "doctor", "compare")
+SUBCOMMANDS = (
+    "tour",
+    "chat",
+    "serve",
+    "estimate",
+    "calibrate",
+    "models",
+    "batch",
+    "migrate",
+    "doctor",
+    "compare",
+)
 
 EPILOG = """\
 exit codes:

@@ -13,7 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-ROW = "{:<28} {:<22} {:>12} {:>12} {:>12} {:>12}"
+ROW = "{:<28} {:<22} {:>24} {:>12} {:>12} {:>12}"
+
+#: Methods from best to worst: a total is as good as its worst request.
+METHODS = ("exact", "calibrated", "approximate")
 
 
 @dataclass(frozen=True)
@@ -27,11 +30,23 @@ class Entry:
     approximate: bool
     cost_usd: float | None  # None: the model has no price
     misfit: str | None = None  # why the request does not fit the model, if it does not
+    count_method: str = "exact"
+    input_range: tuple[int, int] | None = None  # None: exact, (input_tokens, input_tokens)
+
+    @property
+    def low(self) -> int:
+        return self.input_tokens if self.input_range is None else self.input_range[0]
+
+    @property
+    def high(self) -> int:
+        return self.input_tokens if self.input_range is None else self.input_range[1]
 
     def as_dict(self, rate: float) -> dict[str, Any]:
         out: dict[str, Any] = {
             "model": self.model,
             "input_tokens": self.input_tokens,
+            "count_method": self.count_method,
+            "input_tokens_range": [self.low, self.high],
             "output_tokens": self.output_tokens,
             "output_assumed": self.output_assumed,
             "cost_usd": _round(self.cost_usd),
@@ -58,6 +73,9 @@ class Total:
     assumed: bool = False
     misfits: int = 0
     first_misfit: str = ""
+    low: int = 0
+    high: int = 0
+    count_method: str = "exact"
 
     def add(self, entry: Entry) -> None:
         if entry.misfit is not None:
@@ -66,6 +84,9 @@ class Total:
             return
         self.requests += 1
         self.input_tokens += entry.input_tokens
+        self.low += entry.low
+        self.high += entry.high
+        self.count_method = worst(self.count_method, entry.count_method)
         self.output_tokens += entry.output_tokens
         self.cost_usd += entry.cost_usd or 0.0
         self.approximate = self.approximate or entry.approximate
@@ -84,6 +105,8 @@ class Total:
             "model": self.model,
             "requests": self.requests,
             "input_tokens": self.input_tokens,
+            "count_method": self.count_method,
+            "input_tokens_range": [self.low, self.high],
             "output_tokens": self.output_tokens,
             "cost_usd": _round(self.cost),
             "cost_cny": _round(None if self.cost is None else self.cost * rate),
@@ -99,6 +122,7 @@ class State:
     totals: dict[str, Total] = field(default_factory=dict)
     count: int = 0
     warned: set[str] = field(default_factory=set)
+    calibration: Any = None  # a holyclient._calibration.Calibration from --calibration
 
     def add(self, entry: Entry) -> None:
         total = self.totals.get(entry.model)
@@ -163,7 +187,7 @@ def spool_row(state: State, request: Any, entries: list[Entry], spool: IO[str], 
             ROW.format(
                 clip(request.custom_id or request.source, 28),
                 clip(e.model + ("!" if e.misfit else ""), 22),
-                tokens(e.input_tokens, e.approximate),
+                input_text(e.input_tokens, e.count_method, e.low, e.high),
                 tokens(e.output_tokens, False, e.output_assumed),
                 money(e.cost_usd),
                 money(None if e.cost_usd is None else e.cost_usd * state.rate),
@@ -184,6 +208,8 @@ def print_json(state: State, spool: IO[str], out: IO[str]) -> None:
         total = {
             "requests": state.count,
             "input_tokens": sum(t.input_tokens for t in ranked),
+            "count_method": _worst_of(t.count_method for t in ranked),
+            "input_tokens_range": [sum(t.low for t in ranked), sum(t.high for t in ranked)],
             "output_tokens": sum(t.output_tokens for t in ranked),
             "cost_usd": _round(cost),
             "cost_cny": _round(None if cost is None else cost * state.rate),
@@ -241,8 +267,15 @@ def notes(state: State) -> list[str]:
     out = []
     if any(t.assumed for t in totals):
         out.append("* assumed output: max_tokens/max_completion_tokens when set, else --output-tokens (512)")
-    if any(t.approximate for t in totals):
-        out.append("~ approximate: counted with o200k_base, not the model's own tokenizer")
+    methods = {t.count_method for t in totals}
+    if "approximate" in methods:
+        out.append(
+            "~ approximate: counted with o200k_base and corrected by published ratios for the model family "
+            "and content kind (or, for a model whose own tokenizer ships, its chat template left open); "
+            "(low-high) holds the billed count"
+        )
+    if "calibrated" in methods:
+        out.append("~ calibrated: corrected by the fit in --calibration; (low-high) spans its error")
     for t in totals:
         if t.misfits:
             some = "1 request does" if t.misfits == 1 else f"{t.misfits} requests do"
@@ -257,11 +290,30 @@ def _total_row(label: str, t: Total, rate: float) -> str:
     return ROW.format(
         clip(label, 28),
         clip(t.model + ("!" if t.misfits else ""), 22),
-        tokens(t.input_tokens, t.approximate),
+        input_text(t.input_tokens, t.count_method, t.low, t.high),
         tokens(t.output_tokens, False, t.assumed),
         money(t.cost),
         money(None if t.cost is None else t.cost * rate),
     )
+
+
+def worst(a: str, b: str) -> str:
+    """The worse of two count methods."""
+    return a if METHODS.index(a) >= METHODS.index(b) else b
+
+
+def _worst_of(methods: Any) -> str:
+    out = "exact"
+    for method in methods:
+        out = worst(out, method)
+    return out
+
+
+def input_text(n: int, method: str, low: int, high: int) -> str:
+    """``13`` for an exact count, ``~13 (11-17)`` otherwise."""
+    if method == "exact" and low == high == n:
+        return f"{n:,}"
+    return f"~{n:,} ({low:,}-{high:,})"
 
 
 def money(value: float | None) -> str:

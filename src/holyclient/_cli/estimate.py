@@ -20,9 +20,11 @@ OpenAI Batch API input file ({"custom_id", "method", "url", "body"} per line); "
 JSONL is streamed: memory does not grow with the file.
 
 Output tokens are assumed: max_completion_tokens or max_tokens (times n) when the request sets one,
-else --output-tokens (default 512). Assumed outputs are marked *. Claude, Gemini, DeepSeek and
-other non-OpenAI models are counted with o200k_base as a stand-in: their counts are marked ~
-(approximate). HolySheep bills in CNY at 1 CNY per 1 USD of list price (--cny-rate to change).
+else --output-tokens (default 512). Assumed outputs are marked *. Every input count says how good
+it is: exact (the model's own tokenizer), or ~estimate (low-high), a range that holds the billed
+count: models whose tokenizer holyclient does not have (Claude, Gemini...) are counted with
+o200k_base and corrected by published ratios for the model family and content kind (approximate),
+or by --calibration FILE, fitted from what the relay billed (calibrated). HolySheep bills in CNY at 1 CNY per 1 USD of list price (--cny-rate to change).
 
 A model with no price (a preview, a new snapshot) is still counted with its family's tokenizer; its
 cost is shown as ? (null in --json). Fine-tuned names (ft:gpt-4o-mini:org::id) are priced as their
@@ -89,6 +91,11 @@ def register(subparsers: Any) -> None:
         metavar="R",
         help="CNY per USD of list price (default: 1.0)",
     )
+    parser.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="token-count corrections fitted from billed usage (written by holyclient calibrate)",
+    )
     output = parser.add_argument_group("output and exit status")
     shape = output.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
@@ -143,6 +150,13 @@ def run(args: argparse.Namespace) -> int:
     from . import _estimate_money
 
     state = State(rate, compare)
+    if args.calibration is not None:
+        from ..tokens import Calibration, CalibrationFileError
+
+        try:
+            state.calibration = Calibration.load(args.calibration)
+        except CalibrationFileError as exc:
+            return _fail(str(exc))
     if _estimate_money.wants_money(args):
         if args.files and args.self_host is not None and not args.usage:  # the requests are the workload
             with tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8") as spool:
@@ -243,7 +257,7 @@ def _price_one(
 ) -> Entry | str:
     """One request on one model, or the message of the input error that stops the run."""
     from ..pricing import estimate_cost
-    from ..tokens import count_request, encoding_name_for_model
+    from ..tokens import encoding_name_for_model, profile_request, qualify_profile
 
     info = table.get(model)
     # No price: the model family's encoding (gpt-4-1106-preview -> cl100k_base). A user alias the
@@ -255,12 +269,16 @@ def _price_one(
         _unpriced(table, model, key[0], state)
     if key not in counted:
         try:
-            counted[key] = count_request(body, model=counting, image_size=image_size)
+            counted[key] = profile_request(body, model=counting, image_size=image_size)
         except (TypeError, ValueError) as exc:
             return str(exc)
         except RecursionError:
             return "the request is nested too deeply to count"
-    prompt = counted[key].tokens
+    raw, weights = counted[key]
+    count = raw
+    if raw.approximate:  # one stand-in count, corrected per model family (and calibration)
+        count = qualify_profile(raw._replace(model=counting), weights, state.calibration)
+    prompt = count.tokens
     chat = "messages" in body
     output = 0
     if chat and cap is not None:
@@ -273,9 +291,12 @@ def _price_one(
             else max(min(info.max_output_tokens, info.context_window - prompt), 0)
         )
         output = min(assumed_default, room) * n
-    approximate = counted[key].approximate or (info is not None and info.approximate)
+    approximate = count.approximate or (info is not None and info.approximate)
+    method, input_range = count.count_method, count.input_tokens_range
     if info is None:
-        return Entry(model, prompt, output, chat and cap is None, approximate, None)
+        return Entry(
+            model, prompt, output, chat and cap is None, approximate, None, None, method, input_range
+        )
     est = estimate_cost(
         model, prompt, output, output_assumed=chat and cap is None, approximate=approximate, table=table
     )
@@ -287,6 +308,8 @@ def _price_one(
         approximate,
         est.cost_usd,
         _misfit(info, prompt, cap, chat=chat),
+        method,
+        input_range,
     )
 
 

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             extras.append(
                 f">{tier.above_input_tokens // 1000}k in: {p.input:g}/{p.cached_input:g}/{p.output:g}"
             )
-        if m.approximate:
+        if _count_method(m) != "exact":
             extras.append("~tokens")
         print(
             row.format(
@@ -104,9 +104,28 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     print(
-        "USD per 1M tokens; ~tokens: counted with o200k_base as a stand-in; sources: holyclient models --json"
+        "USD per 1M tokens; ~tokens: no exact tokenizer (none is published for Claude), counted with "
+        "o200k_base as an estimate with a range; why and sources: holyclient models --json"
     )
     return 0
+
+
+def _count_method(m: Any) -> str:
+    """``exact`` when the model's own tokenizer ships with holyclient (and can run), else ``approximate``."""
+    from ..tokens import encoding_name_for_model
+
+    return "approximate" if m.approximate and encoding_name_for_model(m.name)[1] else "exact"
+
+
+def _tokenizer_note(m: Any) -> str:
+    from ..tokens import encoding_name_for_model, family_for
+
+    encoding, approximate = encoding_name_for_model(m.name)
+    if not m.approximate:
+        return f"exact: {m.encoding}"
+    if not approximate:
+        return f"exact: {encoding}"
+    return family_for(m.name).tokenizer
 
 
 def _entry(m: Any, rate: float) -> dict[str, Any]:
@@ -115,6 +134,8 @@ def _entry(m: Any, rate: float) -> dict[str, Any]:
         "provider": m.provider,
         "encoding": m.encoding,
         "approximate": m.approximate,
+        "count_method": _count_method(m),
+        "tokenizer": _tokenizer_note(m),
         "context_window": m.context_window,
         "max_output_tokens": m.max_output_tokens,
         "input": m.price.input,

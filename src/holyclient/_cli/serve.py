@@ -110,6 +110,13 @@ def register(subparsers: Any) -> None:
         help="accept only this bearer key; any other gets 401 invalid_api_key (default: any non-empty key)",
     )
     parser.add_argument("--no-log", action="store_true", help="keep no request log (for benchmarks)")
+    parser.add_argument(
+        "--billing",
+        choices=("chars", "foreign"),
+        default="chars",
+        help="how chat prompt_tokens are billed: chars (characters/4 + 3 per message, default) or foreign "
+        "(a tokenizer holyclient does not have, at Claude-like ratios: to try estimate and calibrate)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -156,6 +163,7 @@ def _config(args: argparse.Namespace) -> Any:
         seed=args.seed,
         log_requests=not args.no_log,
         max_hang=max(args.hang_seconds, 0.0),
+        billing=args.billing,
     )
 
 

@@ -82,6 +82,9 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
             ``holyclient compare``; never a header or key; see :mod:`holyclient._send._recorder`).
         record_rate: the fraction of requests ``record_to`` records (default all).
+        calibration: token-count corrections fitted from billed usage (a path written by
+            ``holyclient calibrate`` or ``client.usage.calibration().save()``, or a ``Calibration``):
+            budgets reserve models counted with a stand-in tokenizer by it.
         sleep: how to wait between retries (tests pass a recorder).
 
     Raises:
@@ -117,6 +120,7 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
         budget_usd: float | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
+        calibration: Any = None,
         sleep: Callable[[float], None] | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -135,6 +139,7 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
             limiter=limiter,
             record_to=record_to,
             record_rate=record_rate,
+            calibration=calibration,
         )
         self._owns_http = http_client is None
         if http_client is not None:
@@ -230,6 +235,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
         budget_usd: float | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
+        calibration: Any = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         limiter: Limiter | None = None,
     ) -> None:
@@ -248,6 +254,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
             limiter=limiter,
             record_to=record_to,
             record_rate=record_rate,
+            calibration=calibration,
         )
         self._owns_http = http_client is None
         if http_client is not None:

@@ -81,6 +81,7 @@ class _BaseClient(ResponseModes):
         limiter: Limiter | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
+        calibration: Any = None,
     ) -> None:
         self.limiter = limiter
         self._set_api_key(api_key)
@@ -99,7 +100,7 @@ class _BaseClient(ResponseModes):
 
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
-        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd)
+        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd, calibration=calibration)
         self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.

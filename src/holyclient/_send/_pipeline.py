@@ -77,9 +77,10 @@ class Pipeline:
         client = self.client
         body = options.body
         if (
-            client._budget_usd is None
-            or body is None
+            body is None
             or (options.path not in CHARGED_PATHS and "messages" not in body)
+            # counted only for a budget, or to learn a model's correction from its billed usage
+            or (client._budget_usd is None and not client._usage.learns(body))
         ):
             return Ledger(client._usage, None)
         return Ledger(client._usage, client._usage.reserve(body))

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ._billed import billed_tokens, billed_usd
 from ._table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
 
 __all__ = [
@@ -245,31 +246,36 @@ def _counting_name(requested: str, info: ModelInfo) -> str:
     return info.name
 
 
-def _get(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    return getattr(obj, key, None)
-
-
 def usage_tokens(usage: Any) -> tuple[int, int, int]:
-    """``(prompt, cached, completion)`` tokens from a ``usage`` dict or object (None fields count as 0)."""
-    prompt = _get(usage, "prompt_tokens") or _get(usage, "input_tokens") or 0
-    completion = _get(usage, "completion_tokens") or _get(usage, "output_tokens") or 0
-    details = _get(usage, "prompt_tokens_details") or _get(usage, "input_tokens_details")
-    cached = (_get(details, "cached_tokens") if details is not None else None) or 0
-    return int(prompt), min(int(cached), int(prompt)), int(completion)
+    """``(prompt, cached, completion)`` tokens from a ``usage`` dict or object of any shape (None fields
+    count as 0; reasoning tokens reported beside the completion are added to it)."""
+    billed = billed_tokens(usage)
+    return billed.prompt, billed.cached, billed.completion
 
 
 def cost_from_usage(model: str, usage: Any, *, table: PriceTable | None = None) -> CostEstimate:
     """Price a real response from its ``usage`` (a dict or the SDK's usage object).
 
-    Cached prompt tokens (``prompt_tokens_details.cached_tokens``) are billed at the cached price;
-    reasoning tokens are already part of ``completion_tokens``.
+    Every shape is priced (see :mod:`holyclient.pricing._billed`): cached prompt tokens
+    (``prompt_tokens_details`` or the Responses API's ``input_tokens_details``) at the cached price,
+    reasoning tokens as output (added when reported beside ``completion_tokens``), audio tokens at the
+    model's audio prices, and the long-context tier the whole prompt falls in.
 
     Raises:
         UnknownModelError: the model has no price.
     """
-    prompt, cached, completion = usage_tokens(usage)
-    return estimate_cost(
-        model, prompt, completion, cached_input_tokens=cached, approximate=False, table=table
+    billed = billed_tokens(usage)
+    info = lookup_model(model, table)
+    input_usd, output_usd = billed_usd(info.price_for(billed.prompt), billed)
+    return CostEstimate(
+        model=info.name,
+        requested_model=model,
+        input_tokens=billed.prompt,
+        cached_input_tokens=billed.cached,
+        output_tokens=billed.completion,
+        output_assumed=False,
+        approximate=False,
+        input_usd=input_usd,
+        output_usd=output_usd,
+        cost_usd=input_usd + output_usd,
     )

@@ -36,11 +36,14 @@ class PriceFileError(HolyClientError, ValueError):
 
 @dataclass(frozen=True)
 class Price:
-    """USD per 1M tokens. ``cached_input`` is what a prompt-cache hit costs per input token."""
+    """USD per 1M tokens. ``cached_input`` is what a prompt-cache hit costs per input token;
+    ``audio_input`` / ``audio_output`` what audio tokens cost (None: the text price)."""
 
     input: float
     cached_input: float
     output: float
+    audio_input: float | None = None
+    audio_output: float | None = None
 
 
 @dataclass(frozen=True)
@@ -219,16 +222,23 @@ def _strings(entry: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
 def _parse_price(entry: Mapping[str, Any], where: str, base: Price | None) -> tuple[Price, bool]:
     def pick(key: str, fallback: float | None) -> float | None:
         if key in entry:
-            return _number(entry, key, where, allow_null=key == "cached_input")
-        if fallback is None and key != "cached_input":
+            return _number(entry, key, where, allow_null=key in _OPTIONAL_PRICES)
+        if fallback is None and key not in _OPTIONAL_PRICES:
             raise PriceFileError(f"{where}.{key}: missing (USD per 1M tokens)")
         return fallback
 
     input_price = pick("input", base.input if base else None)
     output_price = pick("output", base.output if base else None)
     cached = pick("cached_input", base.cached_input if base else None)
+    audio_in = pick("audio_input", base.audio_input if base else None)
+    audio_out = pick("audio_output", base.audio_output if base else None)
     assert input_price is not None and output_price is not None
-    return Price(input_price, input_price if cached is None else cached, output_price), cached is not None
+    price = Price(input_price, input_price if cached is None else cached, output_price, audio_in, audio_out)
+    return price, cached is not None
+
+
+#: Price fields that may be absent or null.
+_OPTIONAL_PRICES = frozenset({"cached_input", "audio_input", "audio_output"})
 
 
 def _parse_entry(name: str, entry: Mapping[str, Any], base: ModelInfo | None, where: str) -> ModelInfo:

@@ -20,20 +20,26 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .._exceptions import BudgetExceededError
 from ._cost import (
     PriceTable,
     UnknownModelError,
+    cost_from_usage,
     default_table,
     estimate_cost,
-    money_repr,
     requested_output_tokens,
     usage_tokens,
 )
+from ._learning import CalibrationLearner, StandIn
+from ._snapshot import ModelUsage, UsageSnapshot
 from ._usage_export import usage_export
+
+if TYPE_CHECKING:
+    from ..tokens import Calibration
 
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
 
@@ -44,9 +50,12 @@ class Reservation:
 
     Attributes:
         model: the model of the request.
-        prompt_tokens: prompt tokens counted offline (None when not counted).
+        prompt_tokens: prompt tokens counted offline, at the high end of the count's range when the
+            count is not exact (None when not counted).
         worst_case_usd: the amount held (0 when the model has no price).
         priced: False when the model has no price (its cost is then unknown).
+        stand_in: the uncorrected stand-in count and kind mix of a count that is not exact: what the
+            billed usage is compared with to learn the correction online.
     """
 
     id: int
@@ -54,90 +63,7 @@ class Reservation:
     prompt_tokens: int | None
     worst_case_usd: float
     priced: bool
-
-
-@dataclass(frozen=True)
-class ModelUsage:
-    """Totals for one model. ``cost_usd`` is None when the model has no known price.
-
-    Attributes:
-        approximate_requests: requests whose tokens were counted locally because the server sent no
-            usage (a stream left early, or a server that ignores ``stream_options``).
-        uncertain_requests: requests whose outcome is unknown (timeout or dropped connection after
-            sending), charged at their worst case; their completion tokens are unknown and not counted.
-    """
-
-    requests: int
-    prompt_tokens: int
-    cached_tokens: int
-    completion_tokens: int
-    cost_usd: float | None
-    approximate_requests: int = 0
-    uncertain_requests: int = 0
-
-    def __repr__(self) -> str:
-        return money_repr(self)
-
-
-@dataclass(frozen=True)
-class UsageSnapshot:
-    """A consistent copy of a tracker's totals.
-
-    Attributes:
-        uncertain_usd: the part of ``total_cost_usd`` charged at the worst case for requests whose
-            outcome is unknown (the server may or may not have billed them).
-        approximate: True when some of the totals were counted locally rather than reported by the server.
-        warnings: what went wrong beside the calls without failing them (a ``record_to`` file that could
-            not be written, so recording stopped).
-    """
-
-    models: dict[str, ModelUsage]
-    total_cost_usd: float
-    reserved_usd: float
-    budget_usd: float | None
-    remaining_usd: float | None
-    unpriced_models: tuple[str, ...]
-    uncertain_usd: float = 0.0
-    warnings: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        return money_repr(self)
-
-    @property
-    def approximate(self) -> bool:
-        return any(m.approximate_requests for m in self.models.values())
-
-    @property
-    def uncertain_requests(self) -> int:
-        return sum(m.uncertain_requests for m in self.models.values())
-
-    @property
-    def total_tokens(self) -> int:
-        return sum(m.prompt_tokens + m.completion_tokens for m in self.models.values())
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "models": {
-                name: {
-                    "requests": m.requests,
-                    "prompt_tokens": m.prompt_tokens,
-                    "cached_tokens": m.cached_tokens,
-                    "completion_tokens": m.completion_tokens,
-                    "cost_usd": m.cost_usd,
-                    "approximate_requests": m.approximate_requests,
-                    "uncertain_requests": m.uncertain_requests,
-                }
-                for name, m in self.models.items()
-            },
-            "total_cost_usd": self.total_cost_usd,
-            "reserved_usd": self.reserved_usd,
-            "budget_usd": self.budget_usd,
-            "remaining_usd": self.remaining_usd,
-            "unpriced_models": list(self.unpriced_models),
-            "uncertain_usd": self.uncertain_usd,
-            "approximate": self.approximate,
-            "warnings": list(self.warnings),
-        }
+    stand_in: StandIn | None = field(default=None, compare=False)
 
 
 class _Totals:
@@ -157,16 +83,32 @@ class _Totals:
 class UsageTracker:
     """Sums tokens and cost per model across sync, async and batch calls, and enforces a budget.
 
+    Prompts of models counted with a stand-in tokenizer are reserved at the high end of their count's
+    range, and every billed response of such a model teaches the tracker the correction
+    (:meth:`calibration`), which later reservations use.
+
     Args:
         budget_usd: refuse requests whose worst-case cost exceeds what is left (None: no limit).
         prices: the price table (default: built-in plus ``HOLYSHEEP_PRICES``).
+        calibration: corrections fitted from billed usage: a :class:`~holyclient.Calibration` or the
+            path of a file written by ``holyclient calibrate`` (what is learnt online adds to it).
+
+    Raises:
+        CalibrationFileError: the calibration file cannot be read.
     """
 
-    def __init__(self, budget_usd: float | None = None, *, prices: PriceTable | None = None) -> None:
+    def __init__(
+        self,
+        budget_usd: float | None = None,
+        *,
+        prices: PriceTable | None = None,
+        calibration: Calibration | str | Path | None = None,
+    ) -> None:
         if budget_usd is not None and (math.isnan(budget_usd) or budget_usd < 0):
             raise ValueError(f"budget_usd must be a non-negative number, got {budget_usd!r}")
         self.budget_usd = budget_usd
         self._prices = prices
+        self._learner = CalibrationLearner(calibration)
         self._lock = threading.Lock()
         self._totals: dict[str, _Totals] = {}
         self._spent = 0.0
@@ -206,9 +148,8 @@ class UsageTracker:
                     remaining_usd=remaining if remaining is not None else math.inf,
                 )
             return self._hold(model, None, 0.0, priced=False)
-        from ..tokens import count_request
-
-        prompt = count_request(body, model=model).tokens
+        counted, stand_in = self._learner.count(body, info.name)
+        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
         cap = requested_output_tokens(body)
         n = body.get("n")
         choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
@@ -217,7 +158,7 @@ class UsageTracker:
         worst = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         with self._lock:
             if self.budget_usd is None:
-                return self._hold_locked(model, prompt, worst, priced=True)
+                return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
             remaining = self.budget_usd - self._spent - sum(self._reserved.values())
             if worst > remaining:
                 raise BudgetExceededError(
@@ -227,16 +168,35 @@ class UsageTracker:
                     requested_usd=worst,
                     remaining_usd=max(remaining, 0.0),
                 )
-            return self._hold_locked(model, prompt, worst, priced=True)
+            return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
+
+    def learns(self, body: Mapping[str, Any]) -> bool:
+        """Whether a request's billed usage would teach the tracker something (its model is counted
+        with a stand-in tokenizer), so the client should reserve it even without a budget."""
+        return self._learner.learns(body)
+
+    def calibration(self) -> Calibration:
+        """The corrections learnt from every billed response so far, over the one given at creation;
+        save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
+        ``Client(calibration=...)``."""
+        return self._learner.calibration()
 
     def _hold(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
         with self._lock:
             return self._hold_locked(model, prompt, amount, priced=priced)
 
-    def _hold_locked(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
+    def _hold_locked(
+        self,
+        model: str,
+        prompt: int | None,
+        amount: float,
+        *,
+        priced: bool,
+        stand_in: StandIn | None = None,
+    ) -> Reservation:
         self._next_id += 1
         self._reserved[self._next_id] = amount
-        return Reservation(self._next_id, model, prompt, amount, priced)
+        return Reservation(self._next_id, model, prompt, amount, priced, stand_in)
 
     def settle(
         self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
@@ -253,6 +213,8 @@ class UsageTracker:
                 return
             if usage is not None:
                 self._record_locked(reservation.model, usage, approximate)
+                if not approximate and reservation.stand_in is not None:
+                    self._learner.learn(reservation.stand_in, usage)
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume the worst case.
@@ -312,9 +274,7 @@ class UsageTracker:
         if approximate:
             totals.approximate += 1
         try:
-            cost = estimate_cost(
-                model, prompt, completion, cached_input_tokens=cached, table=self.prices
-            ).cost_usd
+            cost = cost_from_usage(model, usage, table=self.prices).cost_usd
         except UnknownModelError:
             totals.priced = False
             return

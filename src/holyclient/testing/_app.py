@@ -305,7 +305,12 @@ class App:
         if ex.endpoint == "chat":
             h.validate_chat(body, config.disabled_features)
             ex.plan = h.ChatPlan(
-                body, ex.rid, persona=config.persona, rng=self._noise_rng, noise=config.noise
+                body,
+                ex.rid,
+                persona=config.persona,
+                rng=self._noise_rng,
+                noise=config.noise,
+                billing=config.billing,
             )
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")

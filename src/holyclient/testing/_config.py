@@ -64,8 +64,11 @@ class ServerConfig:
     disabled_features: frozenset[str] = frozenset()
     persona: str = "default"
     noise: float = 0.0
+    billing: str = "chars"
 
     def __post_init__(self) -> None:
+        if self.billing not in ("chars", "foreign"):
+            raise ValueError(f"billing must be 'chars' or 'foreign', got {self.billing!r}")
         _variation.check_features(self.disabled_features)
         if self.persona not in _variation.PERSONAS:
             raise ValueError(f"persona must be one of {_variation.PERSONAS}, got {self.persona!r}")

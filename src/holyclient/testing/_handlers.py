@@ -281,13 +281,18 @@ class ChatPlan:
         persona: str = "default",
         rng: random.Random | None = None,
         noise: float = 0.0,
+        billing: str = "chars",
     ) -> None:
         messages = body["messages"]
         user_text = _last_user_text(messages)
         self.model: str = body["model"]
         self.n: int = body.get("n") or 1
         self.logprobs = bool(body.get("logprobs"))
-        if persona == "default":
+        if billing == "foreign":
+            from ._foreign import foreign_prompt_tokens
+
+            self.prompt_tokens = foreign_prompt_tokens(body, content_text)
+        elif persona == "default":
             self.prompt_tokens = prompt_tokens(messages)
         else:
             self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)

@@ -86,6 +86,9 @@ class LocalServer:
             other wording, other JSON keys, another tokenizer's prompt token counts.
         noise: probability that each word of a prose answer is swapped for a filler word, drawn from
             a generator seeded by ``seed``: the call-to-call variation of sampled text.
+        billing: how chat ``usage.prompt_tokens`` is counted: ``"chars"`` (characters / 4 + 3 per
+            message) or ``"foreign"``, a deterministic tokenizer unlike any holyclient has, that bills
+            Claude-like counts (see :mod:`holyclient.testing._foreign`).
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class LocalServer:
         disabled_features: Iterable[str] = (),
         persona: str = "default",
         noise: float = 0.0,
+        billing: str = "chars",
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -131,6 +135,7 @@ class LocalServer:
                 disabled_features=frozenset(disabled_features),
                 persona=persona,
                 noise=noise,
+                billing=billing,
             )
         )
         if faults is not None and mix is None:

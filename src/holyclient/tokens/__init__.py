@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._calibration import Calibration, CalibrationFileError, ModelFit, OnlineCalibration, Sample, fit
 from ._count import (
     DEFAULT_IMAGE_SIZE,
     TokenCount,
@@ -11,15 +12,30 @@ from ._count import (
     encoding_for_model,
     encoding_name_for_model,
     image_tokens,
+    profile_request,
+    qualify,
+    qualify_profile,
 )
+from ._ranges import CountMethod, family_for
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",
+    "Calibration",
+    "CalibrationFileError",
+    "CountMethod",
+    "ModelFit",
+    "OnlineCalibration",
+    "Sample",
     "TokenCount",
     "count_messages",
     "count_request",
     "count_tokens",
     "encoding_for_model",
     "encoding_name_for_model",
+    "family_for",
+    "fit",
     "image_tokens",
+    "profile_request",
+    "qualify",
+    "qualify_profile",
 ]

@@ -28,18 +28,22 @@ API's ``prompt_tokens``):
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from .._core._messages import as_mapping, message_mapping
-from . import _tokenizer
-from ._images import DEFAULT_IMAGE_SIZE, image_tokens, size_from_data_uri
+from . import _exact, _tokenizer
+from ._chat import Counter, function_defs
+from ._images import DEFAULT_IMAGE_SIZE, image_tokens
+from ._result import TokenCount
 from ._tool_text import render_functions
 
 if TYPE_CHECKING:
     import tiktoken
     from pydantic import BaseModel
+
+    from ._calibration import Calibration
 
     #: A chat message: a dict (or TypedDict), or a message model such as ``response.choices[0].message``.
     MessageLike = Mapping[str, Any] | BaseModel
@@ -53,6 +57,9 @@ __all__ = [
     "encoding_for_model",
     "encoding_name_for_model",
     "image_tokens",
+    "profile_request",
+    "qualify",
+    "qualify_profile",
 ]
 
 #: Model-name prefixes with a known OpenAI encoding (longest match wins; "ft:" prefixes are stripped).
@@ -73,25 +80,17 @@ _EXACT_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 _FALLBACK_ENCODING = "o200k_base"
 
+_OWN_NAMES = frozenset(_exact.EXACT_NAMES)
+#: Tokens a chat template may add once per request beyond role markers: Qwen2.5's template inserts a
+#: default system prompt (~20 tokens) when none is given; DeepSeek's adds only BOS and markers.
+_TEMPLATE_EXTRA = {"qwen2": 24, "deepseek_v3": 0}
 
-class TokenCount(NamedTuple):
-    """A token count and how much to trust it (an immutable tuple: cheap on the hot path).
-
-    Attributes:
-        tokens: the count.
-        model: the model it was counted for.
-        encoding: the tiktoken encoding used.
-        approximate: True when the model's real tokenizer is not the one used (non-OpenAI models), or
-            the input holds parts that cannot be counted offline (audio, files).
-    """
-
-    tokens: int
-    model: str
-    encoding: str
-    approximate: bool
-
-    def __int__(self) -> int:
-        return self.tokens
+#: Other families whose own tokenizer ships with holyclient (see :mod:`._exact`): name prefixes, tokenizer.
+#: Qwen3.5 and later use a new vocabulary that is not shipped; they fall back to an estimate.
+_OWN_TOKENIZERS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("deepseek-v3", "deepseek-chat", "deepseek-reasoner"), "deepseek_v3"),
+    (("qwen2", "qwen3-", "qwen-max", "qwen-plus", "qwen-turbo", "qwen3-max"), "qwen2"),
+)
 
 
 @lru_cache(maxsize=1024)
@@ -103,6 +102,9 @@ def encoding_name_for_model(model: str) -> tuple[str, bool]:
     name = name.rsplit("/", 1)[-1]  # "openai/gpt-4o" style provider prefixes
     for prefix, encoding in _EXACT_PREFIXES:
         if name == prefix or (name.startswith(prefix) and _boundary(name, len(prefix))):
+            return encoding, False
+    for prefixes, encoding in _OWN_TOKENIZERS:
+        if name.startswith(prefixes) and _exact.available(encoding):
             return encoding, False
     return _FALLBACK_ENCODING, True
 
@@ -117,14 +119,21 @@ def encoding_for_model(model: str) -> tiktoken.Encoding:
     return _tokenizer.get_encoding(encoding_name_for_model(model)[0])
 
 
-def count_tokens(text: str, model: str = "gpt-4o") -> TokenCount:
+def count_tokens(text: str, model: str = "gpt-4o", *, calibration: Calibration | None = None) -> TokenCount:
     """Count the tokens of a plain string (special-token text such as ``<|endoftext|>`` is ordinary text).
 
-    Never raises on any string, including the whitespace runs that crash tiktoken itself.
+    Never raises on any string, including the whitespace runs that crash tiktoken itself. A model
+    counted with a stand-in encoding gets an estimate and a range (see :class:`TokenCount`).
+
+    Args:
+        text: the string.
+        model: the model name.
+        calibration: corrections fitted from billed usage (``holyclient calibrate``).
     """
     name, approximate = encoding_name_for_model(model)
     enc = _tokenizer.get_encoding(name)
-    return TokenCount(_tokenizer.count(enc, text), model, name, approximate)
+    counted = TokenCount(_tokenizer.count(enc, text), model, name, approximate)
+    return qualify(counted, (text,), calibration=calibration) if approximate else counted
 
 
 def count_messages(
@@ -136,6 +145,7 @@ def count_messages(
     tool_choice: Any = None,
     function_call: Any = None,
     image_size: tuple[int, int] | None = None,
+    calibration: Calibration | None = None,
 ) -> TokenCount:
     """Count the prompt tokens of a chat request, as the API reports them in ``usage.prompt_tokens``.
 
@@ -148,24 +158,113 @@ def count_messages(
         tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a named function.
         function_call: the legacy equivalent of ``tool_choice``.
         image_size: ``(width, height)`` assumed for images whose size cannot be read (http URLs).
+        calibration: corrections fitted from billed usage (``holyclient calibrate``).
 
     Raises:
         TypeError: a message is neither a mapping nor a message model.
     """
+    counted, tools_tokens = _count_chat(
+        messages, model, tools, functions, tool_choice, function_call, image_size
+    )
+    if not counted.approximate:
+        return counted
+    return qualify(counted, _texts(messages), tools_tokens, calibration=calibration)
+
+
+def _count_chat(
+    messages: Iterable[MessageLike],
+    model: str,
+    tools: Sequence[Mapping[str, Any]] | None,
+    functions: Sequence[Mapping[str, Any]] | None,
+    tool_choice: Any,
+    function_call: Any,
+    image_size: tuple[int, int] | None,
+) -> tuple[TokenCount, int]:
+    """The stand-in count of a chat request, and how many of its tokens are tool schemas."""
     name, approximate = encoding_name_for_model(model)
-    counter = _Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
-    definitions = [*_function_defs(tools, counter), *(functions or ())] if tools or functions else []
+    own = name in _OWN_NAMES
+    if own and not isinstance(messages, list):
+        messages = list(messages)  # counted twice below: once for tokens, once for the framing range
+    counter = Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
+    definitions = [*function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
+    tools_tokens = 0
     if definitions:
-        tokens += counter.text(render_functions(definitions)) + 9
+        tools_tokens = counter.text(render_functions(definitions)) + 9
+        tokens += tools_tokens
         if counter.saw_system:
             tokens -= 4
     tokens += counter.choice(tool_choice if tool_choice is not None else function_call)
-    return TokenCount(tokens, model, name, approximate or counter.approximate)
+    if own:
+        # The content is counted with the model's own tokenizer, but the chat template that frames it
+        # (role markers, BOS, a default system prompt) differs by model version and relay: a range.
+        framing = len(messages) + 1  # type: ignore[arg-type]  # a list: see above
+        low, high = max(tokens - 3 * framing, 0), tokens + 2 * framing + _TEMPLATE_EXTRA[name]
+        counted = TokenCount(tokens, model, name, True, "approximate", low, high)
+        return counted, tools_tokens
+    return TokenCount(tokens, model, name, approximate or counter.approximate), tools_tokens
+
+
+def qualify(
+    counted: TokenCount,
+    texts: Iterable[str],
+    tools_tokens: int = 0,
+    *,
+    calibration: Calibration | None = None,
+) -> TokenCount:
+    """Turn a stand-in count into an estimate with its method and range.
+
+    Exact counts are returned as they are. A calibration that knows the model corrects the count by
+    the fitted factor (method ``calibrated``); otherwise the model family's published ratios for the
+    request's mix of content kinds give the estimate and range (method ``approximate``).
+    """
+    if not counted.approximate or counted.low is not None:  # exact, or its range is already known
+        return counted
+    from ._ranges import kind_weights
+
+    return qualify_profile(counted, kind_weights(texts, tools_tokens), calibration)
+
+
+def qualify_profile(
+    counted: TokenCount, weights: Mapping[str, float], calibration: Calibration | None = None
+) -> TokenCount:
+    """:func:`qualify` for a count whose kind mix is known (see :func:`profile_request`)."""
+    from . import _ranges as ranges
+
+    if not counted.approximate or counted.low is not None:  # exact, or its range is already known
+        return counted
+
+    raw = counted.tokens
+    if calibration is not None:
+        fitted = calibration.apply(counted.model, raw, weights)
+        if fitted is not None:
+            point, low, high = fitted
+            return counted._replace(tokens=point, count_method="calibrated", low=low, high=high, stand_in=raw)
+    exact_family = not encoding_name_for_model(counted.model)[1]
+    family = ranges.family("openai-rules") if exact_family else ranges.family_for(counted.model)
+    r = ranges.weighted_ratios(family.ratios, weights)
+    extra = family.tools_overhead if weights.get("tools") else ranges.Ratios(0, 0, 0)
+    return counted._replace(
+        tokens=round(raw * r.typical + extra.typical),
+        count_method="approximate",
+        low=math.floor(raw * r.low + extra.low),
+        high=math.ceil(raw * r.high + extra.high),
+        stand_in=raw,
+    )
+
+
+def _texts(messages: Any) -> list[str]:
+    from ._ranges import texts_of
+
+    return texts_of(list(messages) if not isinstance(messages, list) else messages)
 
 
 def count_request(
-    body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
+    body: Mapping[str, Any],
+    *,
+    model: str | None = None,
+    image_size: tuple[int, int] | None = None,
+    calibration: Calibration | None = None,
 ) -> TokenCount:
     """Count the input tokens of a request body: a chat completion (``messages``), a completion (``prompt``),
     an embedding (``input``) or a Responses API call (``input`` and ``instructions``, approximate).
@@ -174,26 +273,55 @@ def count_request(
         body: the JSON body as a mapping.
         model: overrides ``body["model"]``.
         image_size: see :func:`count_messages`.
+        calibration: corrections fitted from billed usage (``holyclient calibrate``).
 
     Raises:
         ValueError: no model given, or the body has neither ``messages`` nor ``input``.
         TypeError: a field has the wrong type.
     """
+    counted, weights = profile_request(body, model=model, image_size=image_size)
+    return qualify_profile(counted, weights, calibration) if counted.approximate else counted
+
+
+def profile_request(
+    body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
+) -> tuple[TokenCount, dict[str, float]]:
+    """The stand-in count of a request (no correction applied) and its mix of content kinds (estimated
+    tokens per kind; empty for an exact count): what calibration fits against.
+
+    Raises:
+        ValueError / TypeError: as :func:`count_request`.
+    """
     model = model or body.get("model")
     if not isinstance(model, str) or not model:
         raise ValueError("no model: the body has no 'model' and none was given")
+    counted, tools_tokens = _count_body(body, model, image_size)
+    if not counted.approximate:
+        return counted, {}
+    from ._ranges import kind_weights, texts_of
+
+    texts = texts_of(
+        [body.get(key) for key in ("messages", "prompt", "input", "instructions") if key in body]
+    )
+    return counted, kind_weights(texts, tools_tokens)
+
+
+def _count_body(
+    body: Mapping[str, Any], model: str, image_size: tuple[int, int] | None
+) -> tuple[TokenCount, int]:
+    """The stand-in count of a request body, and how many of its tokens are tool schemas."""
     if "messages" in body:
         messages = body["messages"]
         if not isinstance(messages, list):
             raise TypeError("'messages' must be a list of message objects")
-        counted = count_messages(
+        counted, tools_tokens = _count_chat(
             messages,
             model,
-            tools=body.get("tools"),
-            functions=body.get("functions"),
-            tool_choice=body.get("tool_choice"),
-            function_call=body.get("function_call"),
-            image_size=image_size,
+            body.get("tools"),
+            body.get("functions"),
+            body.get("tool_choice"),
+            body.get("function_call"),
+            image_size,
         )
         response_format = body.get("response_format")
         if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
@@ -201,20 +329,20 @@ def count_request(
             # its JSON text (an overestimate is the safe side for budgets) and say it is approximate.
             schema = json.dumps(response_format.get("json_schema"), separators=(",", ":"))
             extra = _tokenizer.count(encoding_for_model(model), schema)
-            return counted._replace(tokens=counted.tokens + extra, approximate=True)
-        return counted
+            return counted._replace(tokens=counted.tokens + extra, approximate=True), tools_tokens + extra
+        return counted, tools_tokens
     if "prompt" in body:  # legacy completions: the prompt is counted like an embedding input
-        return _count_embedding_input(body["prompt"], model)
+        return _count_embedding_input(body["prompt"], model), 0
     if "input" in body:
         value = body["input"]
         if isinstance(value, list) and any(not isinstance(item, (str, int, list)) for item in value):
-            return _count_response_input(value, body.get("instructions"), model)
+            return _count_response_input(value, body.get("instructions"), model), 0
         counted = _count_embedding_input(value, model)
         instructions = body.get("instructions")
         if isinstance(instructions, str):  # a Responses API call with a plain-text input
             extra = _tokenizer.count(encoding_for_model(model), instructions)
-            return counted._replace(tokens=counted.tokens + extra, approximate=True)
-        return counted
+            return counted._replace(tokens=counted.tokens + extra, approximate=True), 0
+        return counted, 0
     raise ValueError("the body has neither 'messages' (chat), 'prompt' (completions) nor 'input'")
 
 
@@ -224,7 +352,8 @@ def _count_response_input(items: list[Any], instructions: Any, model: str) -> To
         [{"role": "developer", "content": instructions}] if isinstance(instructions, str) else []
     )
     messages.extend(items)
-    return count_messages(messages, model)._replace(approximate=True)
+    counted, _ = _count_chat(messages, model, None, None, None, None, None)
+    return counted._replace(approximate=True)
 
 
 def _count_embedding_input(value: Any, model: str) -> TokenCount:
@@ -244,123 +373,3 @@ def _count_embedding_input(value: Any, model: str) -> TokenCount:
         else:
             raise TypeError("'input' must be a string, a list of strings or a list of token lists")
     return TokenCount(tokens, model, name, approximate)
-
-
-class _Counter:
-    """One request's counting state: the encoding, the model's constants, and what was seen."""
-
-    def __init__(self, enc: tiktoken.Encoding, model: str, image_size: tuple[int, int]) -> None:
-        self.enc = enc
-        self.image_size = image_size
-        legacy = model.startswith("gpt-3.5-turbo-0301")
-        self.per_message = 4 if legacy else 3
-        self.per_name = -1 if legacy else 1
-        self.approximate = False
-        self.saw_system = False
-
-    def text(self, text: str) -> int:
-        return _tokenizer.count(self.enc, text)
-
-    def messages(self, messages: Iterable[MessageLike], *, pad_system: bool) -> int:
-        count = _tokenizer.count
-        enc = self.enc
-        encode = enc.encode_ordinary
-        long_text = _tokenizer.LONG_RUN
-        tokens = 3  # every reply is primed with <|start|>assistant<|message|>
-        for message in messages:
-            if type(message) is not dict:  # the common case skips the call
-                message = message_mapping(message)
-            tokens += self.per_message
-            role = message.get("role")
-            system = role == "system" or role == "developer"
-            for key, value in message.items():
-                if isinstance(value, str):
-                    if key == "tool_call_id":
-                        continue
-                    if key == "content" and system and pad_system and not self.saw_system:
-                        value += "\n"  # tool definitions are appended to the first system message
-                    # _tokenizer.count inlined: this loop is the hot path of every estimate.
-                    tokens += len(encode(value)) if len(value) < long_text else count(enc, value)
-                    if key == "name":
-                        tokens += self.per_name
-                elif value is None:
-                    continue
-                elif key == "content":
-                    tokens += self._parts(value)
-                elif key == "tool_calls":
-                    tokens += self._tool_calls(value)
-                elif key == "function_call" and (call := as_mapping(value)) is not None:
-                    tokens += self._call(call)
-            if system:
-                self.saw_system = True
-            elif role == "tool" or role == "function":
-                tokens -= 2  # results are shown under the function's name, not a role header
-        return tokens
-
-    def _parts(self, parts: Any) -> int:
-        if not isinstance(parts, list):
-            raise TypeError("message 'content' must be a string, null or a list of parts")
-        tokens = 0
-        for item in parts:
-            part = as_mapping(item)
-            if part is None:
-                raise TypeError("each content part must be an object")
-            kind = part.get("type")
-            if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
-                tokens += self.text(str(part.get("text", "")))
-            elif kind == "refusal":
-                tokens += self.text(str(part.get("refusal", "")))
-            elif kind == "image_url":
-                tokens += self._image(part.get("image_url"))
-            else:  # input_audio, file, ...: billed by rules we cannot apply offline
-                self.approximate = True
-        return tokens
-
-    def _image(self, image: Any) -> int:
-        if isinstance(image, str):
-            image = {"url": image}
-        if not isinstance(image, Mapping):
-            raise TypeError("'image_url' must be an object with a 'url'")
-        detail = str(image.get("detail") or "auto")
-        size = size_from_data_uri(str(image.get("url", "")))
-        width, height = size or self.image_size
-        return image_tokens(width, height, detail)
-
-    def _tool_calls(self, calls: Any) -> int:
-        if not isinstance(calls, list):
-            raise TypeError("'tool_calls' must be a list")
-        tokens = 0
-        for item in calls:
-            call = as_mapping(item)
-            function = as_mapping(call.get("function")) if call is not None else None
-            if function is not None:
-                tokens += self._call(function)
-        return tokens
-
-    def _call(self, function: Mapping[str, Any]) -> int:
-        arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments) if arguments is not None else ""
-        return self.text(str(function.get("name", ""))) + self.text(arguments) + 3
-
-    def choice(self, choice: Any) -> int:
-        if choice == "none":
-            return 1
-        if isinstance(choice, Mapping):
-            function = choice.get("function", choice)
-            if isinstance(function, Mapping) and isinstance(function.get("name"), str):
-                return self.text(function["name"]) + 4
-        return 0
-
-
-def _function_defs(tools: Sequence[Mapping[str, Any]] | None, counter: _Counter) -> list[Mapping[str, Any]]:
-    out: list[Mapping[str, Any]] = []
-    for tool in tools or ():
-        if not isinstance(tool, Mapping):
-            raise TypeError("each tool must be an object")
-        function = tool.get("function")
-        if tool.get("type", "function") == "function" and isinstance(function, Mapping):
-            out.append(function)
-        else:  # built-in tools (web search, ...) are described to the model by the server
-            counter.approximate = True
-    return out

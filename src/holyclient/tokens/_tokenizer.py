@@ -18,7 +18,7 @@ import hashlib
 import re
 import threading
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import tiktoken
@@ -107,6 +107,11 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     if enc is not None:
         return enc
     if name not in _SPECS:
+        from . import _exact
+
+        if name in _exact.EXACT_NAMES:
+            # Another family's tokenizer: it offers the calls counting makes (encode_ordinary, decode).
+            return cast("tiktoken.Encoding", _exact.get(name))
         raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODING_NAMES)}")
     with _lock:  # two threads must not both spend half a second building the same table
         enc = _cache.get(name)
@@ -123,7 +128,7 @@ def get_encoding(name: str) -> tiktoken.Encoding:
 
 def encode(enc: tiktoken.Encoding, text: str) -> list[int]:
     """Encode ``text`` as ordinary text (special-token strings are not special), never crashing."""
-    if len(text) < LONG_RUN:
+    if len(text) < LONG_RUN or not hasattr(enc, "_encode_single_piece"):  # short, or not tiktoken's
         return enc.encode_ordinary(text)
     if _LONG_WS.search(text) is None:
         try:

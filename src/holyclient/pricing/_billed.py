@@ -1,0 +1,79 @@
+"""What a response's ``usage`` bills, in every shape a relay sends it.
+
+* Chat Completions: ``prompt_tokens`` / ``completion_tokens``, with ``prompt_tokens_details.cached_tokens``
+  (prompt-cache reads), ``prompt_tokens_details.audio_tokens`` and ``completion_tokens_details``
+  (``reasoning_tokens``, ``audio_tokens``).
+* Responses API: ``input_tokens`` / ``output_tokens`` with ``input_tokens_details.cached_tokens`` and
+  ``output_tokens_details.reasoning_tokens``.
+* DeepSeek's own fields, passed through by relays: ``prompt_cache_hit_tokens``.
+
+Reasoning tokens are output. OpenAI counts them inside ``completion_tokens``; some upstreams (Gemini's
+thoughts) report them beside it, which shows as ``total_tokens = prompt + completion + reasoning``: they
+are then added. Audio tokens are priced at the model's audio prices where the table has them. Which
+price tier applies is decided by the whole prompt (cached tokens included), as the providers do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._table import Price
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+@dataclass(frozen=True)
+class BilledTokens:
+    """A usage's tokens by what they cost. ``prompt`` includes ``cached`` and ``audio_input``;
+    ``completion`` includes ``reasoning`` and ``audio_output``."""
+
+    prompt: int
+    cached: int
+    audio_input: int
+    completion: int
+    reasoning: int
+    audio_output: int
+
+
+def billed_tokens(usage: Any) -> BilledTokens:
+    """Read a ``usage`` dict or object of any shape (missing or null fields count as 0)."""
+    prompt = _int(_get(usage, "prompt_tokens")) or _int(_get(usage, "input_tokens"))
+    completion = _int(_get(usage, "completion_tokens")) or _int(_get(usage, "output_tokens"))
+    details_in = _get(usage, "prompt_tokens_details") or _get(usage, "input_tokens_details")
+    details_out = _get(usage, "completion_tokens_details") or _get(usage, "output_tokens_details")
+    cached = _int(_get(details_in, "cached_tokens")) if details_in is not None else 0
+    cached = cached or _int(_get(usage, "prompt_cache_hit_tokens"))
+    audio_in = _int(_get(details_in, "audio_tokens")) if details_in is not None else 0
+    reasoning = _int(_get(details_out, "reasoning_tokens")) if details_out is not None else 0
+    audio_out = _int(_get(details_out, "audio_tokens")) if details_out is not None else 0
+    total = _int(_get(usage, "total_tokens"))
+    if reasoning and total == prompt + completion + reasoning:  # reported beside the completion
+        completion += reasoning
+    cached = min(cached, prompt)
+    return BilledTokens(
+        prompt, cached, min(audio_in, prompt - cached), completion, reasoning, min(audio_out, completion)
+    )
+
+
+def billed_usd(price: Price, billed: BilledTokens) -> tuple[float, float]:
+    """``(input_usd, output_usd)`` of billed tokens at ``price`` (already the tier's)."""
+    text_in = billed.prompt - billed.cached - billed.audio_input
+    audio_in = price.input if price.audio_input is None else price.audio_input
+    audio_out = price.output if price.audio_output is None else price.audio_output
+    input_usd = (
+        text_in * price.input + billed.cached * price.cached_input + billed.audio_input * audio_in
+    ) / 1e6
+    output_usd = (
+        (billed.completion - billed.audio_output) * price.output + billed.audio_output * audio_out
+    ) / 1e6
+    return input_usd, output_usd

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._constants import LOGGER_NAME
 
@@ -44,6 +44,14 @@ _ASK_PATHS = frozenset({"/chat/completions", "/completions"})
 _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
 Outcome = Literal["complete", "early", "unknown"]
+
+
+class StreamWatch(Protocol):
+    """What follows a stream besides its charge (the call's OpenTelemetry span)."""
+
+    def chunk(self, item: Any) -> None: ...
+
+    def ended(self, outcome: str, usage: Any, approximate: bool) -> None: ...
 
 
 def ask_for_usage(path: str, body: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, bool]:
@@ -71,9 +79,20 @@ class StreamMeter:
         reservation: the budget reservation of the request (None without a budget).
         body: the request body as sent.
         hide_usage_chunk: hide the usage-only final chunk (the caller did not ask for it).
+        watch: told of every chunk and of how the stream was settled (the call's span, when traced).
     """
 
-    __slots__ = ("_body", "_done", "_hide", "_model", "_pieces", "_reservation", "_tracker", "_usage")
+    __slots__ = (
+        "_body",
+        "_done",
+        "_hide",
+        "_model",
+        "_pieces",
+        "_reservation",
+        "_tracker",
+        "_usage",
+        "_watch",
+    )
 
     def __init__(
         self,
@@ -82,6 +101,7 @@ class StreamMeter:
         body: Mapping[str, Any] | None,
         *,
         hide_usage_chunk: bool,
+        watch: StreamWatch | None = None,
     ) -> None:
         self._tracker = tracker
         self._reservation = reservation
@@ -91,12 +111,15 @@ class StreamMeter:
         self._usage: Any = None
         self._pieces: list[str] = []
         self._done = False
+        self._watch = watch
 
     def observe(self, item: Any) -> bool:
         """Note what a parsed chunk or event says about usage; return whether the caller should see it.
 
         This runs on every chunk of every stream, so it reads attributes directly (items are models).
         """
+        if self._watch is not None:
+            self._watch.chunk(item)
         usage = getattr(item, "usage", None)
         choices = getattr(item, "choices", None)
         if usage is not None:
@@ -156,12 +179,16 @@ class StreamMeter:
 
     def _charge(self, outcome: Outcome) -> None:
         tracker, reservation = self._tracker, self._reservation
-        if self._usage is not None:
-            self._settle(self._usage, approximate=False)
+        usage, approximate = self._usage, False
+        if usage is not None:
+            self._settle(usage, approximate=False)
         elif outcome == "unknown" and reservation is not None:
             tracker.settle_uncertain(reservation)
         else:
-            self._settle(self._local_usage(), approximate=True)
+            usage, approximate = self._local_usage(), True
+            self._settle(usage, approximate=True)
+        if self._watch is not None:
+            self._watch.ended(outcome, usage, approximate)
 
     def _settle(self, usage: dict[str, int] | Any, *, approximate: bool) -> None:
         if self._reservation is not None:

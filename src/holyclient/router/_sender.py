@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._otel import note
 from ._core import mark
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class RoutedSender:
                 continue
             routing.answered(exchange.response.status_code)
             mark(exchange.response, target.name)
+            note("holyclient.router.target", target.name)
             return exchange
 
     async def asend(
@@ -62,4 +64,5 @@ class RoutedSender:
                 continue
             routing.answered(exchange.response.status_code)
             mark(exchange.response, target.name)
+            note("holyclient.router.target", target.name)
             return exchange

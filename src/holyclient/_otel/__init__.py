@@ -1,0 +1,75 @@
+"""Native OpenTelemetry instrumentation: GenAI spans and metrics from every call, no set-up call.
+
+Active when ``opentelemetry-api`` is importable (``pip install holyclient[otel]``), through the
+application's global tracer and meter providers (or the ``tracer_provider=`` / ``meter_provider=``
+given to the client). Off with ``Client(instrument=False)`` or
+``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=holyclient``. Nothing here imports ``opentelemetry`` until a
+client is created with instrumentation on; without the package, :func:`telemetry` returns None and the
+send path does nothing more than check for it.
+
+The conventions followed, what is recorded and what never is (prompts unless asked, the key ever) are
+described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from .. import _config
+from .._constants import LOGGER_NAME
+
+if TYPE_CHECKING:
+    from ._telemetry import Call, Telemetry
+
+__all__ = ["batch_span", "note", "telemetry"]
+
+logger = logging.getLogger(LOGGER_NAME)
+
+
+def telemetry(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> Telemetry | None:
+    """A client's instrumentation, or None: turned off, disabled by the environment, or no API installed."""
+    disabled, latest, capture = _config.otel_settings()
+    if not instrument or disabled:
+        return None
+    try:
+        from ._telemetry import Telemetry
+    except ImportError:  # opentelemetry-api is not installed: zero cost
+        return None
+    return Telemetry(tracer_provider, meter_provider, latest=latest, capture=capture)
+
+
+def note(name: str, value: Any) -> None:
+    """Set ``name`` on the span of the call running in this context, if it is instrumented."""
+    module = sys.modules.get("holyclient._otel._telemetry")
+    if module is None:
+        return
+    call: Call | None = module.CURRENT.get()
+    if call is not None:
+        call.note(name, value)
+
+
+@contextmanager
+def batch_span(client: Any, stats: Any) -> Iterator[None]:
+    """A batch run's parent span (``holyclient.batch``), ending with the run's counts from ``stats``."""
+    instruments: Telemetry | None = getattr(client, "_telemetry", None)
+    if instruments is None:
+        yield
+        return
+    from ._telemetry import batch_run
+
+    with batch_run(instruments, stats):
+        yield
+
+
+def counts(stats: Any) -> Mapping[str, int]:
+    """The integer tallies of a batch's stats object, as ``holyclient.batch.*`` attributes."""
+    fields = getattr(stats, "__dataclass_fields__", None) or vars(stats)
+    return {
+        f"holyclient.batch.{name}": value
+        for name in fields
+        if isinstance(value := getattr(stats, name, None), int) and not isinstance(value, bool)
+    }

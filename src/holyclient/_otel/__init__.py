@@ -13,21 +13,22 @@ described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from .. import _config
-from .._constants import LOGGER_NAME
 
 if TYPE_CHECKING:
     from ._telemetry import Call, Telemetry
 
-__all__ = ["batch_span", "note", "telemetry"]
+__all__ = ["TARGET", "batch_span", "note", "routed", "telemetry"]
 
-logger = logging.getLogger(LOGGER_NAME)
+
+#: The Router target a call in this context is sent to (its span carries ``holyclient.router.target``).
+TARGET: ContextVar[str | None] = ContextVar("holyclient_router_target", default=None)
 
 
 def telemetry(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> Telemetry | None:
@@ -50,6 +51,16 @@ def note(name: str, value: Any) -> None:
     call: Call | None = module.CURRENT.get()
     if call is not None:
         call.note(name, value)
+
+
+@contextmanager
+def routed(target: str) -> Iterator[None]:
+    """Calls made inside are sent to the Router target named ``target``."""
+    token = TARGET.set(target)
+    try:
+        yield
+    finally:
+        TARGET.reset(token)
 
 
 @contextmanager

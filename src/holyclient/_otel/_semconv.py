@@ -15,6 +15,7 @@ speech); transcription, translation and moderation have none, so they get their 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,6 +55,15 @@ def _get(obj: Any, key: str) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(key)
     return getattr(obj, key, None)
+
+
+_FORM_MODEL = re.compile(rb'name="model"\r\n(?:[^\r\n]*\r\n)*?\r\n([^\r\n]{1,200})\r\n')
+
+
+def form_body(content: bytes | None) -> dict[str, Any]:
+    """The model field of a multipart upload (transcriptions, image edits), as a body to read it from."""
+    found = _FORM_MODEL.search(content) if content else None
+    return {"model": found.group(1).decode("utf-8", "replace")} if found else {}
 
 
 def request_attributes(body: Mapping[str, Any], output_type: str | None, *, latest: bool) -> dict[str, Any]:

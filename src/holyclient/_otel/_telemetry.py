@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context
@@ -24,7 +24,10 @@ from opentelemetry import metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from .._version import __version__
-from . import _semconv
+from . import TARGET, _semconv
+
+if TYPE_CHECKING:
+    from .._core._request import RequestOptions
 
 T = TypeVar("T")
 
@@ -83,12 +86,13 @@ class Telemetry:
             found = self._servers[base_url] = (parts.hostname or "", port)
         return found
 
-    def start(self, base_url: str, path: str, body: Mapping[str, Any] | None) -> Call | None:
+    def start(self, base_url: str, options: RequestOptions) -> Call | None:
         """The call's span, started; None for a path that is no GenAI operation (files, models...)."""
-        entry = _semconv.OPERATIONS.get(path)
+        entry = _semconv.OPERATIONS.get(options.path)
         if entry is None:
             return None
-        return Call(self, base_url, body if body is not None else {}, *entry)
+        body = options.body if options.body is not None else _semconv.form_body(options.content)
+        return Call(self, base_url, body, *entry)
 
 
 class Call:
@@ -131,6 +135,9 @@ class Call:
         self.recording = span.is_recording()
         if self.recording:
             span.set_attributes(_semconv.request_attributes(body, output, latest=telemetry.latest))
+            target = TARGET.get()
+            if target is not None:
+                span.set_attribute("holyclient.router.target", target)
             if body.get("stream") is True:
                 span.set_attribute("gen_ai.request.stream", True)
             if telemetry.capture:

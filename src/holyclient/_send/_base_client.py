@@ -191,7 +191,7 @@ class _BaseClient(ResponseModes):
         attempts = Attempts(options)
         telemetry = self._telemetry
         if telemetry is not None:  # the call's span opens before its first attempt (retries inside)
-            call = attempts.call = telemetry.start(self.base_url, options.path, options.body)
+            call = attempts.call = telemetry.start(self.base_url, options)
             if call is not None:
                 call.counting(attempts.count)
         return attempts

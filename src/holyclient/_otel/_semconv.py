@@ -98,6 +98,21 @@ def request_attributes(body: Mapping[str, Any], output_type: str | None, *, late
     return attributes
 
 
+def token_counts(usage: Any) -> tuple[int | None, int | None]:
+    """``(input, output)`` tokens of a usage object or dict, for the token metric (runs on every call)."""
+    get = usage.get if type(usage) is dict else lambda key: getattr(usage, key, None)
+    prompt = get("prompt_tokens")
+    if prompt is None:
+        prompt = get("input_tokens")
+    completion = get("completion_tokens")
+    if completion is None:
+        completion = get("output_tokens")
+    return (
+        prompt if type(prompt) is int else None,
+        completion if type(completion) is int else None,
+    )
+
+
 def usage_attributes(usage: Any) -> dict[str, int]:
     """``gen_ai.usage.*`` from a usage object or dict (chat, completions, embeddings or Responses shape)."""
     attributes: dict[str, int] = {}

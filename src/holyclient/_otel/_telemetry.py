@@ -220,11 +220,16 @@ class Call:
     def answered(self, result: Any) -> None:
         """The call succeeded with ``result`` (the parsed model)."""
         span = self.span
-        response = _semconv.response_attributes(result)
         usage = getattr(result, "usage", None)
-        self._finish(response, usage, "reported")
-        if self.recording and self._pieces is not None:
-            self._content("gen_ai.output.messages", _semconv.output_messages(result))
+        if self.recording:
+            self._finish(_semconv.response_attributes(result), usage, "reported")
+            if self._pieces is not None:
+                self._content("gen_ai.output.messages", _semconv.output_messages(result))
+        else:  # no span to fill: only what the metrics need
+            model = getattr(result, "model", None)
+            self._finish(
+                {"gen_ai.response.model": model} if isinstance(model, str) else {}, usage, "reported"
+            )
         span.end()
 
     def failed(self, exc: BaseException) -> None:
@@ -253,15 +258,18 @@ class Call:
         if model is not None:
             metric = {**metric, "gen_ai.response.model": model}
         telemetry.duration.record(time.perf_counter() - self._started, metric)
-        tokens = _semconv.usage_attributes(usage) if usage is not None else {}
-        for key, kind in (("gen_ai.usage.input_tokens", "input"), ("gen_ai.usage.output_tokens", "output")):
-            if key in tokens:
-                telemetry.tokens.record(tokens[key], {**metric, "gen_ai.token.type": kind})
+        if usage is not None:
+            prompt, completion = _semconv.token_counts(usage)
+            if prompt is not None:
+                telemetry.tokens.record(prompt, {**metric, "gen_ai.token.type": "input"})
+            if completion is not None:
+                telemetry.tokens.record(completion, {**metric, "gen_ai.token.type": "output"})
         if not self.recording:
             return
         span = self.span
         span.set_attributes(response)
-        span.set_attributes(tokens)
+        if usage is not None:
+            span.set_attributes(_semconv.usage_attributes(usage))
         self._set_attempts()
         if usage is not None:
             span.set_attribute("holyclient.usage.count_method", method)

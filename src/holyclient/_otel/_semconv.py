@@ -100,13 +100,18 @@ def request_attributes(body: Mapping[str, Any], output_type: str | None, *, late
 
 def token_counts(usage: Any) -> tuple[int | None, int | None]:
     """``(input, output)`` tokens of a usage object or dict, for the token metric (runs on every call)."""
-    get = usage.get if type(usage) is dict else lambda key: getattr(usage, key, None)
-    prompt = get("prompt_tokens")
-    if prompt is None:
-        prompt = get("input_tokens")
-    completion = get("completion_tokens")
-    if completion is None:
-        completion = get("output_tokens")
+    if type(usage) is dict:
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if prompt is None:
+            prompt = usage.get("input_tokens")
+        if completion is None:
+            completion = usage.get("output_tokens")
+    else:
+        prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+        if prompt is None:
+            prompt = getattr(usage, "input_tokens", None)
+        if completion is None:
+            completion = getattr(usage, "output_tokens", None)
     return (
         prompt if type(prompt) is int else None,
         completion if type(completion) is int else None,

@@ -6,7 +6,7 @@ import pytest
 from opentelemetry import metrics, trace
 from opentelemetry.trace import StatusCode
 
-from holyclient import AsyncClient, Router, Target
+from holyclient import AsyncClient, AsyncRouter, Router, Target
 from holyclient.batch import BatchRunner
 from holyclient.testing import Fault, LocalServer
 
@@ -44,6 +44,18 @@ def test_router_spans_carry_the_target_that_was_tried(
     assert failed.status.status_code is StatusCode.ERROR
     assert answered.attributes["holyclient.router.target"] == "backup"
     assert answered.attributes["server.port"] == backup_port
+
+
+async def test_async_router_spans_carry_the_target_that_answered(
+    server: LocalServer, global_providers: Captured
+) -> None:
+    async with AsyncRouter([Target(server.base_url, api_key=KEY, name="only")], max_retries=0) as router:
+        stream = await router.chat.completions.create(model="gpt-4.1", messages=MESSAGES, stream=True)
+        async for _chunk in stream:
+            pass
+    span = global_providers.span()
+    assert span.attributes["holyclient.router.target"] == "only"
+    assert span.attributes["holyclient.stream.outcome"] == "complete"
 
 
 async def test_a_batch_run_is_a_parent_span_with_its_counts(server: LocalServer, captured: Captured) -> None:

@@ -26,7 +26,7 @@ from ._recorder import make_recorder
 from ._response import ResponseModes
 
 if TYPE_CHECKING:
-    from .._otel._telemetry import Call
+    from .._otel._telemetry import Call, Telemetry
     from ..pricing._tracker import UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
@@ -43,6 +43,8 @@ class _BaseClient(ResponseModes):
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
     _sender_factory: Callable[[Any], Sender] | None = None
+    #: The client's OpenTelemetry instruments (None: off, or no API installed; a Router's targets trace).
+    _telemetry: Telemetry | None = None
 
     def __init__(
         self,

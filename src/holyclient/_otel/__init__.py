@@ -13,7 +13,6 @@ described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -22,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from .. import _config
 
 if TYPE_CHECKING:
-    from ._telemetry import Call, Telemetry
+    from ._telemetry import Telemetry
 
-__all__ = ["TARGET", "batch_span", "note", "routed", "telemetry"]
+__all__ = ["TARGET", "batch_span", "routed", "telemetry"]
 
 
 #: The Router target a call in this context is sent to (its span carries ``holyclient.router.target``).
@@ -41,16 +40,6 @@ def telemetry(instrument: bool, tracer_provider: Any = None, meter_provider: Any
     except ImportError:  # opentelemetry-api is not installed: zero cost
         return None
     return Telemetry(tracer_provider, meter_provider, latest=latest, capture=capture)
-
-
-def note(name: str, value: Any) -> None:
-    """Set ``name`` on the span of the call running in this context, if it is instrumented."""
-    module = sys.modules.get("holyclient._otel._telemetry")
-    if module is None:
-        return
-    call: Call | None = module.CURRENT.get()
-    if call is not None:
-        call.note(name, value)
 
 
 @contextmanager

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["CURRENT", "Call", "Telemetry", "batch_run"]
+__all__ = ["Call", "Telemetry", "batch_run"]
 
 SCHEMA_URL = "https://opentelemetry.io/schemas/1.36.0"
 LATEST_SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
@@ -42,9 +41,6 @@ TOKEN_BUCKETS = [4**i for i in range(14)]
 
 #: Responses API stream events that end a response (their ``response.status`` is the finish reason).
 _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "response.failed"})
-
-#: The call running in this context (a Router notes its target on it).
-CURRENT: ContextVar[Call | None] = ContextVar("holyclient_otel_call", default=None)
 
 
 class Telemetry:
@@ -104,7 +100,6 @@ class Call:
         "_pieces",
         "_started",
         "_token",
-        "_var_token",
         "recording",
         "span",
         "telemetry",
@@ -129,7 +124,6 @@ class Call:
         self.span = span = telemetry.tracer.start_span(name, kind=SpanKind.CLIENT, attributes=metric)
         self._started = time.perf_counter()
         self._token: object = None
-        self._var_token: Any = None
         self._attempts: Callable[[], int] | None = None
         self._pieces: list[str] | None = None
         self.recording = span.is_recording()
@@ -151,13 +145,11 @@ class Call:
         self._attempts = attempts
 
     def enter(self) -> None:
-        """Make this the current call (and span) while the call's attempts run."""
-        self._var_token = CURRENT.set(self)
+        """Make this the current span while the call's attempts run (HTTP instrumentation nests under it)."""
         if self.recording:
             self._token = otel_context.attach(trace.set_span_in_context(self.span))
 
     def leave(self) -> None:
-        CURRENT.reset(self._var_token)
         token, self._token = self._token, None
         if token is not None:
             otel_context.detach(token)  # type: ignore[arg-type]
@@ -209,11 +201,6 @@ class Call:
             raise
         finally:
             self.leave()
-
-    def note(self, name: str, value: Any) -> None:
-        """Set a holyclient attribute on the span (the Router's target, say)."""
-        if self.recording:
-            self.span.set_attribute(name, value)
 
     # --- endings ------------------------------------------------------------------------------------
 

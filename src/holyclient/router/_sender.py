@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._otel import note
 from ._core import mark
 
 if TYPE_CHECKING:
@@ -44,7 +43,6 @@ class RoutedSender:
                 continue
             routing.answered(exchange.response.status_code)
             mark(exchange.response, target.name)
-            note("holyclient.router.target", target.name)
             return exchange
 
     async def asend(
@@ -64,5 +62,4 @@ class RoutedSender:
                 continue
             routing.answered(exchange.response.status_code)
             mark(exchange.response, target.name)
-            note("holyclient.router.target", target.name)
             return exchange

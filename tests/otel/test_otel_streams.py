@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from opentelemetry.trace import StatusCode
 
-from holyclient import APIConnectionError, BadRequestError
+from holyclient import APIConnectionError, APIStatusError, BadRequestError
 from holyclient.testing import Fault, LocalServer
 
 from .conftest import Captured, drain, resolve
@@ -76,7 +76,24 @@ async def test_a_stream_cut_mid_way_ends_its_span_in_error(
     span = captured.span()
     assert span.status.status_code is StatusCode.ERROR
     assert span.attributes["holyclient.stream.outcome"] == "unknown"
-    assert span.attributes["error.type"] == "StreamInterrupted"
+    assert span.attributes["error.type"] == "APIConnectionError"
+    (duration,) = captured.points("gen_ai.client.operation.duration")
+    assert duration.attributes["error.type"] == "APIConnectionError"
+
+
+async def test_an_error_event_mid_stream_ends_its_span_in_error(
+    make: Callable[..., Any], captured: Captured, server: LocalServer, mode: str
+) -> None:
+    server.enqueue(Fault.stream_error(after_chunks=2))
+    stream = await resolve(
+        make(mode).chat.completions.create(model="gpt-4.1", messages=MESSAGES, stream=True)
+    )
+    with pytest.raises(APIStatusError):
+        await drain(stream)
+    span = captured.span()
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes["error.type"] == "InternalServerError"
+    assert span.attributes["http.response.status_code"] == 500
 
 
 async def test_a_stream_refused_before_its_first_chunk_is_one_error_span(

@@ -223,7 +223,7 @@ class Call:
         """The call failed with ``exc``: ``error.type`` (the class name: never the message) and ERROR."""
         from .._exceptions import APIStatusError, BudgetExceededError
 
-        error = type(exc).__qualname__
+        error = "StreamInterrupted" if isinstance(exc, _StreamInterrupted) else type(exc).__qualname__
         span = self.span
         if self.recording:
             span.set_attribute("error.type", error)
@@ -319,24 +319,28 @@ class Call:
         if isinstance(status, str) and getattr(item, "type", "") in _RESPONSE_END:
             self.span.set_attribute("gen_ai.response.finish_reasons", [status])
 
-    def ended(self, outcome: str, usage: Any, approximate: bool) -> None:
-        """The stream was settled: read to the end, closed early, or dropped (outcome unknown)."""
+    def ended(self, outcome: str, usage: Any, approximate: bool, error: BaseException | None = None) -> None:
+        """The stream was settled: read to the end, closed early, or ended by ``error`` (an error event,
+        a dropped connection: outcome unknown)."""
+        span = self.span
         if self.recording:
-            self.span.set_attribute("holyclient.stream.outcome", outcome)
-        if outcome == "unknown":
-            if self.recording:
-                self.span.set_attribute("error.type", "StreamInterrupted")
-                self.span.set_status(Status(StatusCode.ERROR, "StreamInterrupted"))
-            self.telemetry.duration.record(
-                time.perf_counter() - self._started, {**self._metric, "error.type": "StreamInterrupted"}
-            )
-        else:
-            model = self._metric.get("gen_ai.response.model")
-            response = {"gen_ai.response.model": model} if model is not None else {}
-            self._finish(response, usage, "local" if approximate else "reported")
-        if self.recording and self._pieces is not None:
-            self._content("gen_ai.output.messages", _semconv.output_messages(None, "".join(self._pieces)))
-        self.span.end()
+            span.set_attribute("holyclient.stream.outcome", outcome)
+            if self._pieces is not None:
+                self._content("gen_ai.output.messages", _semconv.output_messages(None, "".join(self._pieces)))
+        if error is not None or outcome == "unknown":
+            self.failed(error if error is not None else _StreamInterrupted())
+            return
+        model = self._metric.get("gen_ai.response.model")
+        self._finish(
+            {"gen_ai.response.model": model} if model is not None else {},
+            usage,
+            "local" if approximate else "reported",
+        )
+        span.end()
+
+
+class _StreamInterrupted(Exception):
+    """Stands for the error of a stream that ended with its outcome unknown and no error to show."""
 
 
 def _cost(model: Any, usage: Any) -> float | None:

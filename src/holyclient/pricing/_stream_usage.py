@@ -51,7 +51,7 @@ class StreamWatch(Protocol):
 
     def chunk(self, item: Any) -> None: ...
 
-    def ended(self, outcome: str, usage: Any, approximate: bool) -> None: ...
+    def ended(self, outcome: str, usage: Any, approximate: bool, error: BaseException | None) -> None: ...
 
 
 def ask_for_usage(path: str, body: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, bool]:
@@ -163,12 +163,12 @@ class StreamMeter:
                     self._model = _get(response, "model") or self._model
         return True
 
-    def finish(self, outcome: Outcome) -> None:
-        """Settle the stream's charge, once; later calls do nothing."""
+    def finish(self, outcome: Outcome, error: BaseException | None = None) -> None:
+        """Settle the stream's charge, once; later calls do nothing. ``error``: what ended it, if anything."""
         if self._done:
             return
         self._done = True
-        self._charge(outcome)
+        self._charge(outcome, error)
 
     def abandon(self) -> None:
         """Settle a stream dropped unclosed: queued, since the garbage collector may hold any lock."""
@@ -177,7 +177,7 @@ class StreamMeter:
         self._done = True
         self._tracker.settle_later(lambda: self._charge("early"))
 
-    def _charge(self, outcome: Outcome) -> None:
+    def _charge(self, outcome: Outcome, error: BaseException | None = None) -> None:
         tracker, reservation = self._tracker, self._reservation
         usage, approximate = self._usage, False
         if usage is not None:
@@ -188,7 +188,7 @@ class StreamMeter:
             usage, approximate = self._local_usage(), True
             self._settle(usage, approximate=True)
         if self._watch is not None:
-            self._watch.ended(outcome, usage, approximate)
+            self._watch.ended(outcome, usage, approximate, error)
 
     def _settle(self, usage: dict[str, int] | Any, *, approximate: bool) -> None:
         if self._reservation is not None:

@@ -111,6 +111,7 @@ async def test_chat_span_carries_request_parameters_response_and_usage(
     assert attributes["gen_ai.usage.input_tokens"] == answer.usage.prompt_tokens
     assert attributes["gen_ai.usage.output_tokens"] == answer.usage.completion_tokens
     assert attributes["gen_ai.usage.cache_read.input_tokens"] == 0
+    assert attributes["gen_ai.openai.response.system_fingerprint"] == answer.system_fingerprint
     assert attributes["holyclient.usage.count_method"] == "reported"
     assert attributes["holyclient.cost_usd"] > 0
     tokens = {p.attributes["gen_ai.token.type"]: p for p in captured.points("gen_ai.client.token.usage")}

@@ -83,6 +83,9 @@ async def test_latest_conventions_name_the_provider_and_record_content_as_attrib
     assert attributes["gen_ai.provider.name"] == "openai"
     assert "gen_ai.system" not in attributes
     assert attributes["gen_ai.output.type"] == "json"
+    assert attributes["openai.api.type"] == "chat_completions"
+    assert attributes["openai.response.system_fingerprint"] == answer.system_fingerprint
+    assert not any(name.startswith("gen_ai.openai.") for name in attributes)
     assert json.loads(attributes["gen_ai.input.messages"]) == [
         {"role": "system", "parts": [{"type": "text", "content": "Be brief."}]},
         {"role": "user", "parts": [{"type": "text", "content": "hi"}]},

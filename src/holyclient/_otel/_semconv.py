@@ -38,6 +38,9 @@ OPERATIONS: dict[str, tuple[str, str | None]] = {
     "/moderations": ("moderation", None),
 }
 
+#: API path -> ``openai.api.type`` (latest conventions).
+OPENAI_API_TYPES = {"/chat/completions": "chat_completions", "/responses": "responses"}
+
 #: Request body field -> attribute, for the plain numeric parameters the conventions list.
 _NUMBERS = (
     ("max_tokens", "gen_ai.request.max_tokens"),
@@ -66,7 +69,9 @@ def form_body(content: bytes | None) -> dict[str, Any]:
     return {"model": found.group(1).decode("utf-8", "replace")} if found else {}
 
 
-def request_attributes(body: Mapping[str, Any], output_type: str | None, *, latest: bool) -> dict[str, Any]:
+def request_attributes(
+    body: Mapping[str, Any], output_type: str | None, *, latest: bool, api: str | None = None
+) -> dict[str, Any]:
     """The request parameters of ``body`` as span attributes (model excepted: it names the span)."""
     attributes: dict[str, Any] = {}
     for field, name in _NUMBERS:
@@ -86,9 +91,11 @@ def request_attributes(body: Mapping[str, Any], output_type: str | None, *, late
         attributes["gen_ai.request.encoding_formats"] = [encoding]
     tier = body.get("service_tier")
     if isinstance(tier, str):
-        attributes["gen_ai.openai.request.service_tier"] = tier
+        attributes["openai.request.service_tier" if latest else "gen_ai.openai.request.service_tier"] = tier
     kind = _get(body.get("response_format"), "type")
     if latest:
+        if api is not None:
+            attributes["openai.api.type"] = api
         if kind in ("json_object", "json_schema"):
             output_type = "json"
         if output_type is not None:
@@ -142,15 +149,20 @@ def usage_attributes(usage: Any) -> dict[str, int]:
     return attributes
 
 
-def response_attributes(result: Any) -> dict[str, Any]:
+#: Answer field -> attribute, in v1.36.0 and in the latest conventions (where OpenAI's have their own namespace).
+_RESPONSE_FIELDS = (
+    ("id", "gen_ai.response.id", "gen_ai.response.id"),
+    ("model", "gen_ai.response.model", "gen_ai.response.model"),
+    ("system_fingerprint", "gen_ai.openai.response.system_fingerprint", "openai.response.system_fingerprint"),
+    ("service_tier", "gen_ai.openai.response.service_tier", "openai.response.service_tier"),
+)
+
+
+def response_attributes(result: Any, *, latest: bool = False) -> dict[str, Any]:
     """``gen_ai.response.*`` (id, model, finish reasons) and the OpenAI extras of a parsed answer."""
     attributes: dict[str, Any] = {}
-    for field, name in (
-        ("id", "gen_ai.response.id"),
-        ("model", "gen_ai.response.model"),
-        ("system_fingerprint", "gen_ai.openai.response.system_fingerprint"),
-        ("service_tier", "gen_ai.openai.response.service_tier"),
-    ):
+    for field, old, new in _RESPONSE_FIELDS:
+        name = new if latest else old
         value = _get(result, field)
         if isinstance(value, str):
             attributes[name] = value

@@ -88,7 +88,7 @@ class Telemetry:
         if entry is None:
             return None
         body = options.body if options.body is not None else _semconv.form_body(options.content)
-        return Call(self, base_url, body, *entry)
+        return Call(self, base_url, options.path, body, *entry)
 
 
 class Call:
@@ -106,7 +106,13 @@ class Call:
     )
 
     def __init__(
-        self, telemetry: Telemetry, base_url: str, body: Mapping[str, Any], operation: str, output: str | None
+        self,
+        telemetry: Telemetry,
+        base_url: str,
+        path: str,
+        body: Mapping[str, Any],
+        operation: str,
+        output: str | None,
     ) -> None:
         self.telemetry = telemetry
         address, port = telemetry.server(base_url)
@@ -128,7 +134,8 @@ class Call:
         self._pieces: list[str] | None = None
         self.recording = span.is_recording()
         if self.recording:
-            span.set_attributes(_semconv.request_attributes(body, output, latest=telemetry.latest))
+            api = _semconv.OPENAI_API_TYPES.get(path)
+            span.set_attributes(_semconv.request_attributes(body, output, latest=telemetry.latest, api=api))
             target = TARGET.get()
             if target is not None:
                 span.set_attribute("holyclient.router.target", target)
@@ -209,7 +216,8 @@ class Call:
         span = self.span
         usage = getattr(result, "usage", None)
         if self.recording:
-            self._finish(_semconv.response_attributes(result), usage, "reported")
+            response = _semconv.response_attributes(result, latest=self.telemetry.latest)
+            self._finish(response, usage, "reported")
             if self._pieces is not None:
                 self._content("gen_ai.output.messages", _semconv.output_messages(result))
         else:  # no span to fill: only what the metrics need

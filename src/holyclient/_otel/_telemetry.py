@@ -22,6 +22,11 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+try:  # the API's stand-in until a meter provider is set (private: without it, never skip)
+    from opentelemetry.metrics._internal import _ProxyMeterProvider as _PROXY_METER_PROVIDER
+except ImportError:  # pragma: no cover - another API version
+    _PROXY_METER_PROVIDER = None  # type: ignore[assignment,misc]
+
 from .._version import __version__
 from . import TARGET, _semconv
 
@@ -68,6 +73,8 @@ class Telemetry:
             description="Time to receive the first chunk of a streamed answer.",
             explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
         )
+        # The global providers are looked up per call while unset: an application may set them later.
+        self._global = tracer_provider is None and meter_provider is None
         self.provider_key = "gen_ai.provider.name" if latest else "gen_ai.system"
         self.latest = latest
         self.capture = capture
@@ -85,7 +92,7 @@ class Telemetry:
     def start(self, base_url: str, options: RequestOptions) -> Call | None:
         """The call's span, started; None for a path that is no GenAI operation (files, models...)."""
         entry = _semconv.OPERATIONS.get(options.path)
-        if entry is None:
+        if entry is None or (self._global and _unconfigured()):
             return None
         body = options.body if options.body is not None else _semconv.form_body(options.content)
         return Call(self, base_url, options.path, body, *entry)
@@ -349,6 +356,16 @@ class Call:
 
 class _StreamInterrupted(Exception):
     """Stands for the error of a stream that ended with its outcome unknown and no error to show."""
+
+
+def _unconfigured() -> bool:
+    """Whether the application has set neither a tracer nor a meter provider: the API's no-op ones,
+    where a span and its metrics would cost CPU and record nothing."""
+    return (
+        _PROXY_METER_PROVIDER is not None
+        and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+        and isinstance(metrics.get_meter_provider(), _PROXY_METER_PROVIDER)
+    )
 
 
 def _cost(model: Any, usage: Any) -> float | None:

@@ -175,3 +175,13 @@ def test_importing_holyclient_does_not_import_opentelemetry() -> None:
     code = "import sys, holyclient; print(any(m.startswith('opentelemetry') for m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
+
+
+async def test_content_capture_leaves_embedding_inputs_out(
+    make: Callable[..., Any], captured: Captured, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    await resolve(make(mode).embeddings.create(model="text-embedding-3-small", input="private words"))
+    span = captured.span()
+    assert "private words" not in span.to_json()

@@ -44,6 +44,9 @@ LATEST_SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
 DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]
 TOKEN_BUCKETS = [4**i for i in range(14)]
 
+#: Operations whose messages the conventions record (with content capture on).
+_CONTENT_OPERATIONS = frozenset({"chat", "text_completion"})
+
 #: Responses API stream events that end a response (their ``response.status`` is the finish reason).
 _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
@@ -148,7 +151,7 @@ class Call:
                 span.set_attribute("holyclient.router.target", target)
             if body.get("stream") is True:
                 span.set_attribute("gen_ai.request.stream", True)
-            if telemetry.capture:
+            if telemetry.capture and operation in _CONTENT_OPERATIONS:
                 self._pieces = []
                 self._content("gen_ai.input.messages", _semconv.content_messages(body))
 

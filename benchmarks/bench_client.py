@@ -521,7 +521,10 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
         else:  # async only
             row = f"{kind:<20}{'-':>14}{'-':>11}{'-':>18}{'-':>11}"
         for c in levels:
-            a = results["async"][str(c)][kind]
+            a = results["async"][str(c)].get(kind)
+            if a is None:  # sync only (holyclient-no-otel-api)
+                row += f"{'-':>12}{'-':>10}{'-':>8}"
+                continue
             busy = f"{a['server_busy'] * 100:>7.0f}%" if a["server_busy"] is not None else f"{'n/a':>8}"
             row += f"{a['rps']:>12.0f}{a['cpu_us']:>7.0f} us{busy}"
         lines.append(row)

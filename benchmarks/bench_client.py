@@ -12,6 +12,9 @@ the best round kept:
 4. import wall time        ``python -c "import holyclient"`` vs ``import httpx``, best of K (target <= 2x)
    import + ``Client()``     ``import holyclient; holyclient.Client()`` vs ``import httpx`` (target <= 1.5x)
 5. peak RSS                ru_maxrss of the sync child after its N requests (target <= 1.2x floor)
+6. OpenTelemetry cost      sync CPU per request with opentelemetry-api importable and no SDK (the API's
+                           no-op providers: what every user with the API but no set-up pays) against
+                           the same child with ``opentelemetry`` made unimportable (target <= 1.05x)
 
 The raw floor is plain httpx2 or httpx posting JSON and ``json.loads``-ing the answer (for streams:
 iterating lines and ``json.loads``-ing each ``data:``), whichever is cheaper in this run. The server's
@@ -21,6 +24,7 @@ comes from the same run.
     .venv/bin/python benchmarks/bench_client.py                  # full run, ~7 min on 2 cores
     .venv/bin/python benchmarks/bench_client.py --quick          # smaller counts, ~1.5 min
     .venv/bin/python benchmarks/bench_client.py --profile sync   # cProfile of holyclient's sync path
+    .venv/bin/python benchmarks/bench_client.py --otel           # only row 6, ~1 min
 
 Exit code 0 when every target is met, 1 otherwise.
 """
@@ -42,7 +46,8 @@ MODEL = "gpt-4o-mini"
 MESSAGES = [{"role": "user", "content": "Benchmark the client, please: one short answer."}]
 HEADERS = {"Authorization": f"Bearer {KEY}", "Accept": "application/json"}
 
-SYNC_KINDS = ("holyclient", "holyclient+httpx", "raw-httpx2", "raw-httpx", "openai")
+SYNC_KINDS = ("holyclient", "holyclient+httpx", "holyclient-no-otel-api", "raw-httpx2", "raw-httpx", "openai")
+OTEL_KINDS = ("holyclient", "holyclient-no-otel-api")
 ASYNC_KINDS = (
     "holyclient",
     "holyclient+httpx",
@@ -53,7 +58,15 @@ ASYNC_KINDS = (
     "openai+aiohttp",
 )
 RAW_KINDS = ("raw-httpx2", "raw-httpx")
-TARGETS = {"sync": 1.3, "stream": 2.0, "async": 0.9, "import": 2.0, "construct": 1.5, "rss": 1.2}
+TARGETS = {
+    "sync": 1.3,
+    "stream": 2.0,
+    "async": 0.9,
+    "import": 2.0,
+    "construct": 1.5,
+    "rss": 1.2,
+    "otel": 1.05,
+}
 
 
 # --- workers: run in a fresh child process, print one JSON line ---------------------------------
@@ -100,6 +113,8 @@ def _sync_calls(kind: str, url: str) -> tuple[Callable[[], Any], Callable[[list[
 
         client: Any = openai.OpenAI(api_key=KEY, base_url=url)
     else:
+        if kind == "holyclient-no-otel-api":
+            _block_opentelemetry()
         import holyclient
 
         options: dict[str, Any] = {}
@@ -120,6 +135,19 @@ def _sync_calls(kind: str, url: str) -> tuple[Callable[[], Any], Callable[[list[
         return chunks
 
     return sdk_request, sdk_stream, client
+
+
+class _NoOpenTelemetry:
+    """A meta-path finder that makes ``opentelemetry`` unimportable: a machine without the API."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked by the benchmark)", name=name)
+        return None
+
+
+def _block_opentelemetry() -> None:
+    sys.meta_path.insert(0, _NoOpenTelemetry())  # type: ignore[arg-type]
 
 
 def _stream_messages(words: int) -> list[dict[str, Any]]:
@@ -343,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
         choices=("sync", "stream", "async"),
         help="profile holyclient's path in this process with cProfile instead",
     )
+    parser.add_argument(
+        "--otel", action="store_true", help="only the OpenTelemetry row (no-op provider vs no API installed)"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -361,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.profile:
             return profile(args.profile, server)
+        if args.otel:
+            return otel_row(args, server, command)
         results = measure(args, levels, server)
     finally:
         server.close()
@@ -456,6 +489,7 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
             for c in levels
         ),
         ("peak RSS", rss, "maxrss_kb", rss_floor, "rss", "MiB", 1 / 1024),
+        ("otel no-op vs no API", sync, "cpu_us", "holyclient-no-otel-api", "otel", "us", 1.0),
     ]
     for name, table, key, floor_name, target_key, unit, scale in rows:
         add(
@@ -507,7 +541,10 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
         else:  # async only
             row = f"{kind:<20}{'-':>14}{'-':>11}{'-':>18}{'-':>11}"
         for c in levels:
-            a = results["async"][str(c)][kind]
+            a = results["async"][str(c)].get(kind)
+            if a is None:  # sync only (holyclient-no-otel-api)
+                row += f"{'-':>12}{'-':>10}{'-':>8}"
+                continue
             busy = f"{a['server_busy'] * 100:>7.0f}%" if a["server_busy"] is not None else f"{'n/a':>8}"
             row += f"{a['rps']:>12.0f}{a['cpu_us']:>7.0f} us{busy}"
         lines.append(row)
@@ -531,6 +568,25 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
         with open(args.json, "w") as f:
             json.dump({**results, "command": command, "table": lines}, f, indent=2)
     return 0 if all(oks) else 1
+
+
+def otel_row(args: argparse.Namespace, server: Server, command: str) -> int:
+    """Row 6 alone: sync CPU per request with the API's no-op providers against no API installed."""
+    rounds: dict[str, list[dict[str, Any]]] = {k: [] for k in OTEL_KINDS}
+    for n in range(args.rounds):
+        print(f"round {n + 1}/{args.rounds} ...", file=sys.stderr)
+        for kind in OTEL_KINDS:  # interleaved, so load on the machine hits both alike
+            spec = {"mode": "sync", "kind": kind, "url": server.url, "requests": args.requests, "warmup": 200}
+            rounds[kind].append(spawn(spec))
+    noop, absent = (best(rounds[k], "cpu_us")["cpu_us"] for k in OTEL_KINDS)
+    ratio = noop / absent
+    ok = ratio <= TARGETS["otel"]
+    print(
+        f"otel no-op vs no API: {noop:.1f} us vs {absent:.1f} us sync CPU / request = {ratio:.3f}x "
+        f"(target <= {TARGETS['otel']}) {'ok' if ok else 'MISS'}\n"
+        f"{args.requests} requests per child, {args.rounds} round(s), best kept; command: {command}"
+    )
+    return 0 if ok else 1
 
 
 def profile(mode: str, server: Server) -> int:

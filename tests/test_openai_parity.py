@@ -26,6 +26,9 @@ CLIENT_EXTENSIONS = {
     "limiter",
     "record_to",
     "record_rate",
+    "instrument",
+    "tracer_provider",
+    "meter_provider",
 }
 METHOD_EXTENSIONS = {"max_retries"}
 

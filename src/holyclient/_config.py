@@ -90,3 +90,23 @@ def key_from_env(variable: str, *, owner: str) -> str:
             f"{owner}: the environment variable {variable} is not set (key_env={variable!r})"
         )
     return key
+
+
+def otel_settings() -> tuple[bool, bool, bool]:
+    """OpenTelemetry switches: ``(disabled, latest conventions, capture message content)``.
+
+    ``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS`` (a comma list; ``holyclient`` or ``*`` turns ours off),
+    ``OTEL_SEMCONV_STABILITY_OPT_IN`` (``gen_ai_latest_experimental`` selects the latest GenAI
+    conventions) and ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (``true`` records prompts
+    and completions) are the names OpenTelemetry's own instrumentations read.
+    """
+    disabled = {
+        name.strip() for name in os.environ.get("OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", "").split(",")
+    }
+    opt_in = {name.strip() for name in os.environ.get("OTEL_SEMCONV_STABILITY_OPT_IN", "").split(",")}
+    capture = os.environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "").strip().lower()
+    return (
+        bool(disabled & {"holyclient", "*"}),
+        "gen_ai_latest_experimental" in opt_in,
+        capture == "true",
+    )

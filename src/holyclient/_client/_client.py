@@ -86,6 +86,10 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
             ``holyclient calibrate`` or ``client.usage.calibration().save()``, or a ``Calibration``):
             budgets reserve models counted with a stand-in tokenizer by it.
         sleep: how to wait between retries (tests pass a recorder).
+        instrument: emit OpenTelemetry GenAI spans and metrics per call when ``opentelemetry-api`` is
+            installed (default; ``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=holyclient`` turns it off too).
+        tracer_provider: the ``TracerProvider`` for those spans (default: the application's global one).
+        meter_provider: the ``MeterProvider`` for the metrics (default: the application's global one).
 
     Raises:
         ConfigurationError: no key, or an insecure base URL.
@@ -123,6 +127,9 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
         calibration: Any = None,
         sleep: Callable[[float], None] | None = None,
         limiter: Limiter | None = None,
+        instrument: bool = True,
+        tracer_provider: Any = None,
+        meter_provider: Any = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -140,6 +147,9 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
             record_to=record_to,
             record_rate=record_rate,
             calibration=calibration,
+            instrument=instrument,
+            tracer_provider=tracer_provider,
+            meter_provider=meter_provider,
         )
         self._owns_http = http_client is None
         if http_client is not None:
@@ -151,11 +161,16 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         attempts = self._start(options)
-        return self._policy.run(
-            lambda: self._pipeline.finish(self._sender.send(attempts.next()), cast_to),
-            self._retries(options),
-            self._sleep,
-        )
+
+        def run() -> ModelT:
+            return self._policy.run(
+                lambda: self._pipeline.finish(self._sender.send(attempts.next()), cast_to),
+                self._retries(options),
+                self._sleep,
+            )
+
+        call = attempts.call
+        return run() if call is None else call.run(run, self._unwrap)
 
     def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
         """A list response that can fetch its following pages."""
@@ -180,10 +195,14 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
                 exchange.failed(failure)
             else:
                 decoder = ChunkDecoder(cast_to, response, request)
-                return Stream(decoder, response, chunks, first, self._meter(exchange, hide))
+                return Stream(decoder, response, chunks, first, self._meter(exchange, hide, attempts.call))
             raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
 
-        return self._wrap_stream(self._policy.run(attempt, self._retries(options), self._sleep))
+        def run() -> Stream[ModelT]:
+            return self._policy.run(attempt, self._retries(options), self._sleep)
+
+        call = attempts.call
+        return self._wrap_stream(run() if call is None else call.open(run))
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -238,6 +257,9 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
         calibration: Any = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         limiter: Limiter | None = None,
+        instrument: bool = True,
+        tracer_provider: Any = None,
+        meter_provider: Any = None,
     ) -> None:
         super().__init__(
             api_key=api_key,
@@ -255,6 +277,9 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
             record_to=record_to,
             record_rate=record_rate,
             calibration=calibration,
+            instrument=instrument,
+            tracer_provider=tracer_provider,
+            meter_provider=meter_provider,
         )
         self._owns_http = http_client is None
         if http_client is not None:
@@ -270,8 +295,12 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
         async def attempt() -> ModelT:
             return self._pipeline.finish(await self._sender.asend(attempts.next()), cast_to)
 
-        result: ModelT = await self._policy.arun(attempt, self._retries(options), self._sleep)
-        return result
+        async def run() -> ModelT:
+            result: ModelT = await self._policy.arun(attempt, self._retries(options), self._sleep)
+            return result
+
+        call = attempts.call
+        return await run() if call is None else await call.arun(run, self._unwrap)
 
     def _get_page(
         self, options: RequestOptions, page_cls: type[AsyncPageT]
@@ -303,11 +332,19 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
                 exchange.failed(failure)
             else:
                 decoder = ChunkDecoder(cast_to, response, request)
-                return AsyncStream(decoder, response, chunks, first, self._meter(exchange, hide))
+                return AsyncStream(
+                    decoder, response, chunks, first, self._meter(exchange, hide, attempts.call)
+                )
             raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
 
-        stream = await self._policy.arun(attempt, self._retries(options), self._sleep)
-        return self._wrap_stream(stream)
+        async def run() -> AsyncStream[ModelT]:
+            stream: AsyncStream[ModelT] = await self._policy.arun(
+                attempt, self._retries(options), self._sleep
+            )
+            return stream
+
+        call = attempts.call
+        return self._wrap_stream(await run() if call is None else await call.aopen(run))
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

@@ -29,6 +29,7 @@ from .._exceptions import APIConnectionError, APIResponseValidationError
 
 if TYPE_CHECKING:
     from .._core._request import RequestOptions
+    from .._otel._telemetry import Call
 
 T = TypeVar("T")
 
@@ -60,7 +61,7 @@ class Attempts:
         options: the call's options.
     """
 
-    __slots__ = ("_count", "_key", "_options", "_set_count")
+    __slots__ = ("_count", "_key", "_options", "_set_count", "call")
 
     def __init__(self, options: RequestOptions) -> None:
         self._options = options
@@ -69,6 +70,12 @@ class Attempts:
         wants_key = options.method != "GET" and IDEMPOTENCY_HEADER.lower() not in given
         self._key = f"holyclient-retry-{os.urandom(16).hex()}" if wants_key else None
         self._count = 0
+        #: The call's span and metrics (:class:`~holyclient._otel._telemetry.Call`), when instrumented.
+        self.call: Call | None = None
+
+    def count(self) -> int:
+        """How many attempts were made so far."""
+        return self._count
 
     @property
     def options(self) -> RequestOptions:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-from .. import _config
+from .. import _config, _otel
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core._binary import parse_response
 from .._core._request import NOT_GIVEN, RequestOptions
@@ -27,6 +27,7 @@ from ._recorder import make_recorder
 from ._response import ResponseModes
 
 if TYPE_CHECKING:
+    from .._otel._telemetry import Call, Telemetry
     from ..pricing._tracker import UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
@@ -63,6 +64,8 @@ class _BaseClient(ResponseModes):
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
     _sender_factory: Callable[[Any], Sender] | None = None
+    #: The client's OpenTelemetry instruments (None: off, or no API installed; a Router's targets trace).
+    _telemetry: Telemetry | None = None
 
     def __init__(
         self,
@@ -82,6 +85,9 @@ class _BaseClient(ResponseModes):
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         calibration: Any = None,
+        instrument: bool = True,
+        tracer_provider: Any = None,
+        meter_provider: Any = None,
     ) -> None:
         self.limiter = limiter
         self._set_api_key(api_key)
@@ -102,6 +108,8 @@ class _BaseClient(ResponseModes):
         # a tracker, losing requests and each enforcing the whole budget.
         self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd, calibration=calibration)
         self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
+        # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
+        self._telemetry = _otel.telemetry(instrument, tracer_provider, meter_provider)
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -232,7 +240,13 @@ class _BaseClient(ResponseModes):
     def _start(self, options: RequestOptions) -> Attempts:
         """A call begins: it is recorded (``record_to``) and its attempts numbered."""
         self._pipeline.record(options)
-        return Attempts(options)
+        attempts = Attempts(options)
+        telemetry = self._telemetry
+        if telemetry is not None:  # the call's span opens before its first attempt (retries inside)
+            call = attempts.call = telemetry.start(self.base_url, options)
+            if call is not None:
+                call.counting(attempts.count)
+        return attempts
 
     def _start_stream(self, options: RequestOptions) -> tuple[Attempts, bool]:
         """A streaming call begins, asking for usage in the stream: its attempts, and whether to hide
@@ -242,8 +256,9 @@ class _BaseClient(ResponseModes):
             options = dataclasses.replace(options, body=body)
         return self._start(options), hide
 
-    def _meter(self, exchange: Exchange, hide: bool) -> StreamMeter | None:
-        """The meter that charges a stream: it takes over the attempt's reservation."""
+    def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
+        """The meter that charges a stream: it takes over the attempt's reservation (and ends the call's
+        span when the stream ends)."""
         if (
             exchange.prepared.options.path not in CHARGED_PATHS
         ):  # a replay (GET /responses/{id}) was charged when made
@@ -253,7 +268,11 @@ class _BaseClient(ResponseModes):
         reservation = ledger.reservation if ledger is not None else None
         if ledger is not None:
             ledger.reservation = None
-        return StreamMeter(tracker, reservation, exchange.prepared.options.body, hide_usage_chunk=hide)
+        if call is not None:
+            call.first_chunk()
+        return StreamMeter(
+            tracker, reservation, exchange.prepared.options.body, hide_usage_chunk=hide, watch=call
+        )
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
         """A read response as ``cast_to``, or the status error it carries."""

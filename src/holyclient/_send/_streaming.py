@@ -173,7 +173,7 @@ class Stream(Generic[T]):
             outcome = "unknown"
         finally:
             if meter is not None:
-                meter.finish(outcome)
+                meter.finish(outcome, failure)
             self.response.close()
             decoder.close()
         if failure is not None:  # raised outside ``except``: the library error (and its key) is not chained
@@ -277,7 +277,7 @@ class AsyncStream(Generic[T]):
             outcome = "unknown"
         finally:
             if meter is not None:  # before the await: a cancelled close must not skip the charge
-                meter.finish(outcome)
+                meter.finish(outcome, failure)
             await self.response.aclose()
             decoder.close()
         if failure is not None:

@@ -26,6 +26,7 @@ import anyio
 
 from .._constants import CHAT_COMPLETIONS_URL
 from .._core._request import NOT_GIVEN
+from .._otel import batch_span
 from ..ratelimit._estimate import TokenEstimator
 from ..ratelimit._window import Clock, Sleep
 from ._concurrency import AdaptiveConcurrency, Slots
@@ -190,7 +191,7 @@ class BatchRunner(RequestProcessor):
         pending = Slots(self.max_pending)  # takes a free place without yielding, unlike anyio.Semaphore
         self._breaker = StopBreaker(self.stop_after, self._clock)
         try:
-            with unwrapped():
+            with batch_span(self.client, self.stats), unwrapped():  # the run's parent span, with its counts
                 async with anyio.create_task_group() as tg:
                     self._stop_scope = tg.cancel_scope
                     position = 0

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._constants import LOGGER_NAME
 
@@ -45,6 +45,14 @@ _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "respons
 
 #: ``refused``: the stream opened with an error event and was given up unread (nothing generated).
 Outcome = Literal["complete", "early", "unknown", "refused"]
+
+
+class StreamWatch(Protocol):
+    """What follows a stream besides its charge (the call's OpenTelemetry span)."""
+
+    def chunk(self, item: Any) -> None: ...
+
+    def ended(self, outcome: str, usage: Any, approximate: bool, error: BaseException | None) -> None: ...
 
 
 def ask_for_usage(
@@ -76,9 +84,20 @@ class StreamMeter:
         reservation: the budget reservation of the request (None without a budget).
         body: the request body as sent.
         hide_usage_chunk: hide the usage-only final chunk (the caller did not ask for it).
+        watch: told of every chunk and of how the stream was settled (the call's span, when traced).
     """
 
-    __slots__ = ("_body", "_done", "_hide", "_model", "_pieces", "_reservation", "_tracker", "_usage")
+    __slots__ = (
+        "_body",
+        "_done",
+        "_hide",
+        "_model",
+        "_pieces",
+        "_reservation",
+        "_tracker",
+        "_usage",
+        "_watch",
+    )
 
     def __init__(
         self,
@@ -87,6 +106,7 @@ class StreamMeter:
         body: Mapping[str, Any] | None,
         *,
         hide_usage_chunk: bool,
+        watch: StreamWatch | None = None,
     ) -> None:
         self._tracker = tracker
         self._reservation = reservation
@@ -96,12 +116,15 @@ class StreamMeter:
         self._usage: Any = None
         self._pieces: list[str] = []
         self._done = False
+        self._watch = watch
 
     def observe(self, item: Any) -> bool:
         """Note what a parsed chunk or event says about usage; return whether the caller should see it.
 
         This runs on every chunk of every stream, so it reads attributes directly (items are models).
         """
+        if self._watch is not None:
+            self._watch.chunk(item)
         usage = getattr(item, "usage", None)
         choices = getattr(item, "choices", None)
         if usage is not None:
@@ -151,12 +174,12 @@ class StreamMeter:
                     self._model = _get(response, "model") or self._model
         return True
 
-    def finish(self, outcome: Outcome) -> None:
-        """Settle the stream's charge, once; later calls do nothing."""
+    def finish(self, outcome: Outcome, error: BaseException | None = None) -> None:
+        """Settle the stream's charge, once; later calls do nothing. ``error``: what ended it, if anything."""
         if self._done:
             return
         self._done = True
-        self._charge(outcome)
+        self._charge(outcome, error)
 
     def abandon(self) -> None:
         """Settle a stream dropped unclosed: queued, since the garbage collector may hold any lock."""
@@ -165,17 +188,21 @@ class StreamMeter:
         self._done = True
         self._tracker.settle_later(lambda: self._charge("early"))
 
-    def _charge(self, outcome: Outcome) -> None:
+    def _charge(self, outcome: Outcome, error: BaseException | None = None) -> None:
         tracker, reservation = self._tracker, self._reservation
-        if self._usage is not None:
-            self._settle(self._usage, approximate=False)
+        usage, approximate = self._usage, False
+        if usage is not None:
+            self._settle(usage, approximate=False)
         elif outcome == "refused":
             if reservation is not None:
                 tracker.settle(reservation, None)  # the hold is released: nothing to charge
         elif outcome == "unknown" and reservation is not None:
             tracker.settle_uncertain(reservation)
         else:
-            self._settle(self._local_usage(), approximate=True)
+            usage, approximate = self._local_usage(), True
+            self._settle(usage, approximate=True)
+        if self._watch is not None:
+            self._watch.ended(outcome, usage, approximate, error)
 
     def _settle(self, usage: dict[str, int] | Any, *, approximate: bool) -> None:
         if self._reservation is not None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._client._client import AsyncClient, Client
+from .._otel import routed
 from ._mirror import side
 from ._select import StickyKey, failover_safe, opening_error
 from ._sender import RoutedSender
@@ -123,7 +124,8 @@ class Router(RouterShell, Client):
         while True:
             target, prepared = routing.next()
             try:
-                result = send(self._clients[target.name], prepared)
+                with routed(target.name):  # the target client's span says which target it is
+                    result = send(self._clients[target.name], prepared)
             except BaseException as exc:
                 routing.failed(exc)
                 continue
@@ -255,7 +257,8 @@ class AsyncRouter(RouterShell, AsyncClient):
         while True:
             target, prepared = routing.next()
             try:
-                result = await send(self._clients[target.name], prepared)
+                with routed(target.name):
+                    result = await send(self._clients[target.name], prepared)
             except BaseException as exc:
                 routing.failed(exc)
                 continue

@@ -1,0 +1,75 @@
+"""Native OpenTelemetry instrumentation: GenAI spans and metrics from every call, no set-up call.
+
+Active when ``opentelemetry-api`` is importable (``pip install holyclient[otel]``), through the
+application's global tracer and meter providers (or the ``tracer_provider=`` / ``meter_provider=``
+given to the client). Off with ``Client(instrument=False)`` or
+``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=holyclient``. Nothing here imports ``opentelemetry`` until a
+client is created with instrumentation on; without the package, :func:`telemetry` returns None and the
+send path does nothing more than check for it.
+
+The conventions followed, what is recorded and what never is (prompts unless asked, the key ever) are
+described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from .. import _config
+
+if TYPE_CHECKING:
+    from ._telemetry import Telemetry
+
+__all__ = ["TARGET", "batch_span", "routed", "telemetry"]
+
+
+#: The Router target a call in this context is sent to (its span carries ``holyclient.router.target``).
+TARGET: ContextVar[str | None] = ContextVar("holyclient_router_target", default=None)
+
+
+def telemetry(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> Telemetry | None:
+    """A client's instrumentation, or None: turned off, disabled by the environment, or no API installed."""
+    disabled, latest, capture = _config.otel_settings()
+    if not instrument or disabled:
+        return None
+    try:
+        from ._telemetry import Telemetry
+    except ImportError:  # opentelemetry-api is not installed: zero cost
+        return None
+    return Telemetry(tracer_provider, meter_provider, latest=latest, capture=capture)
+
+
+@contextmanager
+def routed(target: str) -> Iterator[None]:
+    """Calls made inside are sent to the Router target named ``target``."""
+    token = TARGET.set(target)
+    try:
+        yield
+    finally:
+        TARGET.reset(token)
+
+
+@contextmanager
+def batch_span(client: Any, stats: Any) -> Iterator[None]:
+    """A batch run's parent span (``holyclient.batch``), ending with the run's counts from ``stats``."""
+    instruments: Telemetry | None = getattr(client, "_telemetry", None)
+    if instruments is None:
+        yield
+        return
+    from ._telemetry import batch_run
+
+    with batch_run(instruments, stats):
+        yield
+
+
+def counts(stats: Any) -> Mapping[str, int]:
+    """The integer tallies of a batch's stats object, as ``holyclient.batch.*`` attributes."""
+    fields = getattr(stats, "__dataclass_fields__", None) or vars(stats)
+    return {
+        f"holyclient.batch.{name}": value
+        for name in fields
+        if isinstance(value := getattr(stats, name, None), int) and not isinstance(value, bool)
+    }

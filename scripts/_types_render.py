@@ -3,9 +3,11 @@ its classes, ``TypedDict`` s and aliases built from spec schemas."""
 
 from __future__ import annotations
 
+import functools
 import json
 import keyword
 import re
+from pathlib import Path
 from typing import Any
 
 from _types_spec import SpecIndex
@@ -128,7 +130,12 @@ class Module:
                 if not any(other != n and re.search(rf"\b{other}\b", text) for other in pending)
             ] or [next(iter(pending))]
             for name in ready:
-                self.lines += ["", "", f"{name}: TypeAlias = {pending.pop(name)}"]
+                text = pending.pop(name)
+                for generic in _generic_models():  # a hand-written generic model is named with its parameter
+                    text, found = re.subn(rf"\b{generic}\b(?!\[)", f"{generic}[Any]", text)
+                    if found:
+                        self.typing.add("Any")
+                self.lines += ["", "", f"{name}: TypeAlias = {text}"]
 
     def unspecified(self, name: str, kind: str) -> None:
         """A name the spec has no schema for (SDK-side shapes): kept open, like ``extra="allow"``."""
@@ -143,6 +150,16 @@ class Module:
         else:
             self.typing.add("TypeAlias")
             self.aliases[name] = "Any"
+
+
+@functools.cache
+def _generic_models() -> tuple[str, ...]:
+    """Hand-written models that take a type parameter (``ParsedResponseOutputText[T]``)."""
+    types_dir = Path(__file__).resolve().parents[1] / "src" / "holyclient" / "types"
+    found: set[str] = set()
+    for path in types_dir.glob("_*.py"):
+        found.update(re.findall(r"^class (\w+)\([^)]*Generic\[", path.read_text(), flags=re.M))
+    return tuple(sorted(found))
 
 
 def _openai_order(props: dict[str, Any], required: set[str]) -> dict[str, Any]:

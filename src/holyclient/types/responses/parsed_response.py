@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-ParsedContent: TypeAlias = ParsedResponseOutputText | ResponseOutputRefusal
+ParsedContent: TypeAlias = ParsedResponseOutputText[Any] | ResponseOutputRefusal
 
 
 ParsedResponseOutputItem: TypeAlias = (

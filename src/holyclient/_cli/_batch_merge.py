@@ -79,10 +79,7 @@ def _listed(ids: list[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import validate_input
-    from ..batch._input import iter_requests
-    from ..batch._shard import MergeInputError, merge_shards
-    from ..batch._types import request_fingerprint
+    from ..batch import MergeInputError, iter_requests, merge_shards, request_fingerprint, validate_input
 
     for path in (args.input, *args.shards):
         if not path.is_file():

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ._batch_args import DEFAULT_PACK_INPUTS, DEFAULT_PACK_TOKENS, add_arguments, check_paths
-from ._batch_merge import register as register_merge
+from ._batch_merge import BatchParser, merge_parser
 from ._batch_scaleout import in_shard, make_limiter, resolve, shard_lease
 from ._server_args import SettingsError, client_settings
 
@@ -87,16 +87,23 @@ def _dry_run_packing(args: argparse.Namespace) -> _PackCount | None:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "batch",
-        help="run a JSONL batch of API requests (chat, embeddings...): fast, rate-limit aware, resumable",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    # `batch` takes a file and has a subcommand: its parser is a BatchParser (argparse makes each
+    # subcommand's parser with the class given to add_subparsers, so it is swapped in for this one).
+    parser_class, subparsers._parser_class = subparsers._parser_class, BatchParser
+    try:
+        parser = subparsers.add_parser(
+            "batch",
+            help="run a JSONL batch of API requests (chat, embeddings...): fast, rate-limit aware, resumable;"
+            " `batch merge` joins the shards of a sharded batch",
+            description=DESCRIPTION,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    finally:
+        subparsers._parser_class = parser_class
     add_arguments(parser)
     parser.set_defaults(func=run)
-    register_merge(subparsers)  # `holyclient batch merge ...` (see _batch_merge.rewrite_argv)
+    parser.merge = merge_parser(argparse.RawDescriptionHelpFormatter)
 
 
 def _fail(message: str) -> int:

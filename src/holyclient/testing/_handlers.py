@@ -23,7 +23,7 @@ import random
 import re
 from typing import Any
 
-from .._core import ROLES, message_problem
+from .._core._message_checks import ROLES, message_problem
 from . import _providers, _variation
 
 JSON = dict[str, Any]

@@ -29,8 +29,8 @@ exit codes:
   2  usage or input error (files that do not pair, bad JSON); nothing written
 
 examples:
-    holyclient calibrate requests.jsonl results.jsonl -o calibration.json
-    holyclient calibrate day1.jsonl day1.out.jsonl day2.jsonl day2.out.jsonl -o calibration.json"""
+    holyclient calibrate in.jsonl out.jsonl -o cal.json
+    holyclient calibrate a.jsonl a.out b.jsonl b.out -o cal.json"""
 
 
 def register(subparsers: Any) -> None:

@@ -24,8 +24,8 @@ from ._writer import unified_diff
 
 __all__ = [
     "BASE_URL",
-    "ENV_NAME",
     "DirtyTreeError",
+    "ENV_NAME",
     "FileResult",
     "GitError",
     "MigrateError",

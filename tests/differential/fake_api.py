@@ -15,8 +15,8 @@ from urllib.parse import parse_qs
 
 import httpx2
 
-from holyclient.testing import _embeddings
 from holyclient.testing import _handlers_more as hm
+from holyclient.testing import _vectors_fake
 from holyclient.testing._store import NotFound, Store
 
 NOW = 1_700_000_000
@@ -110,7 +110,7 @@ class FakeAPI:
                 200, json=hm.images({"prompt": "edit", "n": int(body.get("n", ["1"])[-1])}, NOW)
             )
         if path == "/embeddings":
-            return httpx2.Response(200, json=_embeddings.embeddings(body))
+            return httpx2.Response(200, json=_vectors_fake.embeddings(body))
         if path == "/audio/speech":
             return httpx2.Response(200, content=hm.speech(body), headers={"content-type": "audio/mpeg"})
         if path in ("/audio/transcriptions", "/audio/translations"):

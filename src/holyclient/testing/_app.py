@@ -19,13 +19,15 @@ from collections.abc import Coroutine, Iterable
 from email.utils import formatdate
 from typing import Any
 
-from . import _embeddings
 from . import _handlers as h
+from . import _vectors_fake
 from ._admin import handle_admin
+from ._chat_plan import ChatPlan
 from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection
 from ._http_parse import Request
+from ._json_body import dumps
 from ._limits import SlidingWindowLimiter
 from ._routes_more import handle_more, reset_more, stored_chats
 
@@ -64,7 +66,7 @@ class _Exchange:
         self.extra: list[tuple[str, str]] = []
         self.record: RecordedRequest | None = None
         self.payload: dict[str, Any] | None = None
-        self.plan: h.ChatPlan | None = None
+        self.plan: ChatPlan | None = None
         self.stream = False
         self.include_usage = False
         self.cost = 0
@@ -72,10 +74,6 @@ class _Exchange:
 
 def _error(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
-
-
-def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 class App:
@@ -168,7 +166,7 @@ class App:
         ex.conn.send(
             status,
             [*self._base_headers(ex, "application/json"), *headers],
-            _dumps(obj),
+            dumps(obj).encode(),
             keep_alive=ex.req.keep_alive,
         )
 
@@ -304,7 +302,7 @@ class App:
         config = self.config
         if ex.endpoint == "chat":
             h.validate_chat(body, config.disabled_features)
-            ex.plan = h.ChatPlan(
+            ex.plan = ChatPlan(
                 body,
                 ex.rid,
                 persona=config.persona,
@@ -322,8 +320,8 @@ class App:
             )
             ex.cost = h.chat_cost(body) if self._limiter is not None else 0
         else:
-            ex.payload = _embeddings.embeddings(body)
-            ex.cost = _embeddings.embeddings_cost(body) if self._limiter is not None else 0
+            ex.payload = _vectors_fake.embeddings(body)
+            ex.cost = _vectors_fake.embeddings_cost(body) if self._limiter is not None else 0
 
     def _admit(self, ex: _Exchange) -> bool:
         assert self._limiter is not None
@@ -414,7 +412,7 @@ class App:
         elif ex.stream:
             self._stream(ex, fault)
         else:
-            body = _dumps(self._payload(ex))
+            body = dumps(self._payload(ex)).encode()
             if kind == "malformed":
                 self._count(ex, 200)
                 ex.conn.send(
@@ -470,7 +468,7 @@ class App:
         elif kind == "stream_error":
             assert fault is not None
             error = _error(fault.message, fault.error_type, None, fault.error_code)
-            events = [*events[: fault.after_chunks], b"data: " + _dumps(error) + b"\n\n"]
+            events = [*events[: fault.after_chunks], b"data: " + dumps(error).encode() + b"\n\n"]
         elif kind == "malformed":
             events = [
                 b'data: {"id": "chatcmpl-' + ex.rid.encode() + b'", "choices": [\n\n',

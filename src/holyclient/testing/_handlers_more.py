@@ -13,13 +13,13 @@ Content is a deterministic function of the request, like :mod:`._handlers`:
 from __future__ import annotations
 
 import base64
-import json
 import math
 import re
 from typing import Any
 
 from . import _responses as rs
 from ._handlers import InvalidRequest, content_text
+from ._json_body import dumps as _dumps
 
 JSON = dict[str, Any]
 _PIECES = re.compile(r"\s*\S+|\s+")
@@ -44,10 +44,6 @@ MODERATION_CATEGORIES = (
     "violence",
     "violence/graphic",
 )
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def _tokens(text: str) -> int:

@@ -1,0 +1,11 @@
+"""The one JSON encoding every answer of the local server uses: compact and UTF-8 as the relay sends it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def dumps(obj: Any) -> str:
+    """``obj`` as compact JSON text (no spaces after separators, non-ASCII kept as is)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)

@@ -16,14 +16,14 @@ from ._http_parse import Request
 from ._json_body import dumps
 
 if TYPE_CHECKING:
-    from ._app import App
+    from ._app_core import AppCore
 
 
 def _error(message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
 
 
-def handle_admin(app: App, req: Request, conn: HTTPConnection) -> None:
+def handle_admin(app: AppCore, req: Request, conn: HTTPConnection) -> None:
     """Answer ``/_holyclient/...``: stats, the request log, reset, and enqueueing faults by name."""
     route = (req.method, req.path)
     status: int = 200

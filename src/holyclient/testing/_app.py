@@ -46,7 +46,7 @@ class App(AppCore):
                 code="unknown_url",
             )
             return None
-        match, methods = route
+        item_id, methods = route
         ex.endpoint = next(iter(methods.values())).split(".")[0]
         self.by_endpoint[ex.endpoint] = self.by_endpoint.get(ex.endpoint, 0) + 1
         endpoint = methods.get(req.method)
@@ -61,7 +61,7 @@ class App(AppCore):
             )
             return None
         if endpoint not in CORE:
-            return handle_more(self, ex, endpoint, match)  # responses, audio, files, batches ...
+            return handle_more(self, ex, endpoint, item_id)  # responses, audio, files, batches ...
         parsed: Any = None
         invalid_json = False
         if req.method == "POST":
@@ -91,17 +91,17 @@ class App(AppCore):
             if self._limiter is not None and not self._admit(ex):
                 return None
         elif ex.endpoint == "model":
-            if match["id"] not in config.models:
+            if item_id not in config.models:
                 self._send_error(
                     ex,
                     404,
-                    f"The model '{match['id']}' does not exist",
+                    f"The model '{item_id}' does not exist",
                     "invalid_request_error",
                     "model",
                     "model_not_found",
                 )
                 return None
-            ex.payload = h.model_object(match["id"])
+            ex.payload = h.model_object(item_id)
         else:
             ex.payload = h.models_list(config.models)
         return self._dispatch(ex)

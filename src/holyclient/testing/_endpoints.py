@@ -9,7 +9,6 @@ written directly. The rate limiter does not apply to these endpoints.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Coroutine
 from typing import Any
@@ -34,9 +33,7 @@ _JSON_BODY = (
 )
 
 
-def handle_more(
-    app: AppCore, ex: Exchange, endpoint: str, match: re.Match[str]
-) -> Coroutine[Any, Any, None] | None:
+def handle_more(app: AppCore, ex: Exchange, endpoint: str, item_id: str) -> Coroutine[Any, Any, None] | None:
     """Answer ``ex``, routed by ``App.handle`` to ``endpoint`` (any endpoint beyond chat/embeddings/models)."""
     req = ex.req
     query = dict(parse_qsl(req.query))
@@ -69,9 +66,7 @@ def handle_more(
         return None
     ex.body = body if isinstance(body, dict) else {}
     try:
-        return _answer(
-            app, ex, endpoint, match["id"] if "id" in match.groupdict() else "", query, fields, files
-        )
+        return _answer(app, ex, endpoint, item_id, query, fields, files)
     except InvalidRequest as exc:
         app._send_error(ex, 400, exc.message, "invalid_request_error", exc.param, exc.code)
     except (NotFound, NotStored) as exc:

@@ -46,22 +46,25 @@ ROUTES: list[tuple[re.Pattern[str], dict[str, str]]] = [
 #: the endpoints ``App.handle`` answers itself; a ``disabled_features`` entry naming one removes it
 CORE = frozenset({"chat", "embeddings", "models", "model"})
 
-_EXACT = {pattern.pattern: (pattern, methods) for pattern, methods in ROUTES if pattern.groups == 0}
+_EXACT = {pattern.pattern: methods for pattern, methods in ROUTES if pattern.groups == 0}
 
 
-def find_route(path: str, disabled: frozenset[str]) -> tuple[re.Match[str], dict[str, str]] | None:
-    """The match and ``{method: endpoint}`` of ``path``; ``None`` when the server has no such URL.
+def find_route(path: str, disabled: frozenset[str]) -> tuple[str, dict[str, str]] | None:
+    """The item id in ``path`` ("" if none) and its ``{method: endpoint}``; ``None`` for an unknown URL.
 
     Exact paths are one dict lookup (the chat fast path); switched-off core endpoints are left out,
     and a path left with no method is one this server does not have.
     """
-    found = _EXACT.get(path)
-    candidates = [found] if found is not None else ROUTES
-    for pattern, methods in candidates:
-        match = pattern.fullmatch(path)
-        if match is None:
-            continue
-        if disabled:
-            methods = {m: e for m, e in methods.items() if e not in CORE or e not in disabled}
-        return (match, methods) if methods else None
-    return None
+    methods = _EXACT.get(path)
+    item_id = ""
+    if methods is None:
+        for pattern, candidate in ROUTES:
+            match = pattern.fullmatch(path)
+            if match is not None:
+                methods, item_id = candidate, match["id"] if pattern.groups else ""
+                break
+        else:
+            return None
+    if disabled:
+        methods = {m: e for m, e in methods.items() if e not in CORE or e not in disabled}
+    return (item_id, methods) if methods else None

@@ -14,7 +14,9 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import parse_qsl
 
-from . import _handlers_more as hm
+from . import _completions_fake as cf
+from . import _media_fake as mf
+from . import _responses_fake as rf
 from ._app_core import AppCore
 from ._exchange import Exchange
 from ._handlers import InvalidRequest
@@ -89,23 +91,23 @@ def _answer(
     store = app.more_store
     payload: dict[str, Any]
     if endpoint == "responses":
-        payload = hm.response_object(body, store.response_id(), now)
+        payload = rf.response_object(body, store.response_id(), now)
         if body.get("background") is True:
             payload["background"] = True
         store.keep_response(body, payload)
         if body.get("stream") is True:
-            return _send_stream(app, ex, hm.response_events(payload))
+            return _send_stream(app, ex, rf.response_events(payload))
     elif endpoint == "responses.input_tokens":
         if "input_tokens" in app.config.disabled_features:  # as a relay without the endpoint answers
             raise NotFound(f"Invalid URL ({ex.req.method} {ex.req.path})", None)
-        payload = hm.input_token_count(body)
+        payload = rf.input_token_count(body)
     elif endpoint == "responses.retrieve":
         payload = store.response(item_id)
         if query.get("stream") == "true":  # replay the stored response's events, after ``starting_after``
             after = query.get("starting_after") or "-1"
             if not after.lstrip("-").isdigit():
                 raise InvalidRequest("'starting_after' must be an integer", "starting_after")
-            return _send_stream(app, ex, hm.response_events(payload)[int(after) + 1 :])
+            return _send_stream(app, ex, rf.response_events(payload)[int(after) + 1 :])
     elif endpoint == "responses.delete":
         payload = store.delete_response(item_id)
     elif endpoint == "responses.cancel":
@@ -115,21 +117,21 @@ def _answer(
     elif endpoint.startswith("chat."):
         payload = _stored_chat(app.stored_chats, endpoint, item_id, query, body)
     elif endpoint == "completions":
-        payload = hm.completion_object(body, "cmpl-" + suffix, now)
+        payload = cf.completion_object(body, "cmpl-" + suffix, now)
         if body.get("stream") is True:
             options = body.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True
-            return _send_stream(app, ex, hm.completion_events(payload, include_usage))
+            return _send_stream(app, ex, cf.completion_events(payload, include_usage))
     elif endpoint == "moderations":
-        payload = hm.moderation(body, "modr-" + suffix)
+        payload = cf.moderation(body, "modr-" + suffix)
     elif endpoint == "images":
-        payload = hm.images(body, now)
+        payload = mf.images(body, now)
     elif endpoint in ("images.edit", "images.variation"):
-        payload = hm.image_edit(fields, files, now)
+        payload = mf.image_edit(fields, files, now)
     elif endpoint == "speech":
-        return _send_bytes(app, ex, "application/octet-stream", hm.speech(body))  # the spec's type
+        return _send_bytes(app, ex, "application/octet-stream", mf.speech(body))  # the spec's type
     elif endpoint in ("transcriptions", "translations"):
-        content_type, data = hm.transcription(fields, files.get("file"))
+        content_type, data = mf.transcription(fields, files.get("file"))
         return _send_bytes(app, ex, content_type, data)
     elif endpoint == "files.create":
         payload = store.upload(fields, files, now)

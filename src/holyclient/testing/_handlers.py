@@ -250,6 +250,26 @@ def answer_text(
     return content, finish
 
 
+def text_tokens(text: str) -> int:
+    """Tokens of ``text`` by the servers' rule of 4 characters a token."""
+    return math.ceil(len(text) / 4)
+
+
+def require_model(body: JSON) -> str:
+    """``body['model']``, refused as the API refuses a missing one."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise InvalidRequest("you must provide a model parameter", "model")
+    return model
+
+
+def cut_text(text: str, limit: Any) -> tuple[str, bool]:
+    """``text`` cut at ``limit`` tokens (4 characters each), and whether it was cut."""
+    if isinstance(limit, int) and not isinstance(limit, bool) and len(text) > limit * 4:
+        return text[: limit * 4], True
+    return text, False
+
+
 def model_object(model_id: str) -> JSON:
     return {"id": model_id, "object": "model", "created": 1_700_000_000, "owned_by": "holyclient"}
 

@@ -9,7 +9,7 @@ import pytest
 
 from batch_support import write_chat_input
 from holyclient._cli import main
-from holyclient._cli._batch_merge import rewrite_argv
+from holyclient._cli._batch_merge import run as merge_run
 from holyclient.batch._shard import ShardError, merge_shards, parse_shard, shard_of, shard_path
 from holyclient.testing import LocalServer
 
@@ -89,13 +89,19 @@ def test_a_merge_with_a_shard_missing_writes_nothing(tmp_path: Path) -> None:
 def test_batch_merge_is_the_subcommand_unless_merge_is_a_file_given_as_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from holyclient._cli import build_parser
+
     monkeypatch.chdir(tmp_path)
-    assert rewrite_argv(["batch", "merge", "in.jsonl", "s0", "-o", "out"])[0] == "batch-merge"
-    assert rewrite_argv(["batch", "merge", "--help"])[0] == "batch-merge"
-    assert rewrite_argv(["batch", "in.jsonl", "-o", "merge"]) == ["batch", "in.jsonl", "-o", "merge"]
+    parser = build_parser()
+    merged = parser.parse_args(["batch", "merge", "in.jsonl", "s0", "-o", "out"])
+    assert merged.func is merge_run and merged.command == "batch" and merged.shards == [Path("s0")]
+    plain = parser.parse_args(["batch", "in.jsonl", "-o", "merge"])
+    assert plain.func is not merge_run
     Path("merge").write_text("")
-    assert rewrite_argv(["batch", "merge", "-o", "out.jsonl"]) == ["batch", "merge", "-o", "out.jsonl"]
-    assert rewrite_argv(["batch", "merge", "in.jsonl", "s0", "-o", "out"])[0] == "batch-merge"
+    assert parser.parse_args(["batch", "merge", "-o", "out.jsonl"]).func is not merge_run
+    assert parser.parse_args(["batch", "merge", "in.jsonl", "s0", "-o", "out"]).func is merge_run
+    # a real subcommand: no hidden top-level `batch-merge` command any more
+    assert "batch-merge" not in parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
 
 
 def test_merge_refuses_shard_results_made_from_an_earlier_version_of_input(

@@ -19,7 +19,9 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser()
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
+            found = dict(action.choices)
+            found["batch merge"] = found["batch"].merge  # a subcommand of batch
+            return found
     raise AssertionError("no subcommands")
 
 

@@ -417,6 +417,7 @@ def _mirror_every_endpoint(old: LocalServer, new: LocalServer, path: Path) -> No
         shadow=Target(new.base_url, api_key=KEY, name="new"),
         mirror=1.0,
         mirror_to=path,
+        mirror_concurrency=5,  # the five copies may all be in flight at once: none may be dropped
         max_retries=0,
     ) as router:
         router.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])

@@ -91,7 +91,6 @@ ORDER_EXCEPTIONS = frozenset(
         "audio.transcription.Logprob",
         "audio.transcription_text_delta_event.Logprob",
         "audio.transcription_text_done_event.Logprob",
-        "chat.chat_completion_store_message.ChatCompletionStoreMessage",
         "responses.response_custom_tool_call_output_item.ResponseCustomToolCallOutputItem",
         "responses.response_input_image_content.ResponseInputImageContent",
         "responses.response_input_item.AdditionalTools",

@@ -8,8 +8,8 @@ import httpx2
 import pytest
 
 from holyclient._http._aiohttp import AiohttpTransport
+from holyclient._http._clients import new_async_client
 from holyclient._http._pool import ShardedAsyncTransport
-from holyclient._http._transport import new_async_client
 from holyclient.testing import LocalServer
 
 HEADERS = {"Authorization": "Bearer sk-test"}

@@ -18,8 +18,8 @@ import trustme
 
 from holyclient import APIConnectionError, APITimeoutError, AsyncClient, InternalServerError
 from holyclient._http._aiohttp import AiohttpTransport
+from holyclient._http._clients import new_async_client
 from holyclient._http._pool import ShardedAsyncTransport
-from holyclient._http._transport import new_async_client
 from holyclient.testing import Fault, LocalServer
 
 KEY = "sk-aiohttp-test-key"

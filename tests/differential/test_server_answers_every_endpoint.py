@@ -38,6 +38,13 @@ def route_of(method: str, path: str) -> tuple[str, str]:
 
 def call_every_endpoint(c: openai.OpenAI) -> None:
     c.chat.completions.create(model="gpt-4.1", messages=USER)
+    stored = c.chat.completions.create(model="gpt-4.1", messages=USER, store=True)
+    list(c.chat.completions.list())
+    c.chat.completions.retrieve(stored.id)
+    list(c.chat.completions.messages.list(stored.id))
+    c.chat.completions.update(stored.id, metadata={"run": "a"})
+    c.chat.completions.delete(stored.id)
+    c.responses.input_tokens.count(model="gpt-4o-mini", input="hi")
     list(c.chat.completions.create(model="gpt-4.1", messages=USER, stream=True))
     c.embeddings.create(model="text-embedding-3-small", input="hi")
     list(c.models.list())

@@ -12,10 +12,16 @@ from typing import Any, Generic, TypeVar
 from pydantic_core import from_json
 
 from .._exceptions import ContentFilterFinishReasonError, LengthFinishReasonError
-from .._parsing import ParsedChatCompletion, find_tool, has_parseable_input, parse_chat_completion
-from .._parsing._completions import is_rich_response_format, maybe_parse_content
-from .._parsing._tools import parse_tool_arguments
-from .._parsing._types import ParsedChoice
+from .._parsing import (
+    ParsedChatCompletion,
+    ParsedChoice,
+    find_tool,
+    has_parseable_input,
+    is_rich_response_format,
+    maybe_parse_content,
+    parse_chat_completion,
+    parse_tool_arguments,
+)
 from ..types._chat import ChatCompletionChunk, ChunkChoice
 from . import _events as ev
 from ._accumulate import Snapshot, accumulate_chunk, as_final

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from .._parsing import ParsedChatCompletion
-    from .._send._streaming import AsyncStream, Stream
+    from .._send import AsyncStream, Stream
     from ..types._chat import ChatCompletionChunk
 
 ResponseFormatT = TypeVar("ResponseFormatT")

@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(subparsers)
     for sub in subparsers.choices.values():  # one look for every command's help, whatever it registered
         sub.formatter_class = HelpFormatter
+        nested = getattr(sub, "merge", None)  # `batch merge`
+        if nested is not None:
+            nested.formatter_class = HelpFormatter
     return parser
 
 
@@ -74,11 +77,9 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code (never raises ``SystemExit`` for usage errors)."""
-    from ._batch_merge import rewrite_argv
-
     parser = build_parser()
     try:
-        args, unknown = parser.parse_known_args(rewrite_argv(sys.argv[1:] if argv is None else argv))
+        args, unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
         if unknown:
             # The top-level parser would report these with its own usage; the subcommand's usage is
             # the one that lists the options the user was looking for.

@@ -1,7 +1,7 @@
 """``holyclient batch merge``: the shards of a sharded batch back into one OUTPUT, exactly once each.
 
-Spelled ``holyclient batch merge INPUT SHARD... -o OUTPUT``; ``main`` turns that into this
-``batch-merge`` subcommand (see :func:`rewrite_argv`), which may also be called by that name.
+Spelled ``holyclient batch merge INPUT SHARD... -o OUTPUT``: a subcommand of ``batch`` (whose own first
+argument is a file, so the batch parser hands over to this one; see :class:`BatchParser`).
 """
 
 from __future__ import annotations
@@ -34,30 +34,40 @@ examples:
 SHOWN = 10
 
 
-def rewrite_argv(argv: Sequence[str]) -> list[str]:
-    """``batch merge ...`` -> ``batch-merge ...``, unless ``merge`` is the INPUT file of a plain batch.
+def wants_merge(args: Sequence[str]) -> bool:
+    """Whether ``batch ARGS`` means ``batch merge``: ``merge`` comes first, unless a file named ``merge``
+    exists and no more than one positional argument follows it (``batch merge -o out.jsonl`` then runs
+    the file ``merge``; write ``./merge`` to be explicit either way)."""
+    if not args or args[0] != "merge":
+        return False
+    positional = [arg for arg in args[1:] if not arg.startswith("-")]
+    return not (Path("merge").is_file() and len(positional) <= 1)
 
-    ``merge`` means the subcommand unless a file named ``merge`` exists and no more than one
-    positional argument follows it (``batch merge -o out.jsonl`` then runs the file ``merge``;
-    write ``./merge`` to be explicit either way).
+
+class BatchParser(argparse.ArgumentParser):
+    """The ``batch`` command's parser, with ``merge`` as its subcommand.
+
+    argparse cannot give one parser both a positional INPUT and subcommands, so ``merge`` is a parser of
+    its own that this one hands the rest of the line to when :func:`wants_merge` says so.
     """
-    argv = list(argv)
-    if len(argv) < 2 or argv[0] != "batch" or argv[1] != "merge":
-        return argv
-    positional = [arg for arg in argv[2:] if not arg.startswith("-")]
-    if Path("merge").is_file() and len(positional) <= 1:
-        return argv
-    return ["batch-merge", *argv[2:]]
+
+    merge: argparse.ArgumentParser | None = None
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self.merge is not None and args is not None and wants_merge(list(args)):
+            return self.merge.parse_known_args(list(args)[1:], namespace)
+        return super().parse_known_args(args, namespace)
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "batch-merge",
-        help="merge the shards of a sharded batch (also spelled `batch merge`)",
+def merge_parser(formatter_class: Any) -> argparse.ArgumentParser:
+    """The ``batch merge`` parser (attached to the ``batch`` parser as :attr:`BatchParser.merge`)."""
+    parser = argparse.ArgumentParser(
+        prog="holyclient batch merge",
         description=DESCRIPTION,
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        prog="holyclient batch merge",
+        formatter_class=formatter_class,
     )
     parser.add_argument("input", type=Path, metavar="INPUT.jsonl", help="the batch's requests")
     parser.add_argument("shards", type=Path, nargs="+", metavar="SHARD", help="OUTPUT.shard-K-of-N files")
@@ -66,6 +76,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--model", metavar="M", help="as given to `holyclient batch` (bare request bodies)")
     parser.set_defaults(func=run)
+    return parser
 
 
 def _fail(message: str) -> int:
@@ -79,10 +90,7 @@ def _listed(ids: list[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import validate_input
-    from ..batch._input import iter_requests
-    from ..batch._shard import MergeInputError, merge_shards
-    from ..batch._types import request_fingerprint
+    from ..batch import MergeInputError, iter_requests, merge_shards, request_fingerprint, validate_input
 
     for path in (args.input, *args.shards):
         if not path.is_file():

@@ -49,7 +49,7 @@ def resolve(args: argparse.Namespace) -> str | None:
     """Check the scale-out flags and point ``args.output`` at the shard's file; the problem, or ``None``."""
     args.shard_spec = None
     if args.shard is not None:
-        from ..batch._shard import ShardError, parse_shard, shard_path
+        from ..batch import ShardError, parse_shard, shard_path
 
         try:
             args.shard_spec = parse_shard(args.shard)
@@ -58,7 +58,7 @@ def resolve(args: argparse.Namespace) -> str | None:
         if args.output is not None:
             args.output = shard_path(args.output, *args.shard_spec)
     if args.limiter is not None:
-        from ..ratelimit._redis import check_url, safe_url
+        from ..ratelimit import check_url, safe_url
 
         if (problem := check_url(args.limiter)) is not None:
             return f"--limiter {safe_url(args.limiter)!r}: {problem}"
@@ -72,7 +72,7 @@ def resolve(args: argparse.Namespace) -> str | None:
 def in_shard(args: argparse.Namespace, custom_id: str) -> bool:
     if args.shard_spec is None:
         return True
-    from ..batch._shard import shard_of
+    from ..batch import shard_of
 
     shard, count = args.shard_spec
     return bool(shard_of(custom_id, count) == shard)
@@ -111,8 +111,7 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
     """
     import anyio
 
-    from ..ratelimit import _lease
-    from ..ratelimit._redis import _redis_errors
+    from ..ratelimit import _lease, redis_errors
 
     output: Path = args.output
     if args.shard_spec is None or args.limiter is None:
@@ -140,7 +139,7 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
                 f"holyclient batch: shard {args.shard}: the lease lapsed: took over the shard",
                 file=sys.stderr,
             )
-    except _redis_errors() as exc:
+    except redis_errors() as exc:
         print(
             f"holyclient batch: warning: shard lease not taken, Redis unreachable ({type(exc).__name__}); "
             "nothing stops a second worker on this shard",
@@ -158,7 +157,7 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
                     raise _lease.LeaseLostError(
                         "the shard lease was lost (it lapsed and another worker took it over): stopped sending"
                     )
-            except _redis_errors():
+            except redis_errors():
                 pass  # Redis away for a while: try again at the next renewal
 
     async with anyio.create_task_group() as tg:
@@ -170,5 +169,5 @@ async def shard_lease(args: argparse.Namespace, limiter: Any, api_key: str) -> A
             with anyio.CancelScope(shield=True):
                 try:
                     await lease.release()
-                except _redis_errors():
+                except redis_errors():
                     pass

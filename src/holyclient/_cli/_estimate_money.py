@@ -205,9 +205,7 @@ def run(
 ) -> int:
     """Run the usage and/or self-hosting reports; ``table`` and ``compare`` are resolved by estimate,
     and ``requests`` is the estimate of request FILEs given with ``--self-host`` (their workload)."""
-    from ..costplan import UsageFileError, read_usage_files
-    from ..costplan._render import render_spend
-    from ..costplan._spend import DEFAULT_FX_RATE, spend_report
+    from ..costplan import DEFAULT_FX_RATE, UsageFileError, read_usage_files, render_spend, spend_report
 
     if args.files and requests is None:
         return _fail("request FILEs cannot be combined with --usage")
@@ -244,7 +242,7 @@ def run(
         if isinstance(result, str):
             return _fail(result)
         document["self_host"] = result
-        from ..costplan._render import render_self_host
+        from ..costplan import render_self_host
 
         text.append(render_self_host(result))
     if args.json:

@@ -10,9 +10,8 @@ def self_host(
     args: argparse.Namespace, table: Any, rate: float, usage: dict[str, Any] | None
 ) -> dict[str, Any] | str:
     """The self-hosting report, or the message of the input error that stops the run."""
+    from ..costplan import GpuTable, GpuTableError, Throughput, parse_spec, read_vllm_result, self_host_report
     from ..costplan import _selfhost as sh
-    from ..costplan._gpus import GpuTable, GpuTableError, Throughput, parse_spec, read_vllm_result
-    from ..costplan._plan_report import self_host_report
 
     currency = args.currency
     notes: list[str] = []

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .._core._message_checks import kind, messages_problem
+from .._core import kind, messages_problem
 from ._argtypes import MAX_TOKENS
 
 #: Larger ``max_tokens`` / ``max_completion_tokens`` values are typos, not requests: no model writes

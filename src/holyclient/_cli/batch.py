@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ._batch_args import DEFAULT_PACK_INPUTS, DEFAULT_PACK_TOKENS, add_arguments, check_paths
-from ._batch_merge import register as register_merge
+from ._batch_merge import BatchParser, merge_parser
 from ._batch_scaleout import in_shard, make_limiter, resolve, shard_lease
 from ._server_args import SettingsError, client_settings
 
@@ -79,7 +79,7 @@ class _PackCount:
 def _dry_run_packing(args: argparse.Namespace) -> _PackCount | None:
     if not (args.dry_run and args.pack):
         return None
-    from ..batch._pack import Packer
+    from ..batch import Packer
 
     return _PackCount(
         Packer(args.pack_inputs or DEFAULT_PACK_INPUTS, args.pack_tokens or DEFAULT_PACK_TOKENS)
@@ -87,16 +87,23 @@ def _dry_run_packing(args: argparse.Namespace) -> _PackCount | None:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "batch",
-        help="run a JSONL batch of API requests (chat, embeddings...): fast, rate-limit aware, resumable",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    # `batch` takes a file and has a subcommand: its parser is a BatchParser (argparse makes each
+    # subcommand's parser with the class given to add_subparsers, so it is swapped in for this one).
+    parser_class, subparsers._parser_class = subparsers._parser_class, BatchParser
+    try:
+        parser = subparsers.add_parser(
+            "batch",
+            help="run a JSONL batch of API requests (chat, embeddings...): fast, rate-limit aware, resumable;"
+            " `batch merge` joins the shards of a sharded batch",
+            description=DESCRIPTION,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    finally:
+        subparsers._parser_class = parser_class
     add_arguments(parser)
     parser.set_defaults(func=run)
-    register_merge(subparsers)  # `holyclient batch merge ...` (see _batch_merge.rewrite_argv)
+    parser.merge = merge_parser(argparse.RawDescriptionHelpFormatter)
 
 
 def _fail(message: str) -> int:
@@ -109,12 +116,17 @@ def _warn(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..batch import OutputError, validate_input
-    from ..batch._checks import ModelCheck
-    from ..batch._input import IdSet, digest, version_key
-    from ..batch._output import scan_output
-    from ..batch._report import DryRunEstimate
-    from ..batch._types import request_fingerprint
+    from ..batch import (
+        DryRunEstimate,
+        IdSet,
+        ModelCheck,
+        OutputError,
+        digest,
+        request_fingerprint,
+        scan_output,
+        validate_input,
+        version_key,
+    )
 
     if args.max_retries is not None and args.max_retries < 0:
         return _fail("--max-retries must not be negative")
@@ -205,9 +217,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _send(args: argparse.Namespace, report: Any) -> int:
-    from .._client._client import AsyncClient
+    from .._client import AsyncClient
     from .._exceptions import ConfigurationError
-    from ..batch._output import OutputLock, prepare_output
+    from ..batch import OutputLock, prepare_output
 
     try:  # command-line advice ("set HOLYSHEEP_API_KEY or pass --api-key"), not the library's
         settings = client_settings(args)
@@ -234,11 +246,21 @@ def _send(args: argparse.Namespace, report: Any) -> int:
 def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) -> int:
     import anyio
 
-    from ..batch import BatchResult, BatchRunner, BatchStoppedError, OutputWriter, iter_requests
-    from ..batch._guard import DEFAULT_STOP_AFTER, unwrapped
-    from ..batch._report import CostTally, progress_line, summary, summary_json
-    from ..batch._runner import DEFAULT_BATCH_MAX_RETRIES
-    from ..ratelimit._lease import LeaseHeldError, LeaseLostError
+    from ..batch import (
+        DEFAULT_BATCH_MAX_RETRIES,
+        DEFAULT_STOP_AFTER,
+        BatchResult,
+        BatchRunner,
+        BatchStoppedError,
+        CostTally,
+        OutputWriter,
+        iter_requests,
+        progress_line,
+        summary,
+        summary_json,
+        unwrapped,
+    )
+    from ..ratelimit import LeaseHeldError, LeaseLostError
     from ._batch_progress import show
 
     if state.torn_bytes:

@@ -26,7 +26,11 @@ EPILOG = """\
 exit codes:
   0  calibration written (stdout: one line per model, or --json)
   1  nothing to calibrate: no billed result of a model counted with a stand-in tokenizer
-  2  usage or input error (files that do not pair, bad JSON); nothing written"""
+  2  usage or input error (files that do not pair, bad JSON); nothing written
+
+examples:
+    holyclient calibrate requests.jsonl results.jsonl -o calibration.json
+    holyclient calibrate day1.jsonl day1.out.jsonl day2.jsonl day2.out.jsonl -o calibration.json"""
 
 
 def register(subparsers: Any) -> None:

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._core._atomic import write_atomically
-from ..compare._gates import METRICS
+from .._core import write_atomically
+from ..compare import METRICS
+from ._compare_costs import add_embedding_cost, local_tokens, price, worst_case
 
 DESCRIPTION = """\
 Replay SAMPLE.jsonl (the Batch API input format, as for `holyclient batch`; "stream": true is
@@ -151,7 +152,7 @@ def _key(variable: str | None, option: str) -> str | None:
 
 
 def _read_sample(path: Path) -> tuple[list[Any], set[str]]:
-    from ..compare._sample import SampleError, read_sample
+    from ..compare import SampleError, read_sample
 
     try:
         return read_sample(path)
@@ -165,51 +166,6 @@ def _with_model(requests: list[Any], model: str | None) -> list[Any]:
     if model is None:
         return requests
     return [BatchRequest(r.custom_id, {**r.body, "model": model}, r.url) for r in requests]
-
-
-def _price(model: str, usage: Any) -> float | None:
-    from ..pricing import UnknownModelError, cost_from_usage
-
-    try:
-        return cost_from_usage(model, usage).cost_usd
-    except (UnknownModelError, ValueError):
-        return None
-
-
-def _worst_case(requests: list[Any]) -> float | None:
-    """The most the requests can cost (their max_tokens, or 512 assumed), or None if a model is unpriced."""
-    from ..pricing import UnknownModelError, estimate_request
-
-    total = 0.0
-    for request in requests:
-        try:
-            total += estimate_request(request.body).cost_usd
-        except (UnknownModelError, ValueError, TypeError):
-            return None
-    return total
-
-
-def _add_embedding_cost(worst: float, requests: list[Any], model: str) -> float | None:
-    """``worst`` plus embedding every answer (at most its max_tokens), or None if ``model`` has no price."""
-    from ..pricing import UnknownModelError, estimate_cost, estimate_request
-
-    try:
-        tokens = sum(estimate_request(request.body).output_tokens for request in requests)
-        return worst + estimate_cost(model, tokens, 0).cost_usd
-    except (UnknownModelError, ValueError, TypeError):
-        return None
-
-
-def _local_tokens(requests: list[Any]) -> dict[str, int | None]:
-    from ..tokens import count_request
-
-    out: dict[str, int | None] = {}
-    for request in requests:
-        try:
-            out[request.custom_id] = count_request(request.body).tokens
-        except (ValueError, TypeError, KeyError):
-            out[request.custom_id] = None
-    return out
 
 
 def _check_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -283,9 +239,9 @@ def run(args: argparse.Namespace) -> int:
         for r in reqs
         if name not in done or r.custom_id not in done[name].results
     ]
-    worst = _worst_case(remaining)
+    worst = worst_case(remaining)
     if worst is not None and args.embedding_model:
-        worst = _add_embedding_cost(worst, remaining, args.embedding_model)
+        worst = add_embedding_cost(worst, remaining, args.embedding_model)
     budget = checked["budget"]
     if worst is not None:
         resumed = sum(len(run.results) for run in done.values())
@@ -318,8 +274,7 @@ def _passes(old_requests: list[Any], new_requests: list[Any], repeat: int) -> di
 
 
 def _load_state(path: Path | None, passes: dict[str, list[Any]], old: str, new: str) -> dict[str, Any]:
-    from ..compare._run import fingerprint
-    from ..compare._state import StateError, endpoint_of, load_state
+    from ..compare import StateError, endpoint_of, fingerprint, load_state
 
     if path is None:
         return {}
@@ -344,11 +299,9 @@ def _compare(
 ) -> Any:
     import anyio
 
-    from ..compare._embeddings import prose_texts
-    from ..compare._passes import Endpoint, embed_texts, run_passes
-    from ..compare._report import build_pairs, make_report
+    from ..compare import Endpoint, build_pairs, embed_texts, make_report, prose_texts, run_passes
 
-    local_tokens = _local_tokens(passes["old"])
+    counted = local_tokens(passes["old"])
 
     def log(line: str) -> None:
         print(f"holyclient compare: {line}", file=sys.stderr)
@@ -368,7 +321,7 @@ def _compare(
             progress_seconds=PROGRESS_SECONDS,
         )
     )
-    pairs = build_pairs(requests, streams, local_tokens, old, new, again, _price)
+    pairs = build_pairs(requests, streams, counted, old, new, again, price)
     vectors = None
     if args.embedding_model:
         texts = prose_texts(pairs)
@@ -388,14 +341,14 @@ def _compare(
 
 
 def _emit(args: argparse.Namespace, report: Any) -> int:
-    from ..compare._text import render_text
+    from ..compare import render_text
 
     data = report.as_dict()
     if args.output is not None:
         if args.output.suffix.lower() == ".json":
             text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         else:
-            from ..compare._html import render_html
+            from ..compare import render_html
 
             text = render_html(report)
         write_atomically(args.output, [text])

@@ -121,10 +121,9 @@ def _model_typo(model: str, embedding_model: str) -> str | None:
 
 def observe(client: Any, probe: Probe) -> Observation:
     """Send one probe through the client's low-level path (no retry) and record what came back."""
-    from .._core._request import RequestOptions
-    from .._core._sse import SSEDecoder
+    from .._core import RequestOptions, SSEDecoder
     from .._exceptions import APIConnectionError
-    from ..compare._streams import chunk_has_output
+    from ..compare import chunk_has_output
 
     sender = client.with_options(api_key=BAD_KEY) if probe.bad_key else client
     options = RequestOptions(probe.method, probe.path, body=probe.body, max_retries=0, stream=probe.stream)
@@ -193,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         client = Client(api_key=args.api_key, base_url=args.base_url, max_retries=0, timeout=30)
     except ConfigurationError as exc:
         return _fail(str(exc))
-    from .._core._redact import safe_url
+    from .._core import safe_url
 
     with client:
         cost = estimated_cost(plan)
@@ -236,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_table(rows: list[Row]) -> None:
     # The evidence quotes the server: escaped, so it cannot drive the terminal.
-    from .._core._printable import printable
+    from .._core import printable
 
     width = max(len(row.feature) for row in rows) + 2
     print(f"{'FEATURE':<{width}} {'RESULT':<14} EVIDENCE")

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.diff:
         print("holyclient migrate: --json and --diff both write to stdout; pick one", file=sys.stderr)
         return 2
-    from ..migrate._rules import ENV_NAME
+    from ..migrate import ENV_NAME
 
     if args.base_url_env is not None and not ENV_NAME.fullmatch(args.base_url_env):
         print(

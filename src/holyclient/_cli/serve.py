@@ -143,9 +143,7 @@ def _config(args: argparse.Namespace) -> Any:
         raise ValueError("--api-key is empty (omit it to accept any non-empty key)")
     if args.api_key is not None and args.no_auth:
         raise ValueError("--api-key and --no-auth contradict each other: choose one")
-    from ..testing._config import ServerConfig
-    from ..testing._faults import FaultMix, parse_kinds
-    from ..testing._limits import RateLimits
+    from ..testing import FaultMix, RateLimits, ServerConfig, parse_kinds
 
     mix = None
     if args.fault_rate > 0 or args.faults:
@@ -168,8 +166,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 async def _serve(args: argparse.Namespace, config: Any) -> int:
-    from ..testing._app import App
-    from ..testing._server import base_url_of, close_app_server, start_app_server
+    from ..testing import App, base_url_of, close_app_server, start_app_server
 
     app = App(config)
     try:

@@ -1,7 +1,7 @@
 """``Client`` and ``AsyncClient``: the only module that does HTTP.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._send._base_client._BaseClient` and the sans-IO modules; the two clients only send, await
+:class:`~holyclient._send._base_client.BaseClient` and the sans-IO modules; the two clients only send, await
 and sleep. Retries are driven by tenacity through the one
 :class:`~holyclient._core._retry.RetryPolicy`.
 """
@@ -14,15 +14,23 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from .._core._request import RequestOptions
-from .._http._transport import new_async_client, new_sync_client
-from .._send._base_client import RESOURCE_NAMES, _BaseClient
-from .._send._custom_requests import AsyncRequestMethods, SyncRequestMethods
-from .._send._steps import clean_failure
-from .._send._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
+from .._core import RequestOptions
+from .._http import new_async_client, new_sync_client
+from .._send import (
+    RESOURCE_NAMES,
+    AsyncRequestMethods,
+    AsyncStream,
+    BaseClient,
+    ChunkDecoder,
+    Stream,
+    SyncRequestMethods,
+    afirst_event,
+    clean_failure,
+    first_event,
+)
 
 if TYPE_CHECKING:
-    from .._send._pagination import AsyncPaginator, BaseAsyncPage, BaseSyncPage
+    from .._send import AsyncPaginator, BaseAsyncPage, BaseSyncPage
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -59,7 +67,7 @@ class _LazyResources:
             return resource
 
 
-class Client(_LazyResources, SyncRequestMethods, _BaseClient):
+class Client(_LazyResources, SyncRequestMethods, BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
     Args:
@@ -219,7 +227,7 @@ class Client(_LazyResources, SyncRequestMethods, _BaseClient):
         self.close()
 
 
-class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
+class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
     """Asynchronous client; same arguments as :class:`Client`, with an ``httpx2.AsyncClient`` /
     ``httpx.AsyncClient`` as ``http_client`` and an async ``sleep``."""
 
@@ -306,7 +314,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, _BaseClient):
         self, options: RequestOptions, page_cls: type[AsyncPageT]
     ) -> AsyncPaginator[AsyncPageT, Any]:
         """A list response: await it for the first page, ``async for`` it for every item."""
-        from .._send._pagination import AsyncPaginator
+        from .._send import AsyncPaginator
 
         async def fetch() -> AsyncPageT:
             result = await self._request(options, page_cls)

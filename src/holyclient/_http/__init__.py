@@ -1,2 +1,37 @@
 """The HTTP transports: httpx2, the aiohttp adapter, per-loop sessions and pools; the one place errors
 from the wire are translated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._transport import (
+    aiohttp_transport_of,
+    default_timeout,
+    request_timeout,
+    translate_error,
+)
+
+__all__ = [
+    "aiohttp_transport_of",
+    "default_timeout",
+    "new_async_client",
+    "new_sync_client",
+    "request_timeout",
+    "translate_error",
+]
+
+
+# The default clients import httpx2 (and aiohttp): loaded when a client first sends, not at import.
+def new_sync_client(timeout: Any, max_connections: int | None = None) -> Any:
+    """holyclient's default sync HTTP client (see :mod:`holyclient._http._clients`)."""
+    from ._clients import new_sync_client as make
+
+    return make(timeout, max_connections)
+
+
+def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
+    """holyclient's default async HTTP client (see :mod:`holyclient._http._clients`)."""
+    from ._clients import new_async_client as make
+
+    return make(timeout, max_connections)

@@ -68,3 +68,18 @@ def _aiohttp_transport(pool_limits: Any) -> httpx2.AsyncBaseTransport:
 #: openai 3's names for the same clients.
 DefaultHttpx2Client = DefaultHttpxClient
 DefaultAsyncHttpx2Client = DefaultAsyncHttpxClient
+
+
+def new_sync_client(timeout: Any, max_connections: int | None = None) -> Any:
+    """holyclient's default sync HTTP client."""
+    return DefaultHttpxClient(timeout=timeout, limits=limits(max_connections))
+
+
+def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
+    """holyclient's default async HTTP client: aiohttp, or httpx2 when the environment sets a proxy."""
+    import urllib.request
+
+    pool_limits = limits(max_connections)
+    if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
+        return DefaultAsyncHttpxClient(timeout=timeout, limits=pool_limits)
+    return DefaultAioHttpClient(timeout=timeout, limits=pool_limits)

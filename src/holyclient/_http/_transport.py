@@ -53,23 +53,6 @@ def limits(max_connections: int | None) -> Any:
     )
 
 
-def new_sync_client(timeout: Any, max_connections: int | None = None) -> Any:
-    from ._clients import DefaultHttpxClient
-
-    return DefaultHttpxClient(timeout=timeout, limits=limits(max_connections))
-
-
-def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
-    import urllib.request
-
-    from ._clients import DefaultAioHttpClient, DefaultAsyncHttpxClient
-
-    pool_limits = limits(max_connections)
-    if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
-        return DefaultAsyncHttpxClient(timeout=timeout, limits=pool_limits)
-    return DefaultAioHttpClient(timeout=timeout, limits=pool_limits)
-
-
 def aiohttp_transport_of(http: Any) -> Any:
     """The :class:`~holyclient._http._aiohttp.AiohttpTransport` under an async client made by
     :func:`new_async_client`, or ``None`` (another transport, or mounts for proxies): what a step that
@@ -104,7 +87,7 @@ def translate_error(exc: BaseException, request: Any, attempts: int = 1) -> Base
     outside the ``except`` block): its traceback frames and ``request`` hold the key. Cancellation and
     other ``BaseException``s come back unchanged.
     """
-    from .._core._redact import redacted_request, redacted_text
+    from .._core import redacted_request, redacted_text
 
     if isinstance(exc, HolyClientError) or not isinstance(exc, Exception):  # ours, or cancellation
         return exc

@@ -13,21 +13,17 @@ described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from .. import _config
+from ._context import TARGET, counts
 
 if TYPE_CHECKING:
     from ._telemetry import Telemetry
 
-__all__ = ["TARGET", "batch_span", "routed", "telemetry"]
-
-
-#: The Router target a call in this context is sent to (its span carries ``holyclient.router.target``).
-TARGET: ContextVar[str | None] = ContextVar("holyclient_router_target", default=None)
+__all__ = ["TARGET", "batch_span", "counts", "routed", "telemetry"]
 
 
 def telemetry(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> Telemetry | None:
@@ -63,13 +59,3 @@ def batch_span(client: Any, stats: Any) -> Iterator[None]:
 
     with batch_run(instruments, stats):
         yield
-
-
-def counts(stats: Any) -> Mapping[str, int]:
-    """The integer tallies of a batch's stats object, as ``holyclient.batch.*`` attributes."""
-    fields = getattr(stats, "__dataclass_fields__", None) or vars(stats)
-    return {
-        f"holyclient.batch.{name}": value
-        for name in fields
-        if isinstance(value := getattr(stats, name, None), int) and not isinstance(value, bool)
-    }

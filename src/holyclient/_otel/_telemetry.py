@@ -28,10 +28,11 @@ except ImportError:  # pragma: no cover - another API version
     _PROXY_METER_PROVIDER = None  # type: ignore[assignment,misc]
 
 from .._version import __version__
-from . import TARGET, _semconv
+from . import _semconv
+from ._context import TARGET
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
 
 T = TypeVar("T")
 
@@ -386,7 +387,7 @@ def _cost(model: Any, usage: Any) -> float | None:
 @contextmanager
 def batch_run(telemetry: Telemetry, stats: Any) -> Iterator[None]:
     """The parent span of a batch run (``holyclient.batch``): its counts are set when it ends."""
-    from . import counts
+    from ._context import counts
 
     with telemetry.tracer.start_as_current_span("holyclient.batch", kind=SpanKind.INTERNAL) as span:
         try:

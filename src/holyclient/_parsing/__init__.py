@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from ._completions import (
     has_parseable_input,
+    is_rich_response_format,
     maybe_parse_content,
     parse_chat_completion,
     response_format_param,
 )
+from ._responses import parse_response, parse_text, responses_tools, text_param
 from ._schema import to_strict_json_schema
-from ._tools import PydanticFunctionTool, find_tool, pydantic_function_tool, validate_input_tools
+from ._tools import (
+    PydanticFunctionTool,
+    find_tool,
+    parse_tool_arguments,
+    pydantic_function_tool,
+    validate_input_tools,
+)
 from ._types import (
     ParsedChatCompletion,
     ParsedChatCompletionMessage,
@@ -32,10 +40,16 @@ __all__ = [
     "PydanticFunctionTool",
     "find_tool",
     "has_parseable_input",
+    "is_rich_response_format",
     "maybe_parse_content",
     "parse_chat_completion",
+    "parse_response",
+    "parse_text",
+    "parse_tool_arguments",
     "pydantic_function_tool",
     "response_format_param",
+    "responses_tools",
+    "text_param",
     "to_strict_json_schema",
     "validate_input_tools",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from .._parsing._responses import parse_response, parse_text
+from .._parsing import parse_response, parse_text
 from ..types._parsed_response import (
     ParsedResponse,
     ParsedResponseFunctionToolCall,

@@ -16,7 +16,7 @@ from ._state import ResponseStreamState
 if TYPE_CHECKING:
     from typing import Self
 
-    from .._send._streaming import AsyncStream, Stream
+    from .._send import AsyncStream, Stream
     from ..types._parsed_response import ParsedResponse
     from ..types.responses import ResponseStreamEvent
 

@@ -1,3 +1,80 @@
 """The send path both clients share: configuration, request building, attempts (budget, idempotency,
 unknown outcomes), responses, streams, pages, the recorder. Resources are typed against it; the
 clients in :mod:`holyclient._client` bind the resources on top of it."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._base_client import RESOURCE_NAMES, BaseClient
+from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from ._pipeline import Pipeline
+from ._recorder import JsonlSink, batch_line, make_recorder, replayable
+from ._response import ResponseModes
+from ._steps import AsyncSend, Exchange, Prepared, SendStep, asent, clean_failure
+from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
+
+if TYPE_CHECKING:
+    from ._pagination import (
+        AsyncCursorPage,
+        AsyncPage,
+        AsyncPaginator,
+        BaseAsyncPage,
+        BaseSyncPage,
+        SyncCursorPage,
+        SyncPage,
+    )
+
+#: The pages are pydantic models: loaded on first use, so that ``import holyclient`` loads no model.
+_LAZY = dict.fromkeys(
+    [
+        "AsyncCursorPage",
+        "AsyncPage",
+        "AsyncPaginator",
+        "BaseAsyncPage",
+        "BaseSyncPage",
+        "SyncCursorPage",
+        "SyncPage",
+    ],
+    "._pagination",
+)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+__all__ = [
+    "RESOURCE_NAMES",
+    "AsyncCursorPage",
+    "AsyncPage",
+    "AsyncPaginator",
+    "AsyncRequestMethods",
+    "AsyncSend",
+    "AsyncStream",
+    "BaseAsyncPage",
+    "BaseClient",
+    "BaseSyncPage",
+    "ChunkDecoder",
+    "Exchange",
+    "JsonlSink",
+    "Pipeline",
+    "Prepared",
+    "ResponseModes",
+    "SendStep",
+    "Stream",
+    "SyncCursorPage",
+    "SyncPage",
+    "SyncRequestMethods",
+    "afirst_event",
+    "asent",
+    "batch_line",
+    "clean_failure",
+    "first_event",
+    "make_recorder",
+    "replayable",
+]

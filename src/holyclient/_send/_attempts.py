@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .._exceptions import APIConnectionError, APIResponseValidationError
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
     from .._otel._telemetry import Call
 
 T = TypeVar("T")

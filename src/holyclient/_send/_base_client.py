@@ -1,4 +1,4 @@
-"""``_BaseClient``: configuration, request building and response parsing shared by both clients.
+"""``BaseClient``: configuration, request building and response parsing shared by both clients.
 
 No I/O happens here: :class:`~holyclient._client._client.Client` and :class:`~holyclient._client._client.AsyncClient`
 subclass it and only send, await and sleep.
@@ -15,12 +15,10 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config, _otel
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from .._core._binary import parse_response
-from .._core._request import NOT_GIVEN, RequestOptions
-from .._core._retry import RetryPolicy
+from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, parse_response
 from .._exceptions import APIError, ConfigurationError
-from .._http._transport import default_timeout
-from ..pricing._stream_usage import CHARGED_PATHS, StreamMeter, ask_for_usage
+from .._http import default_timeout
+from ..pricing import CHARGED_PATHS, StreamMeter, ask_for_usage
 from ._attempts import Attempts
 from ._pipeline import Pipeline
 from ._recorder import make_recorder
@@ -28,7 +26,7 @@ from ._response import ResponseModes
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry
-    from ..pricing._tracker import UsageTracker
+    from ..pricing import UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
     from ._steps import Exchange, Sender
@@ -57,7 +55,7 @@ RESOURCE_NAMES = frozenset(
 _MAKING = threading.RLock()
 
 
-class _BaseClient(ResponseModes):
+class BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
     _owns_http: bool
@@ -102,7 +100,7 @@ class _BaseClient(ResponseModes):
         self._allow_insecure_http = allow_insecure_http
         self._policy = RetryPolicy(max_retry_after=max_retry_after)
         self._budget_usd = budget_usd
-        from ..pricing._tracker import UsageTracker
+        from ..pricing import UsageTracker
 
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.

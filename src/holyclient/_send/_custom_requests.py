@@ -13,9 +13,15 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from .._core._binary import AsyncStreamedBinaryResponse, StreamedBinaryResponse
-from .._core._multipart import encode_multipart, form_fields, read_file
-from .._core._request import NOT_GIVEN, RequestOptions
+from .._core import (
+    NOT_GIVEN,
+    AsyncStreamedBinaryResponse,
+    RequestOptions,
+    StreamedBinaryResponse,
+    encode_multipart,
+    form_fields,
+    read_file,
+)
 
 _OPTION_KEYS = frozenset({"headers", "params", "extra_json", "timeout", "max_retries", "idempotency_key"})
 _REQUEST_KEYS = frozenset({"method", "url", "json_data", "files", "content"}) | _OPTION_KEYS

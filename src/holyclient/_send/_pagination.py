@@ -15,7 +15,7 @@ from typing import Any, Generic, Self, TypeVar
 
 from pydantic import Field, PrivateAttr
 
-from .._core._request import RequestOptions
+from .._core import RequestOptions
 from ..types._model import BaseModel
 from ..types.models import Model
 

@@ -32,15 +32,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._constants import LOGGER_NAME
-from .._core._request import NOT_GIVEN, build_headers
-from .._http._transport import default_timeout, request_timeout
-from ..pricing._stream_usage import CHARGED_PATHS
+from .._core import NOT_GIVEN, build_headers
+from .._http import default_timeout, request_timeout
+from ..pricing import CHARGED_PATHS
 from ._steps import AsyncSend, Exchange, Ledger, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
     from ..types._model import BaseModel
-    from ._base_client import _BaseClient
+    from ._base_client import BaseClient
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
@@ -54,7 +54,7 @@ class Pipeline:
 
     __slots__ = ("_chains", "_headers", "_urls", "client")
 
-    def __init__(self, client: _BaseClient) -> None:
+    def __init__(self, client: BaseClient) -> None:
         self.client = client
         self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
         self._urls: dict[str, str] = {}
@@ -156,8 +156,7 @@ class Pipeline:
 
     def status_error(self, response: Any, content: bytes, request: Any) -> Any:
         """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
-        from .._core._parse import make_status_error
-        from .._core._retry import retry_after_seconds
+        from .._core import make_status_error, retry_after_seconds
 
         return make_status_error(
             response, content, request=request, retry_after=retry_after_seconds(response.headers)
@@ -165,7 +164,7 @@ class Pipeline:
 
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
-        from ..pricing._tracker import billed_usage
+        from ..pricing import billed_usage
 
         client = self.client
         try:
@@ -195,7 +194,7 @@ class Pipeline:
             if limiter is None:
                 exchange = self._wire(prepared)
             else:
-                from ..ratelimit._protocol import admission_cost, response_feedback
+                from ..ratelimit import admission_cost, response_feedback
 
                 admission = limiter.acquire_sync(*admission_cost(limiter, options.body))
                 exchange = self._wire(prepared)
@@ -220,7 +219,7 @@ class Pipeline:
             if limiter is None:
                 exchange = await wire(prepared)
             else:
-                from ..ratelimit._protocol import admission_cost, response_feedback
+                from ..ratelimit import admission_cost, response_feedback
 
                 admission = await limiter.acquire(*admission_cost(limiter, options.body))
                 exchange = await wire(prepared)

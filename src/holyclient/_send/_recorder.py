@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 from .._constants import LOGGER_NAME
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
-    from ..pricing._tracker import UsageTracker
+    from .._core import RequestOptions
+    from ..pricing import UsageTracker
 
 logger = logging.getLogger(LOGGER_NAME)
 

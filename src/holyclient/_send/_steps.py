@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .._http._transport import translate_error
+from .._http import translate_error
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
-    from ..pricing._tracker import Reservation, UsageTracker
+    from .._core import RequestOptions
+    from ..pricing import Reservation, UsageTracker
     from ._pipeline import Pipeline
 
 __all__ = [

@@ -14,13 +14,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, 
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._core._parse import parse_model
-from .._core._sse import DONE, SSEDecoder, stream_error
-from .._http._transport import translate_error
+from .._core import DONE, SSEDecoder, parse_model, stream_error
+from .._http import translate_error
 from ._steps import clean_failure
 
 if TYPE_CHECKING:
-    from ..pricing._stream_usage import Outcome, StreamMeter
+    from ..pricing import Outcome, StreamMeter
 
 T = TypeVar("T")
 

@@ -20,36 +20,71 @@ Example::
                 print(result.custom_id, result.ok)
 """
 
-from ..ratelimit._estimate import TokenEstimator
-from ..ratelimit._window import RateLimiter
+from __future__ import annotations
+
+from ..ratelimit import RateLimiter, TokenEstimator
+from ._checks import ModelCheck
 from ._concurrency import AdaptiveConcurrency
-from ._guard import BatchStoppedError
-from ._input import InputLineError, InputReport, iter_requests, parse_line, validate_input
-from ._output import OutputError, OutputState, OutputWriter, prepare_output
+from ._guard import DEFAULT_STOP_AFTER, BatchStoppedError, unwrapped
+from ._input import (
+    IdSet,
+    InputLineError,
+    InputReport,
+    digest,
+    iter_requests,
+    parse_line,
+    validate_input,
+    version_key,
+)
+from ._output import OutputError, OutputLock, OutputState, OutputWriter, prepare_output, scan_output
+from ._pack import Packer
+from ._report import CostTally, DryRunEstimate, progress_line, summary, summary_json
 from ._runner import DEFAULT_BATCH_MAX_RETRIES, DEFAULT_CONCURRENCY, BatchRunner
+from ._shard import MergeInputError, ShardError, merge_shards, parse_shard, shard_of, shard_path
 from ._sync import run_batch
-from ._types import BatchRequest, BatchResult, BatchStats, ModelTally
+from ._types import BatchRequest, BatchResult, BatchStats, ModelTally, request_fingerprint
 
 __all__ = [
     "DEFAULT_BATCH_MAX_RETRIES",
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_STOP_AFTER",
     "AdaptiveConcurrency",
     "BatchRequest",
     "BatchResult",
     "BatchRunner",
     "BatchStats",
     "BatchStoppedError",
+    "CostTally",
+    "DryRunEstimate",
+    "IdSet",
     "InputLineError",
     "InputReport",
+    "MergeInputError",
+    "ModelCheck",
     "ModelTally",
     "OutputError",
+    "OutputLock",
     "OutputState",
     "OutputWriter",
+    "Packer",
     "RateLimiter",
+    "ShardError",
     "TokenEstimator",
+    "digest",
     "iter_requests",
+    "merge_shards",
     "parse_line",
+    "parse_shard",
     "prepare_output",
+    "progress_line",
+    "request_fingerprint",
     "run_batch",
+    "scan_output",
+    "shard_of",
+    "shard_path",
+    "summary",
+    "summary_json",
+    "unwrapped",
     "validate_input",
+    "version_key",
 ]

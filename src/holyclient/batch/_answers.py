@@ -23,7 +23,7 @@ from .._constants import (
     MODERATIONS_URL,
     RESPONSES_URL,
 )
-from .._core._parse import parse_model
+from .._core import parse_model
 from .._exceptions import APIResponseValidationError
 
 #: The API path of each Batch API url, relative to the client's base URL (which ends in ``/v1``).

@@ -20,7 +20,7 @@ from .._constants import (
     MODERATIONS_URL,
     RESPONSES_URL,
 )
-from .._core._message_checks import kind, messages_problem
+from .._core import kind, messages_problem
 
 #: Inputs one embeddings request may hold (OpenAI's limit).
 MAX_EMBEDDING_INPUTS = 2048

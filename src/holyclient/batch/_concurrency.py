@@ -8,7 +8,7 @@ from collections import deque
 
 import anyio
 
-from ..ratelimit._window import Clock
+from ..ratelimit import Clock
 
 #: Backoff after failures without ``Retry-After``: the full policy delay once this share of recent
 #: attempts fails, down to ``ISOLATED_BACKOFF_SCALE`` of it when failures are rare.

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .._exceptions import APIConnectionError, APIStatusError, APITimeoutError
-from ..ratelimit._window import Clock
+from ..ratelimit import Clock
 from ._concurrency import Slots
 from ._types import BatchResult
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._constants import ACCEPTED_URLS, CHAT_COMPLETIONS_URL
-from .._core._message_checks import kind
+from .._core import kind
 from ._bodies import InputLineError, check_body, with_default_model
 from ._types import BatchRequest, request_fingerprint
 

@@ -51,7 +51,7 @@ def _inputs(value: Any) -> list[Any]:
 
 
 def _count(body: Mapping[str, Any]) -> int:
-    from ..ratelimit._estimate import count_prompt_tokens
+    from ..ratelimit import count_prompt_tokens
 
     return count_prompt_tokens(body) or 1
 

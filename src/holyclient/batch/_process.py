@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._constants import LOGGER_NAME, PATHS
-from .._core._parse import parse_error_body
-from .._core._request import RequestOptions
+from .._core import RequestOptions, parse_error_body
 from .._exceptions import (
     APIConnectionError,
     APIResponseValidationError,
@@ -22,8 +21,7 @@ from .._exceptions import (
     APITimeoutError,
     BudgetExceededError,
 )
-from ..ratelimit._estimate import TokenEstimator
-from ..ratelimit._window import Clock, Sleep
+from ..ratelimit import Clock, Sleep, TokenEstimator
 from ._answers import read_answer, usage_of
 from ._concurrency import AdaptiveConcurrency, Slots
 from ._guard import SlotHold, StopBreaker
@@ -31,9 +29,9 @@ from ._pack import PackedRequest
 from ._types import BatchRequest, BatchResult, BatchStats, request_fingerprint
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient
-    from .._core._retry import RetryPolicy
-    from .._send._steps import Exchange, SendStep
+    from .._client import AsyncClient
+    from .._core import RetryPolicy
+    from .._send import Exchange, SendStep
     from ..ratelimit import Feedback, Limiter
 
 logger = logging.getLogger(LOGGER_NAME)

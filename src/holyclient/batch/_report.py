@@ -188,7 +188,7 @@ class DryRunEstimate:
         """Count one request to ``url``: its input tokens, and its output at the cap it sets (none for
         embeddings and moderations)."""
         from ..pricing import UnknownModelError, estimate_cost, estimate_request
-        from ..ratelimit._estimate import count_prompt_tokens
+        from ..ratelimit import count_prompt_tokens
 
         model = str(body.get("model") or DEFAULT_MODERATION_MODEL)
         if "model" not in body:  # a moderation that lets the server pick its model

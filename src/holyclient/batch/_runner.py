@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .._constants import CHAT_COMPLETIONS_URL
-from .._core._request import NOT_GIVEN
+from .._core import NOT_GIVEN
 from .._otel import batch_span
-from ..ratelimit._estimate import TokenEstimator
-from ..ratelimit._window import Clock, Sleep
+from ..ratelimit import Clock, Sleep, TokenEstimator
 from ._concurrency import AdaptiveConcurrency, Slots
 from ._guard import BatchStoppedError, StopBreaker, unwrapped
 from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, may_be_one_input, split, unpack
@@ -37,8 +36,8 @@ from ._types import BatchRequest, BatchResult, BatchStats
 from ._wire import DirectWire
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient
-    from .._send._steps import SendStep
+    from .._client import AsyncClient
+    from .._send import SendStep
     from ..ratelimit import Limiter
 
 #: Retries per request. Higher than a single call's default: a batch of thousands meets every transient

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._core._atomic import write_atomically
+from .._core import write_atomically
 from ._types import line_fingerprint, line_succeeded
 
 #: Where ``--shard auto/N`` reads ``K``: Kubernetes Indexed Jobs, then Slurm job arrays.

@@ -11,7 +11,7 @@ from ._runner import BatchRunner, RequestLike, as_request
 from ._types import BatchResult
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
+    from .._client import AsyncClient, Client
 
 
 def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, bool]:
@@ -22,7 +22,7 @@ def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, b
     key provider, organization, project, default headers and query, limiter, budget) and usage
     tracker, on a fresh pool. An ``AsyncClient`` given its ``http_client`` by the caller is used as is.
     """
-    from .._client._client import AsyncClient
+    from .._client import AsyncClient
 
     if isinstance(client, AsyncClient) and not client._owns_http:
         return client, False

@@ -24,13 +24,12 @@ import json
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from .._core._request import NOT_GIVEN
-from .._http._transport import aiohttp_transport_of, default_timeout, request_timeout
-from .._send._steps import Exchange, clean_failure
+from .._core import NOT_GIVEN
+from .._http import aiohttp_transport_of, default_timeout, request_timeout
+from .._send import Exchange, clean_failure
 
 if TYPE_CHECKING:
-    from .._send._pipeline import Pipeline
-    from .._send._steps import AsyncSend, Prepared
+    from .._send import AsyncSend, Pipeline, Prepared
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 

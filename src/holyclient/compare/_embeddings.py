@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ._similarity import cosine
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient
+    from .._client import AsyncClient
     from ._report import Pair
 
 #: Texts per ``/embeddings`` request.

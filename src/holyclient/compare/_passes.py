@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from .._client._client import AsyncClient
+from .._client import AsyncClient
 from ..batch import BatchRequest, BatchResult
 from ._run import SideRun, Timing, run_side
 from ._state import StateWriter, endpoint_of
@@ -106,7 +106,7 @@ async def embed_texts(
     endpoint: Endpoint, model: str, texts: Sequence[str], log: Callable[[str], None]
 ) -> dict[str, list[float]] | None:
     """The texts' embeddings from ``endpoint``, or ``None`` (said through ``log``) when it refuses."""
-    from .._client._client import AsyncClient
+    from .._client import AsyncClient
     from .._exceptions import APIError
     from ._embeddings import embed
 

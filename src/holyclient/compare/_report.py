@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._constants import CHAT_COMPLETIONS_URL
-from .._core._redact import safe_url
+from .._core import safe_url
 from ..batch import BatchRequest, BatchResult
 from ._gates import Gate, GateResult, evaluate
 from ._run import SideRun, Timing

@@ -16,10 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._client._client import AsyncClient
-from .._core._request import RequestOptions
-from .._core._sse import SSEDecoder
-from .._send._steps import AsyncSend, Exchange, Prepared, asent
+from .._client import AsyncClient
+from .._core import RequestOptions, SSEDecoder
+from .._send import AsyncSend, Exchange, Prepared, asent
 from ..batch import BatchRequest, BatchResult, BatchRunner
 from ._streams import assemble, chunk_has_output
 

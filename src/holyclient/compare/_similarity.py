@@ -128,7 +128,7 @@ def _response(body: Any, json_mode: bool) -> Output:
 
 
 def _embedding(body: Any, json_mode: bool) -> Output:
-    from .._core._vectors import base64_floats  # here: only an embeddings sample pays for the import
+    from .._core import base64_floats
 
     vectors = []
     for item in sorted(body["data"], key=lambda item: item.get("index", 0)):

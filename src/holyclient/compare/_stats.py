@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .._core._percentile import percentile
+from .._core import percentile
 
 __all__ = ["bootstrap_ratio_ci", "percentile", "ratio"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from .._core._printable import printable
+from .._core import printable
 from ._report import Report
 
 #: How many of the least similar requests the text report lists.

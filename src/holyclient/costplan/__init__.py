@@ -15,6 +15,26 @@ Nothing here does I/O beyond reading the files it is given.
 from __future__ import annotations
 
 from ..pricing import usage_export
+from ._gpus import GpuTable, GpuTableError, Throughput, parse_spec, read_vllm_result
+from ._plan_report import self_host_report
+from ._render import render_self_host, render_spend
+from ._spend import DEFAULT_FX_RATE, spend_report
 from ._usage_files import UsageFileError, UsageRow, Workload, read_usage_files
 
-__all__ = ["UsageFileError", "UsageRow", "Workload", "read_usage_files", "usage_export"]
+__all__ = [
+    "DEFAULT_FX_RATE",
+    "GpuTable",
+    "GpuTableError",
+    "Throughput",
+    "UsageFileError",
+    "UsageRow",
+    "Workload",
+    "parse_spec",
+    "read_usage_files",
+    "read_vllm_result",
+    "render_self_host",
+    "render_spend",
+    "self_host_report",
+    "spend_report",
+    "usage_export",
+]

@@ -109,7 +109,7 @@ class HolyChat:
         timeout: float | None = None,
         allow_insecure_http: bool = False,
     ) -> None:
-        from .._client._client import AsyncClient
+        from .._client import AsyncClient
         from ..ratelimit import Limiter, LocalLimiter, RedisLimiter
 
         self._loop = asyncio.new_event_loop()  # one loop per actor: the client's pool lives on it

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from ._guard import DirtyTreeError, GitError, MigrateError
 from ._report import FileResult, Report, Site, Skipped
-from ._rules import BASE_URL
+from ._rules import BASE_URL, ENV_NAME
 from ._runner import migrate, process
 from ._writer import unified_diff
 
 __all__ = [
     "BASE_URL",
+    "ENV_NAME",
     "DirtyTreeError",
     "FileResult",
     "GitError",

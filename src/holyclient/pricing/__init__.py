@@ -20,21 +20,28 @@ from ._cost import (
     requested_output_tokens,
     usage_tokens,
 )
-from ._tracker import UsageSnapshot, UsageTracker
+from ._stream_usage import CHARGED_PATHS, Outcome, StreamMeter, ask_for_usage
+from ._tracker import Reservation, UsageSnapshot, UsageTracker, billed_usage
 from ._usage_export import usage_export
 
 __all__ = [
+    "CHARGED_PATHS",
     "DEFAULT_CNY_RATE",
     "DEFAULT_OUTPUT_TOKENS",
     "CostEstimate",
     "ModelInfo",
+    "Outcome",
     "Price",
     "PriceFileError",
     "PriceTable",
+    "Reservation",
+    "StreamMeter",
     "Tier",
     "UnknownModelError",
     "UsageSnapshot",
     "UsageTracker",
+    "ask_for_usage",
+    "billed_usage",
     "cost_from_usage",
     "default_table",
     "estimate_cost",

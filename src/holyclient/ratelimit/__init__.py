@@ -8,8 +8,32 @@ Both implement :class:`Limiter`: ``acquire(model, tokens)`` before sending, ``ob
 feedback)`` with what the response said (:func:`read_feedback`).
 """
 
-from ._local import LocalLimiter
-from ._protocol import Admission, Feedback, Limiter, read_feedback
-from ._redis import RedisLimiter
+from __future__ import annotations
 
-__all__ = ["Admission", "Feedback", "Limiter", "LocalLimiter", "RedisLimiter", "read_feedback"]
+from ._estimate import TokenEstimator, count_prompt_tokens
+from ._lease import LeaseHeldError, LeaseLostError
+from ._local import LocalLimiter
+from ._protocol import Admission, Feedback, Limiter, admission_cost, read_feedback, response_feedback
+from ._redis import RedisLimiter, check_url, redis_errors, safe_url
+from ._window import Clock, RateLimiter, Sleep
+
+__all__ = [
+    "Admission",
+    "Clock",
+    "Feedback",
+    "LeaseHeldError",
+    "LeaseLostError",
+    "Limiter",
+    "LocalLimiter",
+    "RateLimiter",
+    "RedisLimiter",
+    "Sleep",
+    "TokenEstimator",
+    "admission_cost",
+    "check_url",
+    "count_prompt_tokens",
+    "read_feedback",
+    "redis_errors",
+    "response_feedback",
+    "safe_url",
+]

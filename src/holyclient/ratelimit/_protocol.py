@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .._core._retry import retry_after_seconds
+from .._core import retry_after_seconds
 
 
 @dataclass

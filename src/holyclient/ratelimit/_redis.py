@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from .._constants import LOGGER_NAME
-from .._core._redact import safe_url as _safe_url
+from .._core import safe_url as _safe_url
 from ._local import LocalLimiter
 from ._protocol import Admission, Feedback
 from ._script import SCRIPT
@@ -73,7 +73,7 @@ def check_url(url: str) -> str | None:
     return None
 
 
-def _redis_errors() -> tuple[type[BaseException], ...]:
+def redis_errors() -> tuple[type[BaseException], ...]:
     import redis.exceptions
 
     return (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
@@ -300,7 +300,7 @@ class RedisLimiter:
                                 await self._eval(owed_model, args)
                             self._settled(owed_model, count)
                         reply = await self._eval(model, self._args("acquire", tokens, admission_id))
-                    except _redis_errors() as exc:
+                    except redis_errors() as exc:
                         self._went_down(exc)
                         break
                     self._came_back()
@@ -318,7 +318,7 @@ class RedisLimiter:
         try:
             for args in self._feedback_calls(admission, feedback):
                 await self._eval(admission.model, args)
-        except _redis_errors() as exc:
+        except redis_errors() as exc:
             self._went_down(exc)
             self.fallback.apply(admission, feedback)
 
@@ -354,7 +354,7 @@ class RedisLimiter:
                             self._eval_sync(owed_model, args)
                         self._settled(owed_model, count)
                     reply = self._eval_sync(model, self._args("acquire", tokens, admission_id))
-                except _redis_errors() as exc:
+                except redis_errors() as exc:
                     self._went_down(exc)
                     break
                 self._came_back()
@@ -372,7 +372,7 @@ class RedisLimiter:
         try:
             for args in self._feedback_calls(admission, feedback):
                 self._eval_sync(admission.model, args)
-        except _redis_errors() as exc:
+        except redis_errors() as exc:
             self._went_down(exc)
             self.fallback.observe_sync(admission, feedback)
 

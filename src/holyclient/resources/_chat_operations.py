@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .._send._pagination import AsyncCursorPage, SyncCursorPage
+from .._send import AsyncCursorPage, SyncCursorPage
 from ..types.chat import (
     ChatCompletion,
     ChatCompletionChunk,

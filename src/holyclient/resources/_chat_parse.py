@@ -14,19 +14,19 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
-from .._core._request import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions
 from .._parsing import (
     ParsedChatCompletion,
     parse_chat_completion,
     response_format_param,
     validate_input_tools,
 )
-from .._send._response import ResponseModes
+from .._send import ResponseModes
 from ._chat_operations import CREATE
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
-    from .._send._streaming import AsyncStream, Stream
+    from .._client import AsyncClient, Client
+    from .._send import AsyncStream, Stream
     from ..types._chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")

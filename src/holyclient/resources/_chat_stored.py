@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._core import NOT_GIVEN
+from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.chat import ChatCompletion, ChatCompletionDeleted, ChatCompletionStoreMessage
 from ._chat_operations import DELETE, LIST, MESSAGES, RETRIEVE, UPDATE
 from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
+    from .._client import AsyncClient, Client
 
 
 class Messages(SyncAPIResource):

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from .._core._request import NOT_GIVEN, RequestOptions, build_body
+from .._core import NOT_GIVEN, RequestOptions, build_body
 from ._spec_params import ACCEPTED
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
+    from .._client import AsyncClient, Client
 
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core._request import NOT_GIVEN, RequestOptions
-from .._send._response import ResponseModes
+from .._core import NOT_GIVEN, RequestOptions
+from .._send import ResponseModes
 from ._responses_operations import CREATE
 
 # The helper's modules (the stream state, the parsed models) load on the first parse()/stream() call:
 # a client that never uses them does not pay their import time and memory (``benchmarks/bench_client.py``).
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
+    from .._client import AsyncClient, Client
     from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
-    from .._send._streaming import AsyncStream, Stream
+    from .._send import AsyncStream, Stream
     from ..types._parsed_response import ParsedResponse
     from ..types.responses import ResponseStreamEvent
 
@@ -35,7 +35,7 @@ def _given(value: Any) -> Any:
 
 def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any]:
     """The arguments with ``text_format`` folded into ``text`` and the tools made flat; the format; the tools."""
-    from .._parsing._responses import responses_tools, text_param
+    from .._parsing import responses_tools, text_param
 
     args = dict(arguments)
     args.pop("self", None)
@@ -67,7 +67,7 @@ def _parse_request(
 
 def _decoded(response: ParsedResponse[Any], text_format: Any, tools: Any) -> ParsedResponse[Any]:
     """Decode the response in place; under ``with_raw_response`` the one the raw response wraps."""
-    from .._parsing._responses import parse_response
+    from .._parsing import parse_response
 
     parse_response(ResponseModes._unwrap(response), text_format, tools)
     return response

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from .._core._request import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions
 from .._exceptions import APIStatusError
 from ..types._input_tokens import InputTokenCountResponse
 from ._operation import AsyncAPIResource, Operation, SyncAPIResource

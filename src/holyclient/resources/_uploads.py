@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .._core._multipart import multipart_body
-from .._core._request import RequestOptions
+from .._core import RequestOptions, multipart_body
 from ._operation import Operation
 
 ResponseT = TypeVar("ResponseT")

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._core._binary import AsyncStreamedBinaryContext, HttpxBinaryResponseContent, StreamedBinaryResponse
-from .._core._request import NOT_GIVEN
+from .._core import NOT_GIVEN, AsyncStreamedBinaryContext, HttpxBinaryResponseContent, StreamedBinaryResponse
 from ..types._audio import (
     Transcription,
     TranscriptionDiarized,
@@ -25,9 +24,9 @@ from ._operation import AsyncAPIResource, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
-    from .._core._multipart import FileTypes
-    from .._send._streaming import AsyncStream, Stream
+    from .._client import AsyncClient, Client
+    from .._core import FileTypes
+    from .._send import AsyncStream, Stream
 
 SPEECH = HeaderOperation(
     "POST", "/audio/speech", HttpxBinaryResponseContent, headers={"Accept": "application/octet-stream"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._core import NOT_GIVEN
+from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.batches import Batch
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._uploads import HeaderOperation

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .chat import AsyncChat, Chat
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
+    from .._client import AsyncClient, Client
 
 
 class Beta:

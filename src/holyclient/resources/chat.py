@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._core._request import NOT_GIVEN
+from .._core import NOT_GIVEN
 from ..types._chat import ChatCompletion, ChatCompletionChunk
 from ._chat_operations import CREATE
 from ._chat_parse import AsyncParseMethods, ParseMethods
@@ -13,8 +13,8 @@ from ._chat_stored import AsyncStoredMethods, StoredMethods
 from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
-    from .._send._streaming import AsyncStream, Stream
+    from .._client import AsyncClient, Client
+    from .._send import AsyncStream, Stream
     from ..types._chat import ChatCompletionMessageParam
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._core._request import NOT_GIVEN
+from .._core import NOT_GIVEN
 from ..types.completions import Completion
 from ._operation import AsyncAPIResource, StreamingOperation, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._send._streaming import AsyncStream, Stream
+    from .._send import AsyncStream, Stream
 
 CREATE = StreamingOperation("POST", "/completions", Completion, Completion)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .._core._request import NOT_GIVEN
-from .._core._vectors import decode_embeddings, prefer_base64
+from .._core import NOT_GIVEN, decode_embeddings, prefer_base64
 from ..types.embeddings import CreateEmbeddingResponse
 from ._operation import AsyncAPIResource, Operation, SyncAPIResource
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._core._binary import HttpxBinaryResponseContent
-from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._core import NOT_GIVEN, HttpxBinaryResponseContent
+from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.files import FileDeleted, FileObject
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
-    from .._core._multipart import FileTypes
+    from .._core import FileTypes
 
 CREATE = MultipartOperation("POST", "/files", FileObject)
 LIST = PageOperation("GET", "/files", SyncCursorPage[FileObject], AsyncCursorPage[FileObject])

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._core._request import NOT_GIVEN
+from .._core import NOT_GIVEN
 from ..types.images import ImagesResponse
 from ._operation import AsyncAPIResource, Operation, SyncAPIResource
 from ._uploads import MultipartOperation
 
 if TYPE_CHECKING:
-    from .._core._multipart import FileTypes
+    from .._core import FileTypes
 
 GENERATE = Operation("POST", "/images/generations", ImagesResponse)
 EDIT = MultipartOperation("POST", "/images/edits", ImagesResponse, file_fields=("image", "mask"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncPage, AsyncPaginator, SyncPage
+from .._core import NOT_GIVEN
+from .._send import AsyncPage, AsyncPaginator, SyncPage
 from ..types.models import Model
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._core._request import NOT_GIVEN
+from .._core import NOT_GIVEN
 from ..types.moderations import ModerationCreateResponse
 from ._operation import AsyncAPIResource, Operation, SyncAPIResource
 

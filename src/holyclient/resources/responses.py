@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .._core._request import NOT_GIVEN
-from .._send._pagination import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._core import NOT_GIVEN
+from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types._responses import Response, ResponseOutputItem, ResponseStreamEvent
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._responses_operations import CREATE, RETRIEVE
@@ -15,8 +15,8 @@ from ._responses_tokens import AsyncInputTokens, InputTokens
 from ._uploads import HeaderOperation
 
 if TYPE_CHECKING:
-    from .._client._client import AsyncClient, Client
-    from .._send._streaming import AsyncStream, Stream
+    from .._client import AsyncClient, Client
+    from .._send import AsyncStream, Stream
 
 DELETE = Operation("DELETE", "/responses/{response_id}", type(None))
 CANCEL = HeaderOperation("POST", "/responses/{response_id}/cancel", Response, empty_body=True)

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._core._percentile import percentile
+from .._core import percentile
 from .._exceptions import APIConnectionError, APIStatusError
 from ._breaker import CircuitBreaker
 from ._select import (
@@ -38,8 +38,8 @@ from ._stats import Counters, TargetStats
 from ._target import Target, all_targets
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
-    from ..pricing._tracker import UsageSnapshot
+    from .._core import RequestOptions
+    from ..pricing import UsageSnapshot
     from ._mirror import Mirror
 
 

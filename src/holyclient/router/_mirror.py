@@ -25,12 +25,12 @@ import random
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .._core._request import to_jsonable
+from .._core import to_jsonable
 from .._exceptions import APIStatusError
-from .._send._recorder import JsonlSink, batch_line, replayable
+from .._send import JsonlSink, batch_line, replayable
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
     from ._target import Target
 
 DEFAULT_MIRROR_MAX = 100_000

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._client._client import AsyncClient, Client
+from .._client import AsyncClient, Client
 from .._otel import routed
 from ._mirror import side
 from ._select import StickyKey, failover_safe, opening_error
@@ -28,7 +28,7 @@ from ._shell import RouterShell
 from ._target import Target
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
 
 ModelT = TypeVar("ModelT")
 
@@ -289,7 +289,7 @@ class AsyncRouter(RouterShell, AsyncClient):
         return await self._route(options, send)
 
     def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
-        from .._send._pagination import AsyncPaginator
+        from .._send import AsyncPaginator
 
         async def fetch() -> Any:
             result = await self._request(options, page_cls)

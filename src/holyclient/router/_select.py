@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._core._sse import SSEDecoder, stream_error
+from .._core import SSEDecoder, stream_error
 from .._exceptions import APIConnectionError, APIStatusError, BudgetExceededError
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ._core import mark
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
-    from .._send._steps import Exchange, SendStep
+    from .._core import RequestOptions
+    from .._send import Exchange, SendStep
 
 
 class RoutedSender:

@@ -14,12 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from .._constants import DEFAULT_MAX_RETRIES
-from .._core._request import NOT_GIVEN
-from .._core._retry import RetryPolicy
+from .._core import NOT_GIVEN, RetryPolicy
 from .._exceptions import ConfigurationError
-from .._http._transport import default_timeout
-from .._send._recorder import make_recorder
-from ..pricing._tracker import UsageTracker
+from .._http import default_timeout
+from .._send import make_recorder
+from ..pricing import UsageTracker
 from ._core import RouterCore
 from ._mirror import Mirror
 from ._select import StickyKey
@@ -28,7 +27,7 @@ from ._target import Target
 from ._usage import ChainedTracker
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
 
 _NOT_FOR_ROUTERS = ("api_key", "base_url", "organization", "project", "allow_insecure_http")
 

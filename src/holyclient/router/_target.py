@@ -15,7 +15,7 @@ from .. import _config
 from .._exceptions import ConfigurationError
 
 if TYPE_CHECKING:
-    from .._core._request import RequestOptions
+    from .._core import RequestOptions
 
 
 class Target:

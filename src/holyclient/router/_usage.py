@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._exceptions import BudgetExceededError
-from ..pricing._tracker import Reservation, UsageTracker
+from ..pricing import Reservation, UsageTracker
 
 
 class ChainedTracker(UsageTracker):

@@ -11,9 +11,24 @@ command line; ``holyclient.testing.pytest_plugin`` provides the ``holyclient_ser
 Stdlib only: importing this package does not import the client, httpx or pydantic.
 """
 
-from ._config import RecordedRequest
-from ._faults import Fault, FaultMix
-from ._limits import RateLimits
-from ._server import LocalServer
+from __future__ import annotations
 
-__all__ = ["Fault", "FaultMix", "LocalServer", "RateLimits", "RecordedRequest"]
+from ._app import App
+from ._config import RecordedRequest, ServerConfig
+from ._faults import Fault, FaultMix, parse_kinds
+from ._limits import RateLimits
+from ._server import LocalServer, base_url_of, close_app_server, start_app_server
+
+__all__ = [
+    "App",
+    "Fault",
+    "FaultMix",
+    "LocalServer",
+    "RateLimits",
+    "RecordedRequest",
+    "ServerConfig",
+    "base_url_of",
+    "close_app_server",
+    "parse_kinds",
+    "start_app_server",
+]

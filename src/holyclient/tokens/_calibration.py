@@ -119,7 +119,7 @@ class Calibration:
 
     def save(self, path: str | Path) -> None:
         """Write the calibration as JSON (atomically: a reader never sees half a file)."""
-        from .._core._atomic import write_atomically  # the package's one atomic writer
+        from .._core import write_atomically
 
         write_atomically(Path(path), [json.dumps(self.as_dict(), indent=2) + "\n"])
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._core._messages import as_mapping, message_mapping
+from .._core import as_mapping, message_mapping
 from . import _tokenizer
 from ._images import image_tokens, size_from_data_uri
 

@@ -116,7 +116,7 @@ def _boundary(name: str, at: int) -> bool:
 
 def encoding_for_model(model: str) -> tiktoken.Encoding:
     """The tiktoken ``Encoding`` used to count ``model`` (loaded once, offline)."""
-    return _tokenizer.get_encoding(encoding_name_for_model(model)[0])
+    return _exact.get_encoding(encoding_name_for_model(model)[0])
 
 
 def count_tokens(text: str, model: str = "gpt-4o", *, calibration: Calibration | None = None) -> TokenCount:
@@ -131,7 +131,7 @@ def count_tokens(text: str, model: str = "gpt-4o", *, calibration: Calibration |
         calibration: corrections fitted from billed usage (``holyclient calibrate``).
     """
     name, approximate = encoding_name_for_model(model)
-    enc = _tokenizer.get_encoding(name)
+    enc = _exact.get_encoding(name)
     counted = TokenCount(_tokenizer.count(enc, text), model, name, approximate)
     return qualify(counted, (text,), calibration=calibration) if approximate else counted
 
@@ -185,7 +185,7 @@ def _count_chat(
     own = name in _OWN_NAMES
     if own and not isinstance(messages, list):
         messages = list(messages)  # counted twice below: once for tokens, once for the framing range
-    counter = Counter(_tokenizer.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
+    counter = Counter(_exact.get_encoding(name), model, image_size or DEFAULT_IMAGE_SIZE)
     definitions = [*function_defs(tools, counter), *(functions or ())] if tools or functions else []
     tokens = counter.messages(messages, pad_system=bool(definitions))
     tools_tokens = 0
@@ -358,7 +358,7 @@ def _count_response_input(items: list[Any], instructions: Any, model: str) -> To
 
 def _count_embedding_input(value: Any, model: str) -> TokenCount:
     name, approximate = encoding_name_for_model(model)
-    enc = _tokenizer.get_encoding(name)
+    enc = _exact.get_encoding(name)
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list):
         raise TypeError("'input' must be a string, a list of strings or a list of token lists")

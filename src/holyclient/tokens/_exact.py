@@ -26,9 +26,13 @@ import threading
 import unicodedata
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from . import _tokenizer
 from ._tokenizer import LONG_RUN, EncodingFileError
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = ["EXACT_NAMES", "ExactEncoding", "available", "get"]
 
@@ -115,8 +119,6 @@ def _build_qwen() -> ExactEncoding:
 
     import tiktoken
 
-    from . import _tokenizer
-
     ranks = {
         base64.b64decode(token): int(rank)
         for token, rank in (line.split() for line in _read("qwen2").splitlines() if line)
@@ -147,3 +149,15 @@ def _build_deepseek() -> ExactEncoding:
         return text
 
     return ExactEncoding("deepseek_v3", encode, decode)
+
+
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """The encoding named ``name``: a bundled OpenAI one, or another family's exact tokenizer (which
+    offers the calls counting makes: ``encode_ordinary``, ``decode``).
+
+    Raises:
+        ValueError: no such encoding is shipped.
+    """
+    if name in EXACT_NAMES:
+        return cast("tiktoken.Encoding", get(name))
+    return _tokenizer.get_encoding(name)

@@ -18,7 +18,7 @@ import hashlib
 import re
 import threading
 from importlib import resources
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import tiktoken
@@ -107,11 +107,6 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     if enc is not None:
         return enc
     if name not in _SPECS:
-        from . import _exact
-
-        if name in _exact.EXACT_NAMES:
-            # Another family's tokenizer: it offers the calls counting makes (encode_ordinary, decode).
-            return cast("tiktoken.Encoding", _exact.get(name))
         raise ValueError(f"unknown encoding {name!r}; bundled: {', '.join(ENCODING_NAMES)}")
     with _lock:  # two threads must not both spend half a second building the same table
         enc = _cache.get(name)

@@ -82,9 +82,15 @@ def _usage(value: Any, duration: type[UsageDuration] = UsageDuration) -> Any:
 Usage = SerializeAsAny[TranscriptionUsage]
 
 
+class TranscriptionLanguage(BaseModel):
+    """A language detected in the audio (``code``, as openai's ``TranscriptionLanguage``)."""
+
+    code: str
+
+
 class Transcription(BaseModel):
     text: str
-    languages: list[str] | None = None
+    languages: list[TranscriptionLanguage] | None = None
     logprobs: list[Any] | None = None
     usage: Usage | None = None
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, SerializeAsAny, field_validator
 
 from ._model import BaseModel
+from .responses.response_text_config import ResponseTextConfig
 
 # --- output items -------------------------------------------------------------------------------
 
@@ -166,7 +167,7 @@ class Response(BaseModel):
     safety_identifier: str | None = None
     service_tier: str | None = None
     status: str | None = None
-    text: Any | None = None
+    text: ResponseTextConfig | None = None
     tool_usage: Any | None = None
     top_logprobs: int | None = None
     truncation: str | None = None

@@ -11,4 +11,4 @@ class Model(_Model):
     created: int = 0
     object: str = "model"
     owned_by: str = ""
-    shutdown_date: int | None = None
+    shutdown_date: str | None = None

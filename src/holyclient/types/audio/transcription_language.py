@@ -3,12 +3,6 @@
 
 from __future__ import annotations
 
-from .._model import BaseModel
+from .._audio import TranscriptionLanguage as TranscriptionLanguage
 
 __all__ = ["TranscriptionLanguage"]
-
-
-class TranscriptionLanguage(BaseModel):
-    """A language detected in transcribed audio."""
-
-    code: str

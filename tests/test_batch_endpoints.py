@@ -20,7 +20,7 @@ from holyclient import AsyncClient, Client
 from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, run_batch
 from holyclient.testing import LocalServer
-from holyclient.testing._embeddings import embedding_vector
+from holyclient.testing._vectors_fake import embedding_vector
 
 KEY = "sk-holy-batch-endpoints-key"
 

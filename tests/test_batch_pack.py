@@ -20,7 +20,7 @@ from holyclient._cli import main
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
 from holyclient.batch._pack import PackedRequest, Packer, split, unpack
 from holyclient.testing import Fault, LocalServer
-from holyclient.testing._embeddings import REJECT_MARKER, embedding_vector
+from holyclient.testing._vectors_fake import REJECT_MARKER, embedding_vector
 
 KEY = "sk-holy-batch-pack-key"
 MODEL = "text-embedding-3-small"

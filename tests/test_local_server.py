@@ -270,6 +270,14 @@ def test_key_checks_are_configurable() -> None:
         assert right.status_code == 200
 
 
+def test_a_wrong_method_on_chat_completions_is_told_both_methods_the_path_allows(
+    client: httpx.Client,
+) -> None:
+    refused = client.delete("/chat/completions")
+    assert refused.headers["allow"] == "POST, GET"  # POST creates, GET lists the stored completions
+    assert assert_error_shape(refused, 405)["message"].endswith("use POST, GET.")
+
+
 def test_unknown_path_wrong_method_and_bad_bodies(client: httpx.Client) -> None:
     assert assert_error_shape(client.get("/nope"), 404)["code"] == "unknown_url"
     assert_error_shape(client.put("/chat/completions"), 405)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from holyclient._responses_stream import ResponseStreamState
-from holyclient.testing._handlers_more import response_events, response_object
+from holyclient.testing._responses_fake import response_events, response_object
 from holyclient.types.responses import ResponseStreamEvent
 
 

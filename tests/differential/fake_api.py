@@ -15,8 +15,11 @@ from urllib.parse import parse_qs
 
 import httpx2
 
-from holyclient.testing import _embeddings
-from holyclient.testing import _handlers_more as hm
+from holyclient.testing import _completions_fake as cf
+from holyclient.testing import _media_fake as mf
+from holyclient.testing import _responses_fake as rf
+from holyclient.testing import _vectors_fake
+from holyclient.testing._json_body import sse
 from holyclient.testing._store import NotFound, Store
 
 NOW = 1_700_000_000
@@ -91,28 +94,28 @@ class FakeAPI:
         parts = path.strip("/").split("/")
         stream = isinstance(body, dict) and body.get("stream") is True
         if path == "/responses":
-            response = hm.response_object(body, "resp_1", NOW)
+            response = rf.response_object(body, "resp_1", NOW)
             if stream:
-                return _sse(hm.response_events(response))
+                return _sse(rf.response_events(response))
             return httpx2.Response(200, json=response)
         if path == "/completions":
-            completion = hm.completion_object(body, "cmpl-1", NOW)
+            completion = cf.completion_object(body, "cmpl-1", NOW)
             if stream:
                 include = (body.get("stream_options") or {}).get("include_usage") is True
-                return _sse(hm.completion_events(completion, include))
+                return _sse(cf.completion_events(completion, include))
             return httpx2.Response(200, json=completion)
         if path == "/moderations":
-            return httpx2.Response(200, json=hm.moderation(body, "modr-1"))
+            return httpx2.Response(200, json=cf.moderation(body, "modr-1"))
         if path == "/images/generations":
-            return httpx2.Response(200, json=hm.images(body, NOW))
+            return httpx2.Response(200, json=mf.images(body, NOW))
         if path in ("/images/edits", "/images/variations"):
             return httpx2.Response(
-                200, json=hm.images({"prompt": "edit", "n": int(body.get("n", ["1"])[-1])}, NOW)
+                200, json=mf.images({"prompt": "edit", "n": int(body.get("n", ["1"])[-1])}, NOW)
             )
         if path == "/embeddings":
-            return httpx2.Response(200, json=_embeddings.embeddings(body))
+            return httpx2.Response(200, json=_vectors_fake.embeddings(body))
         if path == "/audio/speech":
-            return httpx2.Response(200, content=hm.speech(body), headers={"content-type": "audio/mpeg"})
+            return httpx2.Response(200, content=mf.speech(body), headers={"content-type": "audio/mpeg"})
         if path in ("/audio/transcriptions", "/audio/translations"):
             fields = {k: v[-1] for k, v in body.items() if k != "file"}
             upload = body["file"][0]
@@ -124,8 +127,8 @@ class FakeAPI:
                     "text": text,
                     "usage": {"type": "tokens", "input_tokens": 3},
                 }
-                return _sse([hm.sse(None, event) for event in [*deltas, done]])
-            content_type, data = hm.transcription(fields, (upload[0], upload[1], upload[2]))
+                return _sse([sse(None, event) for event in [*deltas, done]])
+            content_type, data = mf.transcription(fields, (upload[0], upload[1], upload[2]))
             return httpx2.Response(200, content=data, headers={"content-type": content_type})
         if parts[0] == "files":
             return self._files(method, parts, body, query)

@@ -16,8 +16,7 @@ import openai
 
 from differential.conftest import KEY
 from holyclient.testing import LocalServer
-from holyclient.testing._app import _ROUTES as CORE_ROUTES
-from holyclient.testing._routes_more import _ROUTES as MORE_ROUTES
+from holyclient.testing._routes import ROUTES
 
 USER = [{"role": "user", "content": "hi"}]
 JSONL = b'{"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "m"}}\n'
@@ -25,9 +24,8 @@ JSONL = b'{"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "b
 
 def every_route() -> set[tuple[str, str]]:
     """``(method, path pattern)`` for each endpoint the local server offers."""
-    routes = {(method, re.escape(path)) for path, (_name, method) in CORE_ROUTES.items()}
-    routes.add(("GET", r"/v1/models/(?P<id>[^/]+)"))
-    for pattern, methods in MORE_ROUTES:
+    routes: set[tuple[str, str]] = set()
+    for pattern, methods in ROUTES:
         routes.update((method, pattern.pattern) for method in methods)
     return routes
 

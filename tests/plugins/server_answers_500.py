@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from holyclient.testing._app import App, _Exchange
+from holyclient.testing._app import App
+from holyclient.testing._exchange import Exchange
 from holyclient.testing._http import HTTPConnection
 from holyclient.testing._http_parse import Request
 
@@ -28,7 +29,7 @@ def _every_local_server_answers_500(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(self: App, req: Request, conn: HTTPConnection) -> Coroutine[Any, Any, None] | None:
         if not req.path.startswith("/v1/"):
             return handle(self, req, conn)  # the admin API keeps working
-        ex = _Exchange(req, conn, self.new_request_id(), "unknown")
+        ex = Exchange(req, conn, self.new_request_id(), "unknown")
         self._send_error(ex, 500, "Broken on purpose by plugins.server_answers_500.", "server_error")
         return None
 

@@ -13,20 +13,17 @@ from typing import TYPE_CHECKING, Any
 from ._faults import fault_from_name
 from ._http import HTTPConnection
 from ._http_parse import Request
+from ._json_body import dumps
 
 if TYPE_CHECKING:
-    from ._app import App
+    from ._app_core import AppCore
 
 
 def _error(message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
 
 
-def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def handle_admin(app: App, req: Request, conn: HTTPConnection) -> None:
+def handle_admin(app: AppCore, req: Request, conn: HTTPConnection) -> None:
     """Answer ``/_holyclient/...``: stats, the request log, reset, and enqueueing faults by name."""
     route = (req.method, req.path)
     status: int = 200
@@ -50,4 +47,4 @@ def handle_admin(app: App, req: Request, conn: HTTPConnection) -> None:
     else:
         status, obj = 404, _error(f"Unknown admin URL: {req.method} {req.path}")
     headers = [("Content-Type", "application/json"), ("x-request-id", app.new_request_id())]
-    conn.send(status, headers, _dumps(obj), keep_alive=req.keep_alive)
+    conn.send(status, headers, dumps(obj).encode(), keep_alive=req.keep_alive)

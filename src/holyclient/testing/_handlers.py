@@ -11,16 +11,14 @@ Content is a deterministic function of the request, so tests can assert on it:
   filled from the function's JSON-schema properties;
 * usage: ``prompt_tokens = sum(ceil(chars / 4) + 3 per message)``, ``completion_tokens =
   ceil(chars of each choice / 4)`` summed over ``n`` choices;
-* embeddings: see :mod:`._embeddings`.
+* embeddings: see :mod:`._vectors_fake`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import random
-import re
 from typing import Any
 
 from .._core._message_checks import ROLES, message_problem
@@ -40,11 +38,6 @@ DEFAULT_MODELS = (
     "text-embedding-ada-002",
 )
 FINGERPRINT = "fp_holyclient"
-_PIECES = re.compile(r"\s*\S+|\s+")
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 class InvalidRequest(Exception):
@@ -151,7 +144,7 @@ def validate_chat(body: JSON, disabled_features: frozenset[str] = frozenset()) -
 
 
 # -- chat --------------------------------------------------------------------------------------
-def _last_user_text(messages: list[Any]) -> str:
+def last_user_text(messages: list[Any]) -> str:
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
             return content_text(message.get("content"))
@@ -168,7 +161,7 @@ def _tool_functions(body: JSON) -> list[JSON]:
     return functions
 
 
-def _chosen_tool(body: JSON, user_text: str) -> tuple[JSON, str] | None:
+def chosen_tool(body: JSON, user_text: str) -> tuple[JSON, str] | None:
     """The function to call and the finish_reason, or ``None`` for a text answer."""
     functions = _tool_functions(body)
     choice = body.get("tool_choice")
@@ -232,7 +225,7 @@ def tool_arguments(function: JSON, text: str) -> str:
     return json.dumps({k: _sample_value(v, text, parameters) for k, v in properties.items()})
 
 
-def _answer_text(
+def answer_text(
     body: JSON, user_text: str, persona: str = "default", rng: random.Random | None = None, noise: float = 0.0
 ) -> tuple[str, str]:
     fmt = body.get("response_format")
@@ -257,187 +250,26 @@ def _answer_text(
     return content, finish
 
 
-class ChatPlan:
-    """Everything both the JSON and the streamed answer need, computed once per request."""
-
-    __slots__ = (
-        "arguments",
-        "call_id",
-        "content",
-        "finish",
-        "function",
-        "logprobs",
-        "model",
-        "n",
-        "prompt_tokens",
-        "reasoning",
-    )
-
-    def __init__(
-        self,
-        body: JSON,
-        request_id: str,
-        *,
-        persona: str = "default",
-        rng: random.Random | None = None,
-        noise: float = 0.0,
-        billing: str = "chars",
-    ) -> None:
-        messages = body["messages"]
-        user_text = _last_user_text(messages)
-        self.model: str = body["model"]
-        self.n: int = body.get("n") or 1
-        self.logprobs = bool(body.get("logprobs"))
-        if billing == "foreign":
-            from ._foreign import foreign_prompt_tokens
-
-            self.prompt_tokens = foreign_prompt_tokens(body, content_text)
-        elif persona == "default":
-            self.prompt_tokens = prompt_tokens(messages)
-        else:
-            self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
-        chosen = _chosen_tool(body, user_text)
-        self.reasoning = _providers.reasoning_for(body, user_text)
-        self.function: JSON | None = None
-        self.arguments = ""
-        self.call_id = ""
-        if chosen is not None:
-            self.function, self.finish = chosen
-            self.arguments = tool_arguments(self.function, user_text)
-            self.call_id = "call_" + hashlib.blake2b(request_id.encode(), digest_size=12).hexdigest()
-            self.content = ""
-        else:
-            self.content, self.finish = _answer_text(body, user_text, persona, rng, noise)
-
-    @property
-    def completion_tokens(self) -> int:
-        if self.function is not None:
-            per_choice = math.ceil((len(self.function["name"]) + len(self.arguments)) / 4) + 3
-        else:
-            per_choice = math.ceil(len(self.content) / 4)
-        return per_choice * self.n
-
-    def usage(self) -> JSON:
-        completion = self.completion_tokens
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": completion,
-            "total_tokens": self.prompt_tokens + completion,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {
-                "reasoning_tokens": 0,
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
-        }
-
-    def _tool_call(self) -> JSON:
-        assert self.function is not None
-        return {
-            "id": self.call_id,
-            "type": "function",
-            "function": {"name": self.function["name"], "arguments": self.arguments},
-        }
-
-    def completion(self, completion_id: str, created: int) -> JSON:
-        message: JSON
-        if self.function is not None:
-            message = {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [self._tool_call()],
-                "refusal": None,
-            }
-        else:
-            message = {"role": "assistant", "content": self.content, "refusal": None}
-        if self.reasoning is not None:
-            message["reasoning_content"] = self.reasoning
-        logprobs = (
-            _variation.logprobs_content(_PIECES.findall(self.content))
-            if self.logprobs and self.function is None
-            else None
-        )
-        return {
-            "id": completion_id,
-            "object": "chat.completion",
-            "created": created,
-            "model": self.model,
-            "choices": [
-                {"index": i, "message": message, "logprobs": logprobs, "finish_reason": self.finish}
-                for i in range(self.n)
-            ],
-            "usage": self.usage(),
-            "service_tier": "default",
-            "system_fingerprint": FINGERPRINT,
-        }
-
-    def deltas(self) -> list[JSON]:
-        """The ``delta`` objects of one choice, first (role) to last content piece."""
-        thinking = [{"reasoning_content": p} for p in _PIECES.findall(self.reasoning or "")]
-        answer = self._answer_deltas()
-        if not thinking:
-            return answer
-        rest = {key: value for key, value in answer[0].items() if key != "role"}
-        return [{"role": "assistant", "content": None}, *thinking, rest, *answer[1:]]
-
-    def _answer_deltas(self) -> list[JSON]:
-        if self.function is not None:
-            call = self._tool_call()
-            first: JSON = {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "index": 0,
-                        "id": call["id"],
-                        "type": "function",
-                        "function": {"name": call["function"]["name"], "arguments": ""},
-                    }
-                ],
-            }
-            return [first] + [
-                {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
-                for piece in _PIECES.findall(self.arguments)
-            ]
-        return [{"role": "assistant", "content": "", "refusal": None}] + [
-            {"content": piece} for piece in _PIECES.findall(self.content)
-        ]
-
-    def events(self, completion_id: str, created: int, include_usage: bool) -> list[bytes]:
-        """Every SSE event of the stream (``data: {...}\\n\\n``), in order, without ``[DONE]``.
-
-        The envelope shared by all chunks is serialised once and only the deltas per chunk: streams
-        are where a naive ``json.dumps`` per chunk would make the server the benchmark's bottleneck.
-        """
-        envelope = _dumps(
-            {
-                "id": completion_id,
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": self.model,
-                "service_tier": "default",
-                "system_fingerprint": FINGERPRINT,
-            }
-        )
-        head = "data: " + envelope[:-1] + ',"choices":[{"index":'
-        tail = "}]" + (',"usage":null}\n\n' if include_usage else "}\n\n")
-        out: list[bytes] = []
-        for delta in self.deltas():
-            delta_text = _dumps(delta)
-            for i in range(self.n):
-                out.append(
-                    f'{head}{i},"delta":{delta_text},"logprobs":null,"finish_reason":null{tail}'.encode()
-                )
-        finish = _dumps(self.finish)
-        for i in range(self.n):
-            out.append(f'{head}{i},"delta":{{}},"logprobs":null,"finish_reason":{finish}{tail}'.encode())
-        if include_usage:
-            out.append(f'data: {envelope[:-1]},"choices":[],"usage":{_dumps(self.usage())}}}\n\n'.encode())
-        return out
+def text_tokens(text: str) -> int:
+    """Tokens of ``text`` by the servers' rule of 4 characters a token."""
+    return math.ceil(len(text) / 4)
 
 
-# -- models ------------------------------------------------------------------------------------
+def require_model(body: JSON) -> str:
+    """``body['model']``, refused as the API refuses a missing one."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise InvalidRequest("you must provide a model parameter", "model")
+    return model
+
+
+def cut_text(text: str, limit: Any) -> tuple[str, bool]:
+    """``text`` cut at ``limit`` tokens (4 characters each), and whether it was cut."""
+    if isinstance(limit, int) and not isinstance(limit, bool) and len(text) > limit * 4:
+        return text[: limit * 4], True
+    return text, False
+
+
 def model_object(model_id: str) -> JSON:
     return {"id": model_id, "object": "model", "created": 1_700_000_000, "owned_by": "holyclient"}
 

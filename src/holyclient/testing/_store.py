@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import _embeddings
+from . import _completions_fake as cf
 from . import _handlers as h
-from . import _handlers_more as hm
+from . import _responses_fake as rf
+from . import _vectors_fake
+from ._chat_plan import ChatPlan
 from ._handlers import InvalidRequest
 
 JSON = dict[str, Any]
@@ -324,11 +326,11 @@ def _answer(endpoint: str, body: JSON, request_id: str, now: int) -> JSON:
     """The body the live endpoint would answer, for one line of a batch."""
     if endpoint == "/v1/chat/completions":
         h.validate_chat(body)
-        return h.ChatPlan(body, request_id).completion("chatcmpl-" + request_id[4:], now)
+        return ChatPlan(body, request_id).completion("chatcmpl-" + request_id[4:], now)
     if endpoint == "/v1/embeddings":
-        return _embeddings.embeddings(body)
+        return _vectors_fake.embeddings(body)
     if endpoint == "/v1/completions":
-        return hm.completion_object(body, "cmpl-" + request_id[4:], now)
+        return cf.completion_object(body, "cmpl-" + request_id[4:], now)
     if endpoint == "/v1/responses":
-        return hm.response_object(body, "resp_" + request_id[4:], now)
-    return hm.moderation(body, "modr-" + request_id[4:])
+        return rf.response_object(body, "resp_" + request_id[4:], now)
+    return cf.moderation(body, "modr-" + request_id[4:])

@@ -20,7 +20,16 @@ import math
 import re
 from typing import Any
 
-from ._handlers import _sample_value, tool_arguments
+from ._handlers import (
+    InvalidRequest,
+    _sample_value,
+    content_text,
+    cut_text,
+    require_model,
+    text_tokens,
+    tool_arguments,
+)
+from ._json_body import sse
 
 JSON = dict[str, Any]
 _PIECES = re.compile(r"\s*\S+|\s+")
@@ -120,3 +129,101 @@ def item_events(item: JSON, output_index: int) -> list[tuple[str, JSON]]:
         ("response.content_part.done", {**ids, "part": item["content"][0]}),
         ("response.output_item.done", {"output_index": output_index, "item": item}),
     ]
+
+
+# -- the whole response and its stream ----------------------------------------------------------
+def _input_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        for item in reversed(value):
+            if (
+                isinstance(item, dict)
+                and item.get("type", "message") == "message"
+                and item.get("role") == "user"
+            ):
+                return content_text(item.get("content")) or "".join(
+                    str(p.get("text", "")) for p in item.get("content") or [] if isinstance(p, dict)
+                )
+    return ""
+
+
+def response_object(body: JSON, response_id: str, created: int) -> JSON:
+    """The complete ``Response`` of a ``POST /v1/responses`` (its output items are built above)."""
+    model = require_model(body)
+    prompt = _input_text(body.get("input"))
+    if not prompt and body.get("input") is None:
+        raise InvalidRequest("'input' is required", "input")
+    function = chosen_function(body, prompt)
+    cut = False
+    if function is not None:
+        item = function_call_item(function, response_id, prompt)
+    else:
+        text, cut = cut_text(answer_text(body, prompt), body.get("max_output_tokens"))
+        item = {
+            "id": "msg_" + response_id[5:],
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}],
+        }
+    input_tokens = text_tokens(prompt) + 3
+    output_tokens = item_tokens(item)
+    text_config = body.get("text")
+    text_config = text_config if isinstance(text_config, dict) else {}
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": created,
+        "status": "incomplete" if cut else "completed",
+        "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
+        "error": None,
+        "model": model,
+        "instructions": body.get("instructions"),
+        "output": [item],
+        "parallel_tool_calls": True,
+        "tool_choice": body.get("tool_choice") or "auto",
+        "tools": body.get("tools") or [],
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "text": {"format": {"type": "text"}, **text_config},
+        "metadata": body.get("metadata") or {},
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+    }
+
+
+def input_token_count(body: JSON) -> JSON:
+    """``POST /v1/responses/input_tokens``: the input tokens as ``response_object`` counts them."""
+    require_model(body)
+    return {
+        "object": "response.input_tokens",
+        "input_tokens": text_tokens(_input_text(body.get("input"))) + 3,
+    }
+
+
+def response_events(response: JSON) -> list[bytes]:
+    """The SSE events of a streamed response, ``response.created`` to ``response.completed``."""
+    pending = {
+        **response,
+        "status": "in_progress",
+        "output": [],
+        "usage": None,
+        "incomplete_details": None,
+    }
+    events: list[tuple[str, JSON]] = [
+        ("response.created", {"response": pending}),
+        ("response.in_progress", {"response": pending}),
+    ]
+    for index, item in enumerate(response["output"]):
+        events += item_events(item, index)
+    events.append(("response." + str(response["status"]), {"response": response}))
+    return [sse(kind, {"type": kind, "sequence_number": i, **data}) for i, (kind, data) in enumerate(events)]
+
+
+# -- legacy completions ------------------------------------------------------------------------

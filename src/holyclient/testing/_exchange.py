@@ -1,0 +1,47 @@
+"""One request on its way through the local server, and the OpenAI-shaped error body it may end in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._chat_plan import ChatPlan
+from ._config import RecordedRequest
+from ._http import HTTPConnection
+from ._http_parse import Request
+
+
+class Exchange:
+    """Per-request state passed between the steps of ``App.handle``."""
+
+    __slots__ = (
+        "body",
+        "conn",
+        "cost",
+        "endpoint",
+        "extra",
+        "include_usage",
+        "payload",
+        "plan",
+        "record",
+        "req",
+        "rid",
+        "stream",
+    )
+
+    def __init__(self, req: Request, conn: HTTPConnection, rid: str, endpoint: str) -> None:
+        self.req = req
+        self.conn = conn
+        self.rid = rid
+        self.endpoint = endpoint
+        self.body: dict[str, Any] = {}
+        self.extra: list[tuple[str, str]] = []
+        self.record: RecordedRequest | None = None
+        self.payload: dict[str, Any] | None = None
+        self.plan: ChatPlan | None = None
+        self.stream = False
+        self.include_usage = False
+        self.cost = 0
+
+
+def error_body(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}

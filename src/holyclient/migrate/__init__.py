@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from ._guard import DirtyTreeError, GitError, MigrateError
 from ._report import FileResult, Report, Site, Skipped
-from ._rules import BASE_URL, ENV_NAME
+from ._rules import BASE_URL
+from ._rules import ENV_NAME as ENV_NAME  # for the CLI's --base-url-env check, not public API
 from ._runner import migrate, process
 from ._writer import unified_diff
 
 __all__ = [
     "BASE_URL",
     "DirtyTreeError",
-    "ENV_NAME",
     "FileResult",
     "GitError",
     "MigrateError",

@@ -11,6 +11,7 @@ import json
 import math
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -19,6 +20,7 @@ import pytest
 from holyclient import APIConnectionError, Router, Target
 from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker
+from holyclient.router._mirror import Mirror
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -171,3 +173,17 @@ def test_a_raw_attempt_answered_200_resets_the_failure_count():
         host.status = status
         assert _raw(router) == status
     assert router.stats()["a.test"].breaker == "closed"  # never three failures in a row
+
+
+def test_mirror_slots_are_given_back_so_copies_keep_flowing_and_only_excess_is_dropped(tmp_path: Path):
+    mirror = Mirror(_target("https://shadow.test/v1", Host()), 1.0, tmp_path / "m.jsonl", concurrency=2)
+    first, second = mirror.acquire(), mirror.acquire()
+    assert first and second and first != second and mirror.in_flight == 2
+    assert mirror.acquire() is None and mirror.acquire() is None  # both slots taken
+    assert mirror.dropped == 2
+    mirror.release()
+    assert mirror.in_flight == 1
+    assert mirror.acquire() is not None  # the slot given back is used again
+    mirror.release()
+    mirror.release()
+    assert mirror.in_flight == 0 and mirror.sent == 3 and mirror.dropped == 2

@@ -1,0 +1,96 @@
+"""Shared-limiter behaviours the mutation run found unchecked (issue 25, item 7), on fakeredis and on a
+silent local socket; each test kills named mutants of ``ratelimit/``."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+fakeredis = pytest.importorskip("fakeredis")
+pytest.importorskip("lupa")
+
+from holyclient.ratelimit import Feedback, RedisLimiter, read_feedback  # noqa: E402
+from holyclient.ratelimit import _redis as redis_module  # noqa: E402
+
+KEY = "sk-holy-limiter-mutation-key"
+URL = "redis://127.0.0.1:1/0"
+
+
+def _limiter(server: Any, **kwargs: Any) -> RedisLimiter:
+    kwargs.setdefault("burst_seconds", 1000.0)
+    return RedisLimiter(URL, api_key=KEY, client=fakeredis.FakeRedis(server=server), **kwargs)
+
+
+def _admitted(limiter: RedisLimiter, tokens: int = 0) -> bool:
+    reply = limiter._eval_sync("m", limiter._args("acquire", tokens, limiter._next_id()))
+    return bool(int(reply[0]))
+
+
+def test_the_outage_fallback_divides_both_limits_by_the_workers() -> None:
+    limiter = RedisLimiter(URL, rpm=120, tpm=9000, window=60, api_key=KEY, workers=3)
+    assert limiter.fallback.rpm == 40 and limiter.fallback.tpm == 3000
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens.limit == 3000
+    assert limiter.fallback.requests is not None and limiter.fallback.requests.limit == 40
+
+
+def test_a_remaining_requests_header_alone_leaves_the_token_budget_alone() -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=100, tpm=1000, window=60)
+    admission = limiter.acquire_sync("m", 10)
+    limiter.observe_sync(admission, Feedback(remaining_requests=50))  # no tokens header
+    assert _admitted(limiter, tokens=900)  # not "1 token left"
+
+
+def test_a_remaining_tokens_header_alone_leaves_the_request_budget_alone() -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=3, tpm=100_000, window=60)
+    admission = limiter.acquire_sync("m", 10)
+    limiter.observe_sync(admission, Feedback(remaining_tokens=50_000))  # no requests header
+    assert _admitted(limiter) and _admitted(limiter)  # 3 - 1: not "1 request left"
+
+
+def test_a_retry_after_of_one_second_pauses_every_worker() -> None:
+    feedback = read_feedback(429, {"retry-after": "1"})
+    assert feedback.pause == 1.0
+    server = fakeredis.FakeServer()
+    seen, other = _limiter(server, rpm=100, window=60), _limiter(server, rpm=100, window=60)
+    seen.observe_sync(seen.acquire_sync("m", 0), feedback)
+    reply = other._eval_sync("m", other._args("acquire", 0, other._next_id()))
+    assert int(reply[0]) == 0 and 0.5 < float(reply[1]) <= 1.0
+
+
+@pytest.fixture
+def silent_redis() -> Iterator[str]:
+    """A port that accepts connections (the kernel's backlog) and never answers: a hung Redis."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+
+
+def test_a_silent_redis_times_out_and_the_worker_falls_back_instead_of_hanging(silent_redis: str) -> None:
+    events: list[str] = []
+    limiter = RedisLimiter(silent_redis, rpm=60, window=60, api_key=KEY, on_event=events.append)
+    result: list[Any] = []
+    worker = threading.Thread(target=lambda: result.append(limiter.acquire_sync("m", 0)), daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(timeout=redis_module.REDIS_TIMEOUT * 5)
+    assert result and not result[0].shared, "acquire hung on a Redis that never answers"
+    assert time.monotonic() - started < redis_module.REDIS_TIMEOUT * 5
+    assert events and "unreachable" in events[0]
+
+
+async def test_the_async_twin_falls_back_from_a_silent_redis_too(silent_redis: str) -> None:
+    limiter = RedisLimiter(silent_redis, rpm=60, window=60, api_key=KEY, on_event=lambda _: None)
+    try:
+        with anyio.fail_after(redis_module.REDIS_TIMEOUT * 5):
+            admission = await limiter.acquire("m", 0)
+        assert not admission.shared
+    finally:
+        with anyio.move_on_after(1):
+            await limiter.aclose()

@@ -94,3 +94,20 @@ async def test_the_async_twin_falls_back_from_a_silent_redis_too(silent_redis: s
     finally:
         with anyio.move_on_after(1):
             await limiter.aclose()
+
+
+async def test_renewing_a_shard_lease_extends_only_the_holders_own_lease() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    mine = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    theirs = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await mine.take() is False
+    await client.pexpire(mine.key, 200)  # about to lapse
+    assert await mine.renew() is True
+    assert 9000 < await client.pttl(mine.key) <= 10_000
+    assert await theirs.renew() is False  # not the holder: the lease is left as it is
+    assert await client.get(mine.key) == mine.token.encode()
+    await mine.release()
+    assert await mine.renew() is False  # lost (released or expired): nothing to extend
+    assert await client.exists(mine.key) == 0

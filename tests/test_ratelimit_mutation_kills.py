@@ -111,3 +111,59 @@ async def test_renewing_a_shard_lease_extends_only_the_holders_own_lease() -> No
     await mine.release()
     assert await mine.renew() is False  # lost (released or expired): nothing to extend
     assert await client.exists(mine.key) == 0
+
+
+@pytest.fixture
+def server_clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """What fakeredis answers to ``TIME``: tests move the server's clock by hand."""
+    from types import SimpleNamespace
+
+    from fakeredis.commands_mixins import server_mixin
+
+    clock = [time.time()]
+    monkeypatch.setattr(server_mixin, "time", SimpleNamespace(time=lambda: clock[0]))
+    return clock
+
+
+def _try(limiter: RedisLimiter, tokens: int = 0) -> tuple[int, float]:
+    reply = limiter._eval_sync("m", limiter._args("acquire", tokens, limiter._next_id()))
+    return int(reply[0]), float(reply[1])
+
+
+def test_the_token_bucket_drains_so_a_burst_of_tokens_waits_for_the_refill(server_clock: list[float]) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), tpm=600, window=60, burst_seconds=1.0)  # 10 tokens a second
+    assert _try(limiter, tokens=10)[0] == 1
+    admitted, wait = _try(limiter, tokens=10)
+    assert admitted == 0 and 0.9 < wait <= 1.0
+    server_clock[0] += 0.5  # half refilled: 5 tokens, 0.5 s more to wait
+    admitted, wait = _try(limiter, tokens=10)
+    assert admitted == 0 and 0.4 < wait <= 0.5
+    server_clock[0] += 1.0  # refilled (Lua keeps 14 digits of the stamp: not exactly 0.5 s)
+    assert _try(limiter, tokens=10)[0] == 1
+
+
+def test_expired_admissions_give_back_all_their_tokens(server_clock: list[float]) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), tpm=100, window=60)
+    assert _try(limiter, tokens=60)[0] == 1
+    assert _try(limiter, tokens=60)[0] == 0
+    server_clock[0] += 61.0  # the 60 tokens leave the window: all of them, not one unit
+    assert _try(limiter, tokens=90)[0] == 1
+
+
+def test_a_shorter_retry_after_never_shortens_a_longer_pause(server_clock: list[float]) -> None:
+    server = fakeredis.FakeServer()
+    seen, other = _limiter(server, rpm=100, window=60), _limiter(server, rpm=100, window=60)
+    admission = seen.acquire_sync("m", 0)
+    seen.observe_sync(admission, read_feedback(429, {"retry-after": "30"}))
+    seen.observe_sync(admission, read_feedback(429, {"retry-after": "1"}))  # a later, shorter one
+    admitted, wait = _try(other)
+    assert admitted == 0 and 29 < wait < 30.1
+
+
+def test_the_window_counts_a_little_longer_than_the_servers_never_shorter(server_clock: list[float]) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=1, window=60)
+    assert _try(limiter)[0] == 1
+    server_clock[0] += 60.5  # past the server's window, within the margin kept for clock drift
+    assert _try(limiter)[0] == 0
+    server_clock[0] += 1.0
+    assert _try(limiter)[0] == 1

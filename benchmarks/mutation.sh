@@ -10,6 +10,7 @@
 #                                           #   router ratelimit batch_send
 #   python benchmarks/lua_mutants.py        # the Lua script of ratelimit/_script.py (a string mutmut skips)
 #   JOBS=2 benchmarks/mutation.sh _retry    # worker processes (default: 1, the machine is shared)
+#   MARK='' ...                            # also the tests marked slow (skipped by default: see below)
 #   KEEP=1 ...                              # keep the scratch copy to inspect survivors:
 #                                           #   cd <dir> && mutmut results && mutmut show <mutant>
 #                                           # and to resume an interrupted run: cd <dir> && mutmut run
@@ -69,7 +70,8 @@ find "$work" -name __pycache__ -prune -exec rm -rf {} +
   echo "source_paths = src"
   printf 'only_mutate =\n'; printf '    %s\n' "${only[@]}"
   printf 'pytest_add_cli_args_test_selection =\n'; printf '    %s\n' "${tests[@]}"
-  printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -q\n'
+  # slow tests run the CLI in subprocesses that import the installed package, not the mutant: skipped
+  printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -q\n    -m\n    %s\n' "${MARK-not slow}"
 } > "$work/setup.cfg"
 
 cd "$work"

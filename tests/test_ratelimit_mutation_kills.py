@@ -167,3 +167,14 @@ def test_the_window_counts_a_little_longer_than_the_servers_never_shorter(server
     assert _try(limiter)[0] == 0
     server_clock[0] += 1.0
     assert _try(limiter)[0] == 1
+
+
+def test_the_shared_pause_outlives_its_first_tenth_of_a_second() -> None:
+    server = fakeredis.FakeServer()
+    seen, other = _limiter(server, rpm=100, window=60), _limiter(server, rpm=100, window=60)
+    seen.observe_sync(seen.acquire_sync("m", 0), read_feedback(429, {"retry-after": "5"}))
+    pause_key = seen.keys("m")[3]
+    assert 5000 < fakeredis.FakeRedis(server=server).pttl(pause_key) <= 6000  # kept in ms, a second spare
+    time.sleep(0.1)
+    admitted, wait = _try(other)
+    assert admitted == 0 and 4 < wait <= 5

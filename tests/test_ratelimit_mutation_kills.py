@@ -178,3 +178,13 @@ def test_the_shared_pause_outlives_its_first_tenth_of_a_second() -> None:
     time.sleep(0.1)
     admitted, wait = _try(other)
     assert admitted == 0 and 4 < wait < 5.01
+
+
+def test_the_fallbacks_admissions_are_charged_when_they_happened_and_leave_the_window_then(
+    server_clock: list[float],
+) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=1, window=60)
+    limiter._eval_sync("m", limiter._args("charge", 1, limiter._next_id(), 0, 50.0))  # admitted 50 s ago
+    assert _try(limiter)[0] == 0  # still in the window
+    server_clock[0] += 11.0  # 61 s after it was admitted: gone, though charged only 11 s ago
+    assert _try(limiter)[0] == 1

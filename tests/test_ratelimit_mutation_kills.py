@@ -188,3 +188,46 @@ def test_the_fallbacks_admissions_are_charged_when_they_happened_and_leave_the_w
     assert _try(limiter)[0] == 0  # still in the window
     server_clock[0] += 11.0  # 61 s after it was admitted: gone, though charged only 11 s ago
     assert _try(limiter)[0] == 1
+
+
+class _Flaky:
+    """A sync Redis client that is down while ``down`` is true."""
+
+    def __init__(self, server: Any) -> None:
+        self.real = fakeredis.FakeRedis(server=server)
+        self.down = False
+
+    def eval(self, *args: Any) -> Any:
+        if self.down:
+            import redis
+
+            raise redis.exceptions.ConnectionError("Connection refused")
+        return self.real.eval(*args)
+
+
+def test_what_the_fallback_admitted_is_fed_back_to_the_fallback_even_once_redis_is_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(redis_module, "PROBE_INTERVAL", 0.0)
+    server = fakeredis.FakeServer()
+    flaky = _Flaky(server)
+    limiter = RedisLimiter(URL, rpm=100, window=60, api_key=KEY, client=flaky, on_event=lambda _: None)
+    flaky.down = True
+    admission = limiter.acquire_sync("m", 0)
+    assert not admission.shared
+    flaky.down = False
+    limiter.observe_sync(admission, Feedback(pause=30.0))
+    assert limiter.fallback.pause_left() > 25  # its own limiter took the pause ...
+    assert fakeredis.FakeRedis(server=server).get(limiter.keys("m")[3]) is None  # ... not the shared one
+
+
+def test_feedback_while_redis_is_down_goes_to_the_fallback_and_says_redis_is_unreachable() -> None:
+    events: list[str] = []
+    flaky = _Flaky(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=100, window=60, api_key=KEY, client=flaky, on_event=events.append)
+    admission = limiter.acquire_sync("m", 0)
+    assert admission.shared
+    flaky.down = True
+    limiter.observe_sync(admission, Feedback(pause=30.0))  # never raises: the worker keeps going
+    assert limiter.fallback.pause_left() > 25
+    assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]

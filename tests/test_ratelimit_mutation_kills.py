@@ -231,3 +231,54 @@ def test_feedback_while_redis_is_down_goes_to_the_fallback_and_says_redis_is_unr
     limiter.observe_sync(admission, Feedback(pause=30.0))  # never raises: the worker keeps going
     assert limiter.fallback.pause_left() > 25
     assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]
+
+
+def _response(status: int, content: bytes, **headers: str) -> Any:
+    import httpx2
+
+    return httpx2.Response(status, content=content, headers=headers)
+
+
+@pytest.mark.parametrize(
+    ("status", "content", "stream", "total"),
+    [
+        (200, b'{"usage": {"total_tokens": 42}}', False, 42),
+        (200, b'{"usage": {"total_tokens": 42}}', True, None),  # a stream is not read here
+        (200, b'{"usage": {"total_tokens": 0}}', False, None),
+        (200, b'{"usage": null}', False, None),
+        (200, b"not json", False, None),
+        (200, b"[1, 2]", False, None),
+        (500, b'{"usage": {"total_tokens": 42}}', False, None),
+    ],
+)
+def test_a_responses_real_usage_is_fed_back_only_from_a_complete_json_answer(
+    status: int, content: bytes, stream: bool, total: int | None
+) -> None:
+    from holyclient.ratelimit._protocol import response_feedback
+
+    assert response_feedback(_response(status, content), stream=stream).total_tokens == total
+
+
+def test_a_429_response_feeds_back_its_pause_and_remaining_headers() -> None:
+    from holyclient.ratelimit._protocol import response_feedback
+
+    response = _response(429, b"{}", **{"retry-after": "2", "x-ratelimit-remaining-tokens": "7"})
+    feedback = response_feedback(response, stream=False)
+    assert feedback.pause == 2.0 and feedback.remaining_tokens == 7 and feedback.total_tokens is None
+
+
+def test_an_admission_costs_tokens_only_under_a_token_limit_and_only_for_messages() -> None:
+    from holyclient.ratelimit._protocol import admission_cost
+
+    body = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": "hello " * 50}],
+        "max_tokens": 10,
+    }
+    with_tpm = RedisLimiter(URL, rpm=10, tpm=1000, api_key=KEY)
+    without_tpm = RedisLimiter(URL, rpm=10, api_key=KEY)
+    model, tokens = admission_cost(with_tpm, body)
+    assert model == "gpt-4o-mini" and tokens > 50 + 10
+    assert admission_cost(without_tpm, body) == ("gpt-4o-mini", 0)
+    assert admission_cost(with_tpm, {"model": "text-embedding-3-small", "input": "x"})[1] == 0
+    assert admission_cost(with_tpm, None) == ("unknown", 0)

@@ -282,3 +282,36 @@ def test_an_admission_costs_tokens_only_under_a_token_limit_and_only_for_message
     assert admission_cost(without_tpm, body) == ("gpt-4o-mini", 0)
     assert admission_cost(with_tpm, {"model": "text-embedding-3-small", "input": "x"})[1] == 0
     assert admission_cost(with_tpm, None) == ("unknown", 0)
+
+
+@pytest.mark.parametrize(
+    ("body", "chars"),
+    [
+        ({"messages": [{"role": "user", "content": "abcd"}, {"role": "user", "content": "ef"}]}, 6),
+        ({"messages": [{"content": [{"type": "text", "text": "abc"}, {"type": "image_url"}, "x"]}]}, 3),
+        ({"messages": [{"content": None}, "not a message"]}, 0),
+        ({"input": "abcde"}, 5),
+        ({"prompt": "abc"}, 3),
+        ({"input": "ab", "prompt": "abcdef"}, 2),  # input first
+        ({"input": ["ab", {"content": "cde"}, {"content": [{"text": "f"}]}, 7]}, 6),
+        ({"input": None}, 0),
+    ],
+)
+def test_prompt_characters_are_counted_from_every_request_shape(body: dict[str, Any], chars: int) -> None:
+    from holyclient.ratelimit._estimate import prompt_chars
+
+    assert prompt_chars(body) == chars
+
+
+def test_the_estimate_never_goes_below_characters_over_four_and_learns_from_real_usage() -> None:
+    from holyclient.ratelimit._estimate import TokenEstimator
+
+    body = {"input": "x" * 400}
+    estimator = TokenEstimator(counter=lambda _: 0)  # the counter cannot count: characters / 4
+    assert estimator.prompt(body) == 100
+    assert estimator.estimate(body)[0] == 100 + 16
+    estimator = TokenEstimator(counter=lambda _: 200)
+    estimator.observe(200, 400)  # billed twice what was counted
+    assert estimator.ratio == 2.0 and estimator.estimate(body) == (400 + 16, 200)
+    estimator.observe(200, 4000)
+    assert estimator.ratio == 4.0  # capped

@@ -315,3 +315,26 @@ def test_the_estimate_never_goes_below_characters_over_four_and_learns_from_real
     assert estimator.ratio == 2.0 and estimator.estimate(body) == (400 + 16, 200)
     estimator.observe(200, 4000)
     assert estimator.ratio == 4.0  # capped
+
+
+def test_the_local_limiter_charges_real_usage_above_the_estimate_to_one_token() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    limiter = LocalLimiter(None, 6000, window=60)
+    assert limiter.tokens is not None
+    admission = limiter.acquire_sync("m", 10)
+    limiter.observe_sync(admission, Feedback(total_tokens=11))
+    assert limiter.tokens._in_window == 11
+    limiter.observe_sync(admission, Feedback(total_tokens=5))  # below the estimate: never refunded
+    assert limiter.tokens._in_window == 11
+
+
+def test_the_local_limiter_takes_usage_without_a_token_limit_and_remaining_headers() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    requests_only = LocalLimiter(60, None, window=60)
+    admission = requests_only.acquire_sync("m", 10)
+    requests_only.observe_sync(admission, Feedback(total_tokens=500))  # nothing to correct: no error
+    assert requests_only.requests is not None and requests_only.requests._in_window == 1
+    requests_only.observe_sync(admission, Feedback(remaining_requests=50))
+    assert requests_only.requests._in_window == 10  # 60 - 50: the server's view of what is left

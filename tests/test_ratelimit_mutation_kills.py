@@ -15,7 +15,7 @@ import pytest
 fakeredis = pytest.importorskip("fakeredis")
 pytest.importorskip("lupa")
 
-from holyclient.ratelimit import Feedback, RedisLimiter, read_feedback  # noqa: E402
+from holyclient.ratelimit import Admission, Feedback, RedisLimiter, read_feedback  # noqa: E402
 from holyclient.ratelimit import _redis as redis_module  # noqa: E402
 
 KEY = "sk-holy-limiter-mutation-key"
@@ -326,6 +326,8 @@ def test_the_local_limiter_charges_real_usage_above_the_estimate_to_one_token() 
     limiter.observe_sync(admission, Feedback(total_tokens=11))
     assert limiter.tokens._in_window == 11
     limiter.observe_sync(admission, Feedback(total_tokens=5))  # below the estimate: never refunded
+    assert limiter.tokens._in_window == 11
+    limiter.observe_sync(Admission("m", 10), Feedback(total_tokens=50))  # admitted elsewhere: no handle
     assert limiter.tokens._in_window == 11
 
 

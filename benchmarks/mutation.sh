@@ -7,7 +7,10 @@
 #
 #   benchmarks/mutation.sh                  # every scope below (slow: hours on 2 cores)
 #   benchmarks/mutation.sh migrate          # one or more scopes: _retry _base _transport batch tokens migrate
+#                                           #   router ratelimit batch_send
+#   python benchmarks/lua_mutants.py        # the Lua script of ratelimit/_script.py (a string mutmut skips)
 #   JOBS=2 benchmarks/mutation.sh _retry    # worker processes (default: 1, the machine is shared)
+#   MARK='' ...                            # also the tests marked slow (skipped by default: see below)
 #   KEEP=1 ...                              # keep the scratch copy to inspect survivors:
 #                                           #   cd <dir> && mutmut results && mutmut show <mutant>
 #                                           # and to resume an interrupted run: cd <dir> && mutmut run
@@ -33,6 +36,9 @@ declare -A SOURCES=(
   [batch]="src/holyclient/batch/*"
   [tokens]="src/holyclient/tokens/*.py src/holyclient/truncation.py"
   [migrate]="src/holyclient/migrate/*"
+  [router]="src/holyclient/router/*.py"
+  [ratelimit]="src/holyclient/ratelimit/*.py"
+  [batch_send]="src/holyclient/batch/_wire.py src/holyclient/batch/_process.py"
 )
 declare -A TESTS=(
   [_retry]="tests/test_retries.py tests/test_retry_policy_edges.py tests/test_respx.py"
@@ -41,10 +47,13 @@ declare -A TESTS=(
   [batch]="tests/test_batch_runner.py tests/test_batch_io.py tests/test_batch_ratelimit.py tests/test_batch_cli.py"
   [tokens]="tests/test_tokens.py tests/test_truncation.py tests/test_cli_estimate.py tests/test_cli_estimate_fit.py tests/test_tokens_tools_padding.py tests/test_messages_any_form.py tests/test_token_count_request_forms.py tests/test_token_count_message_parts.py"
   [migrate]="tests/migrate tests/bad_input/test_migrate_rows.py"
+  [router]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py"
+  [ratelimit]="tests/test_ratelimit_script.py tests/test_ratelimit_mutation_kills.py tests/test_ratelimit_redis.py tests/test_client_limiter.py tests/test_batch_ratelimit.py tests/test_batch_shard_lease.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_safe_url.py tests/test_send_pipeline_seams.py tests/test_ray_adapter.py tests/bad_input/test_batch_scaleout_rows.py"
+  [batch_send]="tests/test_batch_wire.py tests/test_batch_runner.py tests/test_batch_failures.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_batch_shard.py tests/test_batch_shard_lease.py tests/test_batch_resume.py tests/test_batch_pack.py tests/test_calibration.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/otel/test_otel_router_batch.py"
 )
 
 scopes=("$@")
-[ ${#scopes[@]} -gt 0 ] || scopes=(_retry _base _transport batch tokens migrate)
+[ ${#scopes[@]} -gt 0 ] || scopes=(_retry _base _transport batch tokens migrate router ratelimit batch_send)
 only=() tests=()
 for scope in "${scopes[@]}"; do
   [ -n "${SOURCES[$scope]:-}" ] || { echo "mutation.sh: unknown scope '$scope' (known: ${!SOURCES[*]})" >&2; exit 2; }
@@ -61,7 +70,8 @@ find "$work" -name __pycache__ -prune -exec rm -rf {} +
   echo "source_paths = src"
   printf 'only_mutate =\n'; printf '    %s\n' "${only[@]}"
   printf 'pytest_add_cli_args_test_selection =\n'; printf '    %s\n' "${tests[@]}"
-  printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -q\n'
+  # slow tests run the CLI in subprocesses that import the installed package, not the mutant: skipped
+  printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -q\n    -m\n    %s\n' "${MARK-not slow}"
 } > "$work/setup.cfg"
 
 cd "$work"

@@ -213,6 +213,23 @@ def test_a_stream_opening_with_a_request_error_is_not_failed_over(pair: tuple[Lo
     assert b.requests == []
 
 
+async def test_an_async_stream_opening_with_a_request_error_event_is_not_failed_over(
+    pair: tuple[LocalServer, LocalServer],
+):
+    """The async twin of the test above: a 400 event is the caller's mistake, raised while reading."""
+    a, b = pair
+    a.enqueue(Fault.stream_error(after_chunks=0, status=400, error_type="invalid_request_error"))
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    primary = Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup])
+    async with AsyncRouter([primary], max_retries=0) as router:
+        stream = await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        assert stream._target == "a"
+        with pytest.raises(BadRequestError):
+            [c async for c in stream]
+        assert router.stats()["a"].failovers == 0
+    assert b.requests == []
+
+
 def test_all_targets_failing_raises_the_last_error_naming_each_target(pair: tuple[LocalServer, LocalServer]):
     a, b = pair
     a.enqueue(Fault.status(503))

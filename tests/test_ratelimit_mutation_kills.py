@@ -1,0 +1,342 @@
+"""Shared-limiter behaviours the mutation run found unchecked (issue 25, item 7), on fakeredis and on a
+silent local socket; each test kills named mutants of ``ratelimit/``."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+fakeredis = pytest.importorskip("fakeredis")
+pytest.importorskip("lupa")
+
+from holyclient.ratelimit import Admission, Feedback, RedisLimiter, read_feedback  # noqa: E402
+from holyclient.ratelimit import _redis as redis_module  # noqa: E402
+
+KEY = "sk-holy-limiter-mutation-key"
+URL = "redis://127.0.0.1:1/0"
+
+
+def _limiter(server: Any, **kwargs: Any) -> RedisLimiter:
+    kwargs.setdefault("burst_seconds", 1000.0)
+    return RedisLimiter(URL, api_key=KEY, client=fakeredis.FakeRedis(server=server), **kwargs)
+
+
+def _admitted(limiter: RedisLimiter, tokens: int = 0) -> bool:
+    reply = limiter._eval_sync("m", limiter._args("acquire", tokens, limiter._next_id()))
+    return bool(int(reply[0]))
+
+
+def test_the_outage_fallback_divides_both_limits_by_the_workers() -> None:
+    limiter = RedisLimiter(URL, rpm=120, tpm=9000, window=60, api_key=KEY, workers=3)
+    assert limiter.fallback.rpm == 40 and limiter.fallback.tpm == 3000
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens.limit == 3000
+    assert limiter.fallback.requests is not None and limiter.fallback.requests.limit == 40
+
+
+def test_a_remaining_requests_header_alone_leaves_the_token_budget_alone() -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=100, tpm=1000, window=60)
+    admission = limiter.acquire_sync("m", 10)
+    limiter.observe_sync(admission, Feedback(remaining_requests=50))  # no tokens header
+    assert _admitted(limiter, tokens=900)  # not "1 token left"
+
+
+def test_a_remaining_tokens_header_alone_leaves_the_request_budget_alone() -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=3, tpm=100_000, window=60)
+    admission = limiter.acquire_sync("m", 10)
+    limiter.observe_sync(admission, Feedback(remaining_tokens=50_000))  # no requests header
+    assert _admitted(limiter) and _admitted(limiter)  # 3 - 1: not "1 request left"
+
+
+def test_a_retry_after_of_one_second_pauses_every_worker() -> None:
+    feedback = read_feedback(429, {"retry-after": "1"})
+    assert feedback.pause == 1.0
+    server = fakeredis.FakeServer()
+    seen, other = _limiter(server, rpm=100, window=60), _limiter(server, rpm=100, window=60)
+    seen.observe_sync(seen.acquire_sync("m", 0), feedback)
+    reply = other._eval_sync("m", other._args("acquire", 0, other._next_id()))
+    assert int(reply[0]) == 0 and 0.5 < float(reply[1]) <= 1.0
+
+
+@pytest.fixture
+def silent_redis() -> Iterator[str]:
+    """A port that accepts connections (the kernel's backlog) and never answers: a hung Redis."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield f"redis://127.0.0.1:{sock.getsockname()[1]}/0"
+
+
+def test_a_silent_redis_times_out_and_the_worker_falls_back_instead_of_hanging(silent_redis: str) -> None:
+    events: list[str] = []
+    limiter = RedisLimiter(silent_redis, rpm=60, window=60, api_key=KEY, on_event=events.append)
+    result: list[Any] = []
+    worker = threading.Thread(target=lambda: result.append(limiter.acquire_sync("m", 0)), daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(timeout=redis_module.REDIS_TIMEOUT * 5)
+    assert result and not result[0].shared, "acquire hung on a Redis that never answers"
+    assert time.monotonic() - started < redis_module.REDIS_TIMEOUT * 5
+    assert events and "unreachable" in events[0]
+
+
+async def test_the_async_twin_falls_back_from_a_silent_redis_too(silent_redis: str) -> None:
+    limiter = RedisLimiter(silent_redis, rpm=60, window=60, api_key=KEY, on_event=lambda _: None)
+    try:
+        with anyio.fail_after(redis_module.REDIS_TIMEOUT * 5):
+            admission = await limiter.acquire("m", 0)
+        assert not admission.shared
+    finally:
+        with anyio.move_on_after(1):
+            await limiter.aclose()
+
+
+async def test_renewing_a_shard_lease_extends_only_the_holders_own_lease() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    mine = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    theirs = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await mine.take() is False
+    await client.pexpire(mine.key, 200)  # about to lapse
+    assert await mine.renew() is True
+    assert 9000 < await client.pttl(mine.key) <= 10_000
+    assert await theirs.renew() is False  # not the holder: the lease is left as it is
+    assert await client.get(mine.key) == mine.token.encode()
+    await mine.release()
+    assert await mine.renew() is False  # lost (released or expired): nothing to extend
+    assert await client.exists(mine.key) == 0
+
+
+@pytest.fixture
+def server_clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """What fakeredis answers to ``TIME``: tests move the server's clock by hand."""
+    from types import SimpleNamespace
+
+    from fakeredis.commands_mixins import server_mixin
+
+    clock = [time.time()]
+    monkeypatch.setattr(server_mixin, "time", SimpleNamespace(time=lambda: clock[0]))
+    return clock
+
+
+def _try(limiter: RedisLimiter, tokens: int = 0) -> tuple[int, float]:
+    reply = limiter._eval_sync("m", limiter._args("acquire", tokens, limiter._next_id()))
+    return int(reply[0]), float(reply[1])
+
+
+def test_the_token_bucket_drains_so_a_burst_of_tokens_waits_for_the_refill(server_clock: list[float]) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), tpm=600, window=60, burst_seconds=1.0)  # 10 tokens a second
+    assert _try(limiter, tokens=10)[0] == 1
+    admitted, wait = _try(limiter, tokens=10)
+    assert admitted == 0 and 0.9 < wait < 1.01
+    server_clock[0] += 0.5  # half refilled: 5 tokens, 0.5 s more to wait
+    admitted, wait = _try(limiter, tokens=10)
+    assert admitted == 0 and 0.4 < wait < 0.51  # Lua keeps 14 digits of a stamp
+    server_clock[0] += 1.0  # refilled (Lua keeps 14 digits of the stamp: not exactly 0.5 s)
+    assert _try(limiter, tokens=10)[0] == 1
+
+
+def test_expired_admissions_give_back_all_their_tokens(server_clock: list[float]) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), tpm=100, window=60)
+    assert _try(limiter, tokens=60)[0] == 1
+    assert _try(limiter, tokens=60)[0] == 0
+    server_clock[0] += 61.0  # the 60 tokens leave the window: all of them, not one unit
+    assert _try(limiter, tokens=90)[0] == 1
+
+
+def test_a_shorter_retry_after_never_shortens_a_longer_pause(server_clock: list[float]) -> None:
+    server = fakeredis.FakeServer()
+    seen, other = _limiter(server, rpm=100, window=60), _limiter(server, rpm=100, window=60)
+    admission = seen.acquire_sync("m", 0)
+    seen.observe_sync(admission, read_feedback(429, {"retry-after": "30"}))
+    seen.observe_sync(admission, read_feedback(429, {"retry-after": "1"}))  # a later, shorter one
+    admitted, wait = _try(other)
+    assert admitted == 0 and 29 < wait < 30.1
+
+
+def test_the_window_counts_a_little_longer_than_the_servers_never_shorter(server_clock: list[float]) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=1, window=60)
+    assert _try(limiter)[0] == 1
+    server_clock[0] += 60.5  # past the server's window, within the margin kept for clock drift
+    assert _try(limiter)[0] == 0
+    server_clock[0] += 1.0
+    assert _try(limiter)[0] == 1
+
+
+def test_the_shared_pause_outlives_its_first_tenth_of_a_second() -> None:
+    server = fakeredis.FakeServer()
+    seen, other = _limiter(server, rpm=100, window=60), _limiter(server, rpm=100, window=60)
+    seen.observe_sync(seen.acquire_sync("m", 0), read_feedback(429, {"retry-after": "5"}))
+    pause_key = seen.keys("m")[3]
+    assert 5000 < fakeredis.FakeRedis(server=server).pttl(pause_key) <= 6000  # kept in ms, a second spare
+    time.sleep(0.1)
+    admitted, wait = _try(other)
+    assert admitted == 0 and 4 < wait < 5.01
+
+
+def test_the_fallbacks_admissions_are_charged_when_they_happened_and_leave_the_window_then(
+    server_clock: list[float],
+) -> None:
+    limiter = _limiter(fakeredis.FakeServer(), rpm=1, window=60)
+    limiter._eval_sync("m", limiter._args("charge", 1, limiter._next_id(), 0, 50.0))  # admitted 50 s ago
+    assert _try(limiter)[0] == 0  # still in the window
+    server_clock[0] += 11.0  # 61 s after it was admitted: gone, though charged only 11 s ago
+    assert _try(limiter)[0] == 1
+
+
+class _Flaky:
+    """A sync Redis client that is down while ``down`` is true."""
+
+    def __init__(self, server: Any) -> None:
+        self.real = fakeredis.FakeRedis(server=server)
+        self.down = False
+
+    def eval(self, *args: Any) -> Any:
+        if self.down:
+            import redis
+
+            raise redis.exceptions.ConnectionError("Connection refused")
+        return self.real.eval(*args)
+
+
+def test_what_the_fallback_admitted_is_fed_back_to_the_fallback_even_once_redis_is_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(redis_module, "PROBE_INTERVAL", 0.0)
+    server = fakeredis.FakeServer()
+    flaky = _Flaky(server)
+    limiter = RedisLimiter(URL, rpm=100, window=60, api_key=KEY, client=flaky, on_event=lambda _: None)
+    flaky.down = True
+    admission = limiter.acquire_sync("m", 0)
+    assert not admission.shared
+    flaky.down = False
+    limiter.observe_sync(admission, Feedback(pause=30.0))
+    assert limiter.fallback.pause_left() > 25  # its own limiter took the pause ...
+    assert fakeredis.FakeRedis(server=server).get(limiter.keys("m")[3]) is None  # ... not the shared one
+
+
+def test_feedback_while_redis_is_down_goes_to_the_fallback_and_says_redis_is_unreachable() -> None:
+    events: list[str] = []
+    flaky = _Flaky(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=100, window=60, api_key=KEY, client=flaky, on_event=events.append)
+    admission = limiter.acquire_sync("m", 0)
+    assert admission.shared
+    flaky.down = True
+    limiter.observe_sync(admission, Feedback(pause=30.0))  # never raises: the worker keeps going
+    assert limiter.fallback.pause_left() > 25
+    assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]
+
+
+def _response(status: int, content: bytes, **headers: str) -> Any:
+    import httpx2
+
+    return httpx2.Response(status, content=content, headers=headers)
+
+
+@pytest.mark.parametrize(
+    ("status", "content", "stream", "total"),
+    [
+        (200, b'{"usage": {"total_tokens": 42}}', False, 42),
+        (200, b'{"usage": {"total_tokens": 42}}', True, None),  # a stream is not read here
+        (200, b'{"usage": {"total_tokens": 0}}', False, None),
+        (200, b'{"usage": null}', False, None),
+        (200, b"not json", False, None),
+        (200, b"[1, 2]", False, None),
+        (500, b'{"usage": {"total_tokens": 42}}', False, None),
+    ],
+)
+def test_a_responses_real_usage_is_fed_back_only_from_a_complete_json_answer(
+    status: int, content: bytes, stream: bool, total: int | None
+) -> None:
+    from holyclient.ratelimit._protocol import response_feedback
+
+    assert response_feedback(_response(status, content), stream=stream).total_tokens == total
+
+
+def test_a_429_response_feeds_back_its_pause_and_remaining_headers() -> None:
+    from holyclient.ratelimit._protocol import response_feedback
+
+    response = _response(429, b"{}", **{"retry-after": "2", "x-ratelimit-remaining-tokens": "7"})
+    feedback = response_feedback(response, stream=False)
+    assert feedback.pause == 2.0 and feedback.remaining_tokens == 7 and feedback.total_tokens is None
+
+
+def test_an_admission_costs_tokens_only_under_a_token_limit_and_only_for_messages() -> None:
+    from holyclient.ratelimit._protocol import admission_cost
+
+    body = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": "hello " * 50}],
+        "max_tokens": 10,
+    }
+    with_tpm = RedisLimiter(URL, rpm=10, tpm=1000, api_key=KEY)
+    without_tpm = RedisLimiter(URL, rpm=10, api_key=KEY)
+    model, tokens = admission_cost(with_tpm, body)
+    assert model == "gpt-4o-mini" and tokens > 50 + 10
+    assert admission_cost(without_tpm, body) == ("gpt-4o-mini", 0)
+    assert admission_cost(with_tpm, {"model": "text-embedding-3-small", "input": "x"})[1] == 0
+    assert admission_cost(with_tpm, None) == ("unknown", 0)
+
+
+@pytest.mark.parametrize(
+    ("body", "chars"),
+    [
+        ({"messages": [{"role": "user", "content": "abcd"}, {"role": "user", "content": "ef"}]}, 6),
+        ({"messages": [{"content": [{"type": "text", "text": "abc"}, {"type": "image_url"}, "x"]}]}, 3),
+        ({"messages": [{"content": None}, "not a message"]}, 0),
+        ({"input": "abcde"}, 5),
+        ({"prompt": "abc"}, 3),
+        ({"input": "ab", "prompt": "abcdef"}, 2),  # input first
+        ({"input": ["ab", {"content": "cde"}, {"content": [{"text": "f"}]}, 7]}, 6),
+        ({"input": None}, 0),
+    ],
+)
+def test_prompt_characters_are_counted_from_every_request_shape(body: dict[str, Any], chars: int) -> None:
+    from holyclient.ratelimit._estimate import prompt_chars
+
+    assert prompt_chars(body) == chars
+
+
+def test_the_estimate_never_goes_below_characters_over_four_and_learns_from_real_usage() -> None:
+    from holyclient.ratelimit._estimate import TokenEstimator
+
+    body = {"input": "x" * 400}
+    estimator = TokenEstimator(counter=lambda _: 0)  # the counter cannot count: characters / 4
+    assert estimator.prompt(body) == 100
+    assert estimator.estimate(body)[0] == 100 + 16
+    estimator = TokenEstimator(counter=lambda _: 200)
+    estimator.observe(200, 400)  # billed twice what was counted
+    assert estimator.ratio == 2.0 and estimator.estimate(body) == (400 + 16, 200)
+    estimator.observe(200, 4000)
+    assert estimator.ratio == 4.0  # capped
+
+
+def test_the_local_limiter_charges_real_usage_above_the_estimate_to_one_token() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    limiter = LocalLimiter(None, 6000, window=60)
+    assert limiter.tokens is not None
+    admission = limiter.acquire_sync("m", 10)
+    limiter.observe_sync(admission, Feedback(total_tokens=11))
+    assert limiter.tokens._in_window == 11
+    limiter.observe_sync(admission, Feedback(total_tokens=5))  # below the estimate: never refunded
+    assert limiter.tokens._in_window == 11
+    limiter.observe_sync(Admission("m", 10), Feedback(total_tokens=50))  # admitted elsewhere: no handle
+    assert limiter.tokens._in_window == 11
+
+
+def test_the_local_limiter_takes_usage_without_a_token_limit_and_remaining_headers() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    requests_only = LocalLimiter(60, None, window=60)
+    admission = requests_only.acquire_sync("m", 10)
+    requests_only.observe_sync(admission, Feedback(total_tokens=500))  # nothing to correct: no error
+    assert requests_only.requests is not None and requests_only.requests._in_window == 1
+    requests_only.observe_sync(admission, Feedback(remaining_requests=50))
+    assert requests_only.requests._in_window == 10  # 60 - 50: the server's view of what is left

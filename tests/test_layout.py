@@ -199,3 +199,96 @@ def test_a_subpackage_is_used_through_its_face():
     assert not offenders, "private modules imported across packages: " + "; ".join(
         f"{k}: {sorted(v)}" for k, v in sorted(offenders.items())
     )
+
+
+#: Import circles allowed when imports under ``if TYPE_CHECKING:`` (and inside functions) count too: at most
+#: one, and it must be type-only (the run-time graph above has none).
+MAX_TYPE_CHECKING_CIRCLES = 1
+
+
+def _module_name(path: Path) -> str:
+    parts = ("holyclient", *path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _all_imports_graph() -> dict[str, set[str]]:
+    """The package's import graph from its source, every import statement counted wherever it stands.
+
+    Imports under ``if TYPE_CHECKING:`` and inside functions count: a circle hidden there is still a circle
+    for a reader. An import of a package is an import of its ``__init__``; ``from .x import y`` imports
+    ``x``, and ``x.y`` as well when ``y`` is a submodule.
+    """
+    paths = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    module = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    module = node.module or ""
+                submodules = [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in paths]
+                # Naming only submodules through the importer's own package (`from . import _sibling`) adds no
+                # dependency on that package's __init__: it has begun running before any of its modules can.
+                own_package = name.startswith(module + ".")
+                only_submodules = len(submodules) == len(node.names)
+                targets = [*submodules, *([] if own_package and only_submodules else [module])]
+            for target in targets:
+                if target in paths and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, iter(sorted(graph[start])))]
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while (member := stack.pop()) != node:
+                        on_stack.discard(member)
+                        component.append(member)
+                    on_stack.discard(node)
+                    component.append(node)
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found)
+
+
+def test_at_most_one_import_circle_counting_type_checking_imports():
+    circles = _strongly_connected(_all_imports_graph())
+    for circle in circles:
+        print("import circle:", " <-> ".join(circle))
+    assert len(circles) <= MAX_TYPE_CHECKING_CIRCLES, f"{len(circles)} import circles: " + "; ".join(
+        " <-> ".join(c) for c in circles
+    )

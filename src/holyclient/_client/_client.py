@@ -30,7 +30,7 @@ from .._send import (
 )
 
 if TYPE_CHECKING:
-    from .._send import AsyncPaginator, BaseAsyncPage, BaseSyncPage
+    from .._send import AsyncCaller, AsyncPaginator, BaseAsyncPage, BaseSyncPage, SyncCaller
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -367,3 +367,11 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
+
+
+if TYPE_CHECKING:
+
+    def _resources_can_call(client: Client, async_client: AsyncClient) -> tuple[SyncCaller, AsyncCaller]:
+        """Never called: mypy checks here that the clients give the resources every call they make
+        (``resources/`` is typed against these protocols, not against the clients above it)."""
+        return client, async_client

@@ -8,6 +8,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._base_client import RESOURCE_NAMES, BaseClient
+from ._callsite import AsyncCaller, SyncCaller
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
@@ -50,6 +51,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "RESOURCE_NAMES",
+    "AsyncCaller",
     "AsyncCursorPage",
     "AsyncPage",
     "AsyncPaginator",
@@ -67,6 +69,7 @@ __all__ = [
     "ResponseModes",
     "SendStep",
     "Stream",
+    "SyncCaller",
     "SyncCursorPage",
     "SyncPage",
     "SyncRequestMethods",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ._base_client import RESOURCE_NAMES, BaseClient
 from ._callsite import AsyncCaller, SyncCaller
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from ._event_stream import AsyncEventStream, AsyncStreamManager, EventStream, StreamManager
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 _LAZY = dict.fromkeys(
     [
         "AsyncCursorPage",
+        "AsyncEventStream",
         "AsyncPage",
         "AsyncPaginator",
         "BaseAsyncPage",
@@ -53,15 +55,18 @@ __all__ = [
     "RESOURCE_NAMES",
     "AsyncCaller",
     "AsyncCursorPage",
+    "AsyncEventStream",
     "AsyncPage",
     "AsyncPaginator",
     "AsyncRequestMethods",
     "AsyncSend",
     "AsyncStream",
+    "AsyncStreamManager",
     "BaseAsyncPage",
     "BaseClient",
     "BaseSyncPage",
     "ChunkDecoder",
+    "EventStream",
     "Exchange",
     "JsonlSink",
     "Pipeline",
@@ -69,6 +74,7 @@ __all__ = [
     "ResponseModes",
     "SendStep",
     "Stream",
+    "StreamManager",
     "SyncCaller",
     "SyncCursorPage",
     "SyncPage",

@@ -18,6 +18,7 @@ ROOT_MODULES = {
     "__init__.py",  # the public face: one sorted __all__, heavy names loaded on first access
     "__main__.py",  # python -m holyclient
     "_version.py",  # the version, in one place
+    "_lazy.py",  # the one __getattr__ of every lazy face (root, _send, compare, types)
     "_constants.py",  # defaults and the Batch API endpoint URLs
     "_config.py",  # the one module that reads os.environ
     "_exceptions.py",  # the error tree

@@ -4,9 +4,9 @@ clients in :mod:`holyclient._client` bind the resources on top of it."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_names as _lazy_names
 from ._base_client import RESOURCE_NAMES, BaseClient
 from ._callsite import AsyncCaller, SyncCaller
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
@@ -44,11 +44,7 @@ _LAZY = dict.fromkeys(
 )
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -170,7 +170,7 @@ def observe(client: Any, probe: Probe) -> Observation:
     except ValueError:
         seen.body = None
     if status >= 400:
-        seen.exception = type(status_error(response, content, request)).__name__
+        seen.exception = type(status_error(client, response, content, request)).__name__
     return seen
 
 

@@ -322,7 +322,8 @@ class BaseClient(ResponseModes):
         return cast("ModelT", result)
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
-        return status_error(response, content, request)
+        error: APIError = self._pipeline.status_error(response, content, request)
+        return error
 
 
 # --- what a feature needs from a client, by name (re-exported by ``holyclient._send``) ---
@@ -354,11 +355,7 @@ def http_client_of(client: BaseClient) -> Any:
     return client._http
 
 
-def status_error(response: Any, content: bytes, request: Any) -> APIError:
-    """The status error an answer carries: its class by status, ``Retry-After`` read, redacted."""
-    from .._core import make_status_error, retry_after_seconds
-
-    error: APIError = make_status_error(
-        response, content, request=request, retry_after=retry_after_seconds(response.headers)
-    )
-    return error
+def status_error(client: BaseClient, response: Any, content: bytes, request: Any) -> APIError:
+    """The status error an answer to ``client`` carries (its class by status, ``Retry-After`` read,
+    redacted), for a feature that judges answers itself (the batch runner, ``doctor``)."""
+    return client._status_error(response, content, request)

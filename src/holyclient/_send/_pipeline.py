@@ -154,6 +154,14 @@ class Pipeline:
             self._headers = (stamp, listed)
         return listed
 
+    def status_error(self, response: Any, content: bytes, request: Any) -> Any:
+        """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
+        from .._core import make_status_error, retry_after_seconds
+
+        return make_status_error(
+            response, content, request=request, retry_after=retry_after_seconds(response.headers)
+        )
+
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
         from ..pricing import billed_usage

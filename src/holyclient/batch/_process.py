@@ -237,7 +237,7 @@ class RequestProcessor:
         status = int(answer.status_code)
         if status >= 400:
             http_request, response = exchange.httpx()
-            refused = status_error(response, answer.content, http_request)
+            refused = status_error(self.client, response, answer.content, http_request)
             exchange.failed(refused)
             # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
             body = parse_error_body(answer.content, http_request)  # redacted: a server may echo the key

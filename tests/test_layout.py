@@ -209,7 +209,7 @@ CLIENT_OWNERS = ("holyclient._send", "holyclient._client")
 #: is typed against a narrow sender protocol, a separate piece of work).
 FEATURES = ("router", "batch", "compare", "integrations", "_cli")
 #: ``(package, attribute)`` accesses allowed anyway, each with its reason. Empty: add a named function
-#: to the owner's face instead (CONTRIBUTING, "Extension points").
+#: to the owner's face instead (CONTRIBUTING, "The send pipeline and how features plug into it").
 PRIVATE_ACCESS_ALLOWED: dict[tuple[str, str], str] = {}
 
 

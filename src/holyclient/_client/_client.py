@@ -1,8 +1,9 @@
-"""``Client`` and ``AsyncClient``: the only module that does HTTP.
+"""``Client`` and ``AsyncClient``: the two clients users construct, as thin shells over the send path.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._send._base_client.BaseClient` and the sans-IO modules; the two clients only send, await
-and sleep. Retries are driven by tenacity through the one
+:class:`~holyclient._send._base_client.BaseClient` and the sans-IO modules; the two clients bind the
+resources and hand each call to their caller (``_caller_factory``): the retry loop of
+:mod:`holyclient._send._calls`, driven by tenacity through the one
 :class:`~holyclient._core._retry.RetryPolicy`.
 """
 

@@ -79,6 +79,7 @@ class RouterShell:
         # its own and sends), so without a pool; untraced (each target's client traces its calls).
         first = self._core.weighted[0]
         retries = client_options.get("max_retries")
+        self._clients = {}
         client_cls.__init__(
             self,
             api_key=NO_KEY,
@@ -93,7 +94,6 @@ class RouterShell:
         keys = {target.name: target.resolve_key() for target in self._core.targets}  # all, before any client
         options = {k: v for k, v in client_options.items() if v is not None}
         total: UsageTracker = self.usage
-        self._clients = {}
         for target in self._core.targets:
             client = client_cls(
                 api_key=keys[target.name], base_url=target.base_url, **{**options, **target.client_options}
@@ -140,8 +140,7 @@ class RouterShell:
     @property
     def usage(self) -> UsageTracker:
         """Tokens and cost of all targets together (each target's: ``router.target_usage(name)``)."""
-        clients: dict[str, Any] = self.__dict__.get("_clients", {})  # none yet while the router is built
-        for client in clients.values():
+        for client in self._clients.values():
             client.usage.flush()
         total: UsageTracker = super().usage  # type: ignore[misc]
         return total

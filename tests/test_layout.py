@@ -250,3 +250,110 @@ def test_at_most_one_import_circle_counting_type_checking_imports():
     assert len(circles) <= MAX_TYPE_CHECKING_CIRCLES, f"{len(circles)} import circles: " + "; ".join(
         " <-> ".join(c) for c in circles
     )
+
+
+# --- features extend the send path through named steps, never through a client's private parts ---------
+
+#: The packages that own the client: its private methods and attributes are their business.
+CLIENT_OWNERS = ("holyclient._send", "holyclient._client")
+#: The feature packages checked for reaching into another package's private attributes (``resources/``
+#: is typed against a narrow sender protocol, a separate piece of work).
+FEATURES = ("router", "batch", "compare", "integrations", "_cli")
+#: ``(package, attribute)`` accesses allowed anyway, each with its reason. Empty: add a named function
+#: to the owner's face instead (CONTRIBUTING, "The send pipeline and how features plug into it").
+PRIVATE_ACCESS_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def _client_subclasses() -> set[type]:
+    """Every class of the package that subclasses ``Client`` / ``AsyncClient`` (every module imported
+    first, but for ``types/``: below the client in the layers, it cannot subclass it)."""
+    import importlib
+    import pkgutil
+
+    import holyclient
+    from holyclient import AsyncClient, Client
+
+    for module in pkgutil.walk_packages(holyclient.__path__, "holyclient."):
+        if not module.name.startswith("holyclient.types") and not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    found: set[type] = set()
+    pending: list[type] = [Client, AsyncClient]
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            if sub.__module__.startswith("holyclient.") and sub not in found:
+                found.add(sub)
+                pending.append(sub)
+    return found
+
+
+def test_no_feature_class_overrides_a_private_method_of_the_client():
+    """A Router (or any client subclass outside ``_send``/``_client``) plugs in through ``_caller_factory``
+    / ``_sender_factory`` / send steps; it defines no method that replaces one of the client's own."""
+    from holyclient import AsyncClient, AsyncRouter, Client, Router
+
+    subclasses = _client_subclasses()
+    assert {Router, AsyncRouter} <= subclasses
+    overrides = set()
+    for cls in subclasses:
+        for klass in cls.__mro__:
+            if klass.__module__.startswith(CLIENT_OWNERS) or klass is object:
+                continue
+            for name, value in vars(klass).items():
+                method = callable(value) and not isinstance(value, type)
+                if not (method or isinstance(value, (property, staticmethod, classmethod))):
+                    continue  # the factories (classes) are the extension points themselves
+                private = name.startswith("_") and not name.startswith("__")
+                if private and (hasattr(Client, name) or hasattr(AsyncClient, name)):
+                    overrides.add(f"{klass.__module__}.{klass.__qualname__}.{name}")
+    assert not overrides, f"private client methods overridden outside _send/_client: {sorted(overrides)}"
+
+
+def _package_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] if len(parts) > 1 else "<root>"
+
+
+def _foreign_private_accesses() -> dict[str, list[str]]:
+    """``x._name`` on an object other than ``self``/``cls`` in a feature package, where ``_name`` is
+    defined (a method, a class or module attribute, or assigned on ``self``) only in other packages."""
+    defined: dict[str, set[str]] = defaultdict(set)
+    uses: list[tuple[str, str, str]] = []
+    for path in _modules():
+        package = _package_of(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined[node.name].add(package)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                defined[node.target.id].add(package)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        defined[target.id].add(package)
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    if isinstance(node.ctx, ast.Store):
+                        defined[node.attr].add(package)
+                    continue
+                where = f"{path.relative_to(PACKAGE)}:{node.lineno}"
+                uses.append((package, where, node.attr))
+    found: dict[str, list[str]] = defaultdict(list)
+    for package, where, name in uses:
+        owners = defined[name]
+        if (
+            package in FEATURES
+            and defined[name]
+            and package not in owners
+            and (package, name) not in PRIVATE_ACCESS_ALLOWED
+        ):
+            found[package].append(f"{where} .{name} (defined in {', '.join(sorted(owners))})")
+    return dict(found)
+
+
+def test_no_feature_reaches_into_another_package_s_private_attributes():
+    """Needing another package's private attribute means the design is missing a step: router, batch,
+    compare, integrations and the CLI use the client through ``holyclient._send``'s named functions."""
+    assert _foreign_private_accesses() == {}

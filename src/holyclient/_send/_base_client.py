@@ -20,7 +20,7 @@ from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
 from ..pricing import CHARGED_PATHS, StreamMeter, ask_for_usage
 from ._attempts import Attempts
-from ._pipeline import Pipeline
+from ._pipeline import Pipeline, PipelineClient
 from ._recorder import make_recorder
 from ._response import ResponseModes
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..pricing import UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
+    from ._calls import AsyncCaller, Caller
     from ._steps import Exchange, Sender
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
@@ -55,6 +56,19 @@ RESOURCE_NAMES = frozenset(
 _MAKING = threading.RLock()
 
 
+class _NoKey:
+    """The type of :data:`NO_KEY`."""
+
+    def __repr__(self) -> str:
+        return "NO_KEY"
+
+
+#: ``api_key=NO_KEY`` builds a client that sends nothing itself: no key, no connection pool of its own,
+#: no transport-security check (there is no key to protect). A Router is one: each target's own client
+#: holds that target's key and sends; the router keeps the settings, budget, usage and recorder of a client.
+NO_KEY: Any = _NoKey()
+
+
 class BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
@@ -62,6 +76,9 @@ class BaseClient(ResponseModes):
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
     _sender_factory: Callable[[Any], Sender] | None = None
+    #: Makes the :class:`~holyclient._send._calls.Caller` (or ``AsyncCaller``) that runs each whole call:
+    #: the client's own retry loop (``Client`` / ``AsyncClient`` set theirs); a Router's fails over.
+    _caller_factory: Callable[[Any], Any]
     #: The client's OpenTelemetry instruments (None: off, or no API installed; a Router's targets trace).
     _telemetry: Telemetry | None = None
 
@@ -86,13 +103,21 @@ class BaseClient(ResponseModes):
         instrument: bool = True,
         tracer_provider: Any = None,
         meter_provider: Any = None,
+        http_client: Any = None,
+        sleep: Any = None,
     ) -> None:
         self.limiter = limiter
         self._set_api_key(api_key)
         self.organization = organization
         self.project = project
         self.base_url = _config.resolve_base_url(base_url)
-        _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
+        if api_key is not NO_KEY:
+            _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
+        # the caller's HTTP client is never closed by us; a client without a key has no pool at all
+        self._owns_http = http_client is None and api_key is not NO_KEY
+        if http_client is not None or api_key is NO_KEY:
+            self._http = http_client
+        self._sleep = sleep  # how to wait between retries (tests pass a recorder)
         self.timeout = default_timeout(timeout)
         self.max_retries = max_retries
         self.default_headers = dict(default_headers or {})
@@ -115,8 +140,12 @@ class BaseClient(ResponseModes):
 
     def _set_api_key(self, api_key: Any) -> None:
         """A string key (or ``HOLYSHEEP_API_KEY``), or a provider called before every request (key rotation)."""
-        if callable(api_key):
-            self._api_key_provider: Any = api_key
+        self._api_key_provider: Any
+        if api_key is NO_KEY:
+            self._api_key_provider = None
+            self.api_key = ""
+        elif callable(api_key):
+            self._api_key_provider = api_key
             self.api_key = ""
         else:
             self._api_key_provider = None
@@ -179,7 +208,8 @@ class BaseClient(ResponseModes):
             new._policy = RetryPolicy(max_retry_after=max_retry_after)
         if allow_insecure_http is not NOT_GIVEN:
             new._allow_insecure_http = allow_insecure_http
-        _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
+        if new.api_key or new._api_key_provider is not None:  # NO_KEY: no key to protect
+            _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
         new._bind_resources()
         return new
 
@@ -235,6 +265,14 @@ class BaseClient(ResponseModes):
             sender = self.__dict__["_sender_"] = Pipeline(self) if factory is None else factory(self)
         return sender
 
+    @property
+    def _caller(self) -> Any:
+        """What runs this client's calls: what ``_caller_factory`` makes, one per client object."""
+        caller: Caller | AsyncCaller | None = self.__dict__.get("_caller_")
+        if caller is None or caller.client is not self:
+            caller = self.__dict__["_caller_"] = self._caller_factory(self)
+        return caller
+
     def _start(self, options: RequestOptions) -> Attempts:
         """A call begins: it is recorded (``record_to``) and its attempts numbered."""
         self._pipeline.record(options)
@@ -286,3 +324,44 @@ class BaseClient(ResponseModes):
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         error: APIError = self._pipeline.status_error(response, content, request)
         return error
+
+
+# --- what a feature needs from a client, by name (re-exported by ``holyclient._send``) ---
+
+
+def sender_of(client: BaseClient) -> Sender:
+    """What sends one attempt of ``client`` through its pipeline's steps (its own pipeline, or a Router's
+    sender, which picks a target): for a feature that sends single attempts and judges each answer
+    itself (the batch runner, ``compare``'s warm-up, ``doctor``, a Router's targets)."""
+    return client._sender
+
+
+def share_usage(client: BaseClient, tracker: UsageTracker, budget_usd: float | None) -> None:
+    """Make ``client`` charge ``tracker`` (a Router's target charges a tracker chained to the router's
+    total; ``run_batch``'s twin charges the caller's client), reserving each request's worst case
+    before sending when ``budget_usd`` is set (the tracker's own budget, or one it charges on to)."""
+    client._usage = tracker
+    client._budget_usd = budget_usd
+
+
+def record_call(client: BaseClient, options: RequestOptions) -> None:
+    """Step 1 of a call, for a caller that does not start it through the client's retry loop: append it
+    to the client's sample (``record_to``); never fails the call."""
+    client._pipeline.record(options)
+
+
+def owns_pool(client: BaseClient | PipelineClient) -> bool:
+    """Whether ``client`` made (or will make) its HTTP client itself; a caller's own ``http_client``
+    is never closed, bypassed or rebuilt by us."""
+    return client._owns_http
+
+
+def http_client_of(client: BaseClient | PipelineClient) -> Any:
+    """The HTTP client ``client`` sends on (made on first use): a send step may look at its transport."""
+    return client._http
+
+
+def status_error(client: BaseClient, response: Any, content: bytes, request: Any) -> APIError:
+    """The status error an answer to ``client`` carries (its class by status, ``Retry-After`` read,
+    redacted), for a feature that judges answers itself (the batch runner, ``doctor``)."""
+    return client._status_error(response, content, request)

@@ -17,14 +17,14 @@ if TYPE_CHECKING:
     from ._pagination import AsyncPaginator, BaseAsyncPage, BaseSyncPage
     from ._streaming import AsyncStream, Stream
 
-__all__ = ["AsyncCaller", "SyncCaller"]
+__all__ = ["AsyncCallSite", "SyncCallSite"]
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 SyncPageT = TypeVar("SyncPageT", bound="BaseSyncPage[Any]")
 AsyncPageT = TypeVar("AsyncPageT", bound="BaseAsyncPage[Any]")
 
 
-class SyncCaller(Protocol):
+class SyncCallSite(Protocol):
     """The calls a sync resource makes on its client (:class:`~holyclient.Client` is one)."""
 
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT: ...
@@ -42,7 +42,7 @@ class SyncCaller(Protocol):
     def with_streaming_response(self) -> Any: ...
 
 
-class AsyncCaller(Protocol):
+class AsyncCallSite(Protocol):
     """The calls an async resource makes on its client (:class:`~holyclient.AsyncClient` is one)."""
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT: ...

@@ -21,7 +21,9 @@ once, in the order they run:
 8. **settle** -- the usage the answer reports is charged on the ledger.
 
 A Router plugs in as the client's :class:`~holyclient._steps.Sender` (``_sender_factory``): it picks a
-target and hands the attempt to that target's pipeline, so the target's key, budget and usage apply.
+target and hands the attempt to that target's pipeline, so the target's key, budget and usage apply;
+and as its :class:`~holyclient._send._calls.Caller` (``_caller_factory``), which runs each whole call
+on a target's client and fails over between targets.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ transport's own session (the batch runner's fast path) -- is a :class:`SendStep`
 the chain, ending at the transport) or answer by itself. Steps are passed per call
 (``pipeline.asend(options, steps=[...])``); nothing overrides a client's private method or reaches into
 the transport's attributes (the transport exposes :meth:`~holyclient._http._aiohttp.AiohttpTransport.session`).
-A feature that chooses *which client* sends (a Router target) implements :class:`Sender` instead.
+A feature that chooses *which client* sends an attempt (a Router target) implements :class:`Sender`
+instead; one that decides how a *whole call* runs (a Router's failover) implements a
+:class:`~holyclient._send._calls.Caller`.
 """
 
 from __future__ import annotations

@@ -54,6 +54,24 @@ async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
     return bytes(head)
 
 
+def opening_error(stream: Any) -> Any:
+    """The error a stream opens with (an ``APIStatusError``), or ``None``: an SSE error event in the bytes
+    read before the caller got any.
+
+    A relay that is overloaded may answer 200 and send ``data: {"error": ...}`` as its first event;
+    nothing has reached the caller yet, so a Router can still send the request to another target
+    (closing this stream with :meth:`Stream.refuse`).
+    """
+    first = getattr(stream, "_first", b"")
+    if not first or b'"error"' not in first:
+        return None
+    events = SSEDecoder().feed(first)
+    if not events:
+        return None
+    response = stream.response
+    return stream_error(events[0], response, request=getattr(response, "request", None))
+
+
 class ChunkDecoder(Generic[T]):
     """Sans-IO: bytes in, parsed chunks out; raises the server's error event as a status error."""
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import NOT_GIVEN
 from .._http import aiohttp_transport_of, default_timeout, request_timeout
-from .._send import Exchange, clean_failure
+from .._send import Exchange, clean_failure, http_client_of, owns_pool
 
 if TYPE_CHECKING:
     from .._send import AsyncSend, Pipeline, Prepared
@@ -70,7 +70,7 @@ class DirectWire:
         known = self._transports.get(id(pipeline))
         if known is None or known[0] is not pipeline:
             client = pipeline.client
-            transport = aiohttp_transport_of(client._http) if client._owns_http else None
+            transport = aiohttp_transport_of(http_client_of(client)) if owns_pool(client) else None
             known = self._transports[id(pipeline)] = (pipeline, transport)
         return known[1]
 

@@ -25,7 +25,7 @@ from .._send import ResponseModes
 from ._chat_operations import CREATE
 
 if TYPE_CHECKING:
-    from .._send import AsyncCaller, AsyncStream, Stream, SyncCaller
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")
@@ -98,7 +98,7 @@ def _given(value: Any) -> Any:
 class ParseMethods:
     """``parse`` and ``stream`` of the sync chat completions resource."""
 
-    _client: SyncCaller
+    _client: SyncCallSite
 
     def parse(
         self,
@@ -165,7 +165,7 @@ class ParseMethods:
 class AsyncParseMethods:
     """``parse`` and ``stream`` of the async chat completions resource."""
 
-    _client: AsyncCaller
+    _client: AsyncCallSite
 
     async def parse(
         self,

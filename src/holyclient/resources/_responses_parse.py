@@ -21,7 +21,7 @@ from ._responses_operations import CREATE
 # a client that never uses them does not pay their import time and memory (``benchmarks/bench_client.py``).
 if TYPE_CHECKING:
     from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
-    from .._send import AsyncCaller, AsyncStream, Stream, SyncCaller
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._parsed_response import ParsedResponse
     from ..types.responses import ResponseStreamEvent
 
@@ -115,7 +115,7 @@ def _stream_request(
 class ResponsesParseMethods:
     """``parse`` and ``stream`` of the sync Responses resource."""
 
-    _client: SyncCaller
+    _client: SyncCallSite
 
     def parse(
         self,
@@ -193,7 +193,7 @@ class ResponsesParseMethods:
 class AsyncResponsesParseMethods:
     """``parse`` and ``stream`` of the async Responses resource."""
 
-    _client: AsyncCaller
+    _client: AsyncCallSite
 
     async def parse(
         self,

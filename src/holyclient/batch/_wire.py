@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import NOT_GIVEN
 from .._http import aiohttp_transport_of, default_timeout, request_timeout
-from .._send import Exchange, clean_failure, http_client_of, owns_pool
+from .._send import Exchange, asent, http_client_of, owns_pool
 
 if TYPE_CHECKING:
     from .._send import AsyncSend, Pipeline, Prepared
@@ -114,19 +114,17 @@ class DirectWire:
         # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
         data = json.dumps(options.body or {}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         timeouts = self._timeout(prepared.pipeline, options.timeout)
-        try:
+
+        async def exchange() -> tuple[Any, bytes]:
             session = await transport.session()
             response = await wire.send(
                 session, "POST", prepared.url(), prepared.wire_headers(), data.encode(), timeouts
             )
             content = await wire.read_body(response)
             encoding = response.headers.get("Content-Encoding", "").lower()
-            if encoding in _DECODERS:
-                content = _decoded(content, encoding)
-        except Exception as exc:
-            failure = clean_failure(exc, prepared.request)
-        else:
-            if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
-                return await send(prepared)
-            return Exchange(prepared, Answer(response.status, response.headers, content))
-        raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
+            return response, _decoded(content, encoding) if encoding in _DECODERS else content
+
+        response, content = await asent(exchange, prepared.request)  # the library's errors translated
+        if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
+            return await send(prepared)
+        return Exchange(prepared, Answer(response.status, response.headers, content))

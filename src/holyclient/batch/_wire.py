@@ -29,7 +29,7 @@ from .._http import aiohttp_transport_of, default_timeout, request_timeout
 from .._send import Exchange, asent, http_client_of, owns_pool
 
 if TYPE_CHECKING:
-    from .._send import AsyncSend, Pipeline, Prepared
+    from .._send import AsyncSend, Prepared, Preparer
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
@@ -62,10 +62,10 @@ class DirectWire:
         self._wire: Any = (
             None  # holyclient._http._aiohttp, imported on the first request (it imports aiohttp)
         )
-        self._transports: dict[int, tuple[Pipeline, Any]] = {}
+        self._transports: dict[int, tuple[Preparer, Any]] = {}
         self._timeouts: dict[tuple[int, Any], dict[str, float | None]] = {}
 
-    def transport(self, pipeline: Pipeline) -> Any:
+    def transport(self, pipeline: Preparer) -> Any:
         """The aiohttp transport ``pipeline``'s requests may be sent on, or ``None``."""
         known = self._transports.get(id(pipeline))
         if known is None or known[0] is not pipeline:
@@ -81,7 +81,7 @@ class DirectWire:
 
         return sniffio.current_async_library() == "asyncio"
 
-    def _timeout(self, pipeline: Pipeline, timeout: Any) -> dict[str, float | None]:
+    def _timeout(self, pipeline: Preparer, timeout: Any) -> dict[str, float | None]:
         key = (id(pipeline), timeout if isinstance(timeout, (int, float)) else id(timeout))
         timeouts = self._timeouts.get(key)
         if timeouts is None:

@@ -39,7 +39,7 @@ from ._event_stream import AsyncEventStream, AsyncStreamManager, EventStream, St
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
-from ._steps import AsyncSend, Exchange, Prepared, Sender, SendStep, asent, clean_failure
+from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, asent, clean_failure
 from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event, opening_error
 
 if TYPE_CHECKING:
@@ -96,6 +96,7 @@ __all__ = [
     "JsonlSink",
     "Pipeline",
     "Prepared",
+    "Preparer",
     "ResponseModes",
     "RetryingCaller",
     "SendStep",

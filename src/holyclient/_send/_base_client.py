@@ -20,9 +20,10 @@ from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
 from ..pricing import CHARGED_PATHS, StreamMeter, ask_for_usage
 from ._attempts import Attempts
-from ._pipeline import Pipeline, PipelineClient
+from ._pipeline import Pipeline
 from ._recorder import make_recorder
 from ._response import ResponseModes
+from ._steps import PipelineClient
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry

@@ -21,10 +21,11 @@ The functions below are what a caller outside this package may need from a clien
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._response import ResponseModes
-from ._steps import clean_failure
+from ._steps import asent, sent
 from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
 
 if TYPE_CHECKING:
@@ -119,19 +120,21 @@ class RetryingCaller:
         def attempt() -> Stream[Any]:
             exchange = client._sender.send(attempts.next())
             request, response = exchange.request, exchange.response
-            try:
+
+            def opening() -> tuple[Iterator[bytes], bytes]:
                 if response.status_code >= 400:
                     raise client._status_error(response, response.read(), request)
                 chunks = response.iter_bytes()
-                first = first_event(chunks)  # retried only before the first event
-            except BaseException as exc:
+                return chunks, first_event(chunks)  # retried only before the first event
+
+            try:
+                chunks, first = sent(opening, lambda: request)  # our errors only: the library's translated
+            except BaseException as failure:
                 response.close()
-                failure = clean_failure(exc, lambda: request)
                 exchange.failed(failure)
-            else:
-                decoder = ChunkDecoder(cast_to, response, request)
-                return Stream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
-            raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
+                raise
+            decoder = ChunkDecoder(cast_to, response, request)
+            return Stream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
 
         def run() -> Stream[Any]:
             stream: Stream[Any] = client._policy.run(attempt, client._retries(options), client._sleep)
@@ -175,21 +178,21 @@ class AsyncRetryingCaller:
         async def attempt() -> AsyncStream[Any]:
             exchange = await client._sender.asend(attempts.next())
             request, response = exchange.request, exchange.response
-            try:
+
+            async def opening() -> tuple[AsyncIterator[bytes], bytes]:
                 if response.status_code >= 400:
                     raise client._status_error(response, await response.aread(), request)
                 chunks = response.aiter_bytes()
-                first = await afirst_event(chunks)  # retried only before the first event
-            except BaseException as exc:
+                return chunks, await afirst_event(chunks)  # retried only before the first event
+
+            try:
+                chunks, first = await asent(opening, lambda: request)  # our errors only
+            except BaseException as failure:
                 await response.aclose()
-                failure = clean_failure(exc, lambda: request)
                 exchange.failed(failure)
-            else:
-                decoder = ChunkDecoder(cast_to, response, request)
-                return AsyncStream(
-                    decoder, response, chunks, first, client._meter(exchange, hide, attempts.call)
-                )
-            raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
+                raise
+            decoder = ChunkDecoder(cast_to, response, request)
+            return AsyncStream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
 
         async def run() -> AsyncStream[Any]:
             stream: AsyncStream[Any] = await client._policy.arun(

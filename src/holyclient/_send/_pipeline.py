@@ -31,56 +31,23 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, request_timeout
 from ..pricing import CHARGED_PATHS
-from ._steps import AsyncSend, Exchange, Ledger, Prepared, SendStep, asent, sent
+from ._steps import AsyncSend, Exchange, Ledger, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
-    from ..pricing import UsageTracker
-    from ..ratelimit import Limiter
     from ..types._model import BaseModel
-    from ._recorder import Recorder
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
 __all__ = ["Pipeline", "PipelineClient"]
 
 logger = logging.getLogger(LOGGER_NAME)
-
-
-class PipelineClient(Protocol):
-    """What a :class:`Pipeline` reads of its client (``_send._base_client.BaseClient`` is one), on each use.
-
-    Declared here, below the client, so that the pipeline needs nothing of the class that owns it.
-    """
-
-    api_key: str
-    organization: str | None
-    project: str | None
-    base_url: str
-    timeout: Any
-    default_headers: dict[str, str]
-    default_query: dict[str, object]
-    limiter: Limiter | None
-    _api_key_provider: Any
-    _budget_usd: float | None
-    _usage: UsageTracker
-    _recorder: Recorder | None
-    _owns_http: bool
-
-    @property
-    def _http(self) -> Any: ...
-
-    def _accept_api_key(self, key: object) -> None: ...
-
-    def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT: ...
-
-    def _unwrap(self, result: Any) -> Any: ...
 
 
 class Pipeline:

@@ -26,13 +26,17 @@ from .._http import translate_error
 if TYPE_CHECKING:
     from .._core import RequestOptions
     from ..pricing import Reservation, UsageTracker
-    from ._pipeline import Pipeline
+    from ..ratelimit import Limiter
+    from ..types._model import BaseModel
+    from ._recorder import Recorder
 
 __all__ = [
     "AsyncSend",
     "Exchange",
     "Ledger",
+    "PipelineClient",
     "Prepared",
+    "Preparer",
     "SendStep",
     "Sender",
     "asent",
@@ -40,6 +44,50 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+
+class PipelineClient(Protocol):
+    """What a :class:`~._pipeline.Pipeline` reads of its client (``_send._base_client.BaseClient`` is
+    one), on each use. Declared here, below the client, so that the pipeline needs nothing of the class
+    that owns it."""
+
+    api_key: str
+    organization: str | None
+    project: str | None
+    base_url: str
+    timeout: Any
+    default_headers: dict[str, str]
+    default_query: dict[str, object]
+    limiter: Limiter | None
+    _api_key_provider: Any
+    _budget_usd: float | None
+    _usage: UsageTracker
+    _recorder: Recorder | None
+    _owns_http: bool
+
+    @property
+    def _http(self) -> Any: ...
+
+    def _accept_api_key(self, key: object) -> None: ...
+
+    def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT: ...
+
+    def _unwrap(self, result: Any) -> Any: ...
+
+
+class Preparer(Protocol):
+    """What a :class:`Prepared` attempt asks of the pipeline that made it (a :class:`~._pipeline.Pipeline`),
+    and what a send step may read of it: declared here, so that the attempt's data needs nothing of
+    the pipeline's module."""
+
+    client: PipelineClient
+
+    def build(self, prepared: Prepared) -> Any: ...
+
+    def url(self, options: RequestOptions) -> str: ...
+
+    def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]: ...
 
 
 class Prepared:
@@ -51,7 +99,7 @@ class Prepared:
 
     __slots__ = ("_request", "key", "options", "pipeline")
 
-    def __init__(self, pipeline: Pipeline, options: RequestOptions, key: str) -> None:
+    def __init__(self, pipeline: Preparer, options: RequestOptions, key: str) -> None:
         self.pipeline = pipeline
         self.options = options
         self.key = key

@@ -169,6 +169,7 @@ class Pipeline:
 
         client = self.client
         try:
+            exchange.unechoed()
             result = client._parse(exchange.response, exchange.request, cast_to)
         except BaseException as exc:
             exchange.failed(exc)

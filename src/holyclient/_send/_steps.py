@@ -188,6 +188,34 @@ class Exchange:
             )
         return self.request, self._response
 
+    def unechoed(self) -> None:
+        """Cut the attempt's key out of a read answer that echoes it, before anyone parses or keeps it.
+
+        A server may reflect the request (a debugging relay, a proxy that answers 200 with what it was
+        sent): whatever we hand on, keep or write -- a batch OUTPUT line, compare's report, a mirror's
+        pairs file -- must not hold the key. Error answers are redacted when their error is made; this
+        covers the rest. A streamed body is not covered (a key may be split between two chunks).
+        """
+        key = self.prepared.key
+        response = self.response
+        if len(key) < 8 or key.encode() not in response.content:  # never blank a short common word
+            return
+        from .._core import REDACTED
+
+        clean = response.content.replace(key.encode(), REDACTED.encode())
+        if self._response is response:  # the HTTP library's own response: rebuilt around the clean body
+            import httpx2
+
+            self.response = self._response = httpx2.Response(
+                response.status_code,
+                headers=list(response.headers.items()),
+                content=clean,
+                request=response.request,
+            )
+        else:  # a send step's own answer (the batch fast path's)
+            response.content = clean
+            self._response = None
+
     def settle(self, model: str | None, usage: Any) -> None:
         """The usage-settlement step: charge what the answer reported."""
         if self.ledger is not None:

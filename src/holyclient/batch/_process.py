@@ -232,6 +232,7 @@ class RequestProcessor:
         self, request: BatchRequest, exchange: Exchange, model: str | None
     ) -> tuple[BatchResult, BaseException | None]:
         """An attempt's answer as its result: parsed, or the status error to judge retrying by."""
+        exchange.unechoed()  # the OUTPUT line never holds the key, even if the server echoed it
         answer = exchange.response
         request_id = answer.headers.get("x-request-id")
         status = int(answer.status_code)

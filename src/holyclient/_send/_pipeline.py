@@ -17,7 +17,8 @@ once, in the order they run:
 5. **limiter** -- the client's ``limiter`` acquires before and observes after the wire.
 6. **wire** -- the caller's :class:`~holyclient._steps.SendStep`\\s, then the HTTP client; anything the
    library raises is translated and redacted (:func:`~holyclient._steps.sent`).
-7. **parse** (:meth:`Pipeline.finish`) -- the answer as the model asked for, or its status error.
+7. **parse** (:meth:`Pipeline.finish`) -- the answer as the model asked for, or its status error; an
+   answer that echoes the attempt's key has it cut out first (:meth:`~holyclient._steps.Exchange.unechoed`).
 8. **settle** -- the usage the answer reports is charged on the ledger.
 
 A Router plugs in as the client's :class:`~holyclient._steps.Sender` (``_sender_factory``): it picks a

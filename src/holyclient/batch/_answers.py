@@ -76,7 +76,7 @@ def read_answer(url: str, content: bytes, exchange: Callable[[], tuple[Any, Any]
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    return value if type(value) is int and value >= 0 else 0  # not bool (an int subclass), not a float
 
 
 def usage_of(raw: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -30,7 +30,7 @@ def _get(obj: Any, key: str) -> Any:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    return value if type(value) is int and value > 0 else 0  # not bool (an int subclass), not a float
 
 
 @dataclass(frozen=True)

@@ -80,8 +80,9 @@ class BaseClient(ResponseModes):
     #: Makes the :class:`~holyclient._send._calls.Caller` (or ``AsyncCaller``) that runs each whole call:
     #: the client's own retry loop (``Client`` / ``AsyncClient`` set theirs); a Router's fails over.
     _caller_factory: Callable[[Any], Any]
-    #: The client's OpenTelemetry instruments (None: off, or no API installed; a Router's targets trace).
-    _telemetry: Telemetry | None = None
+    #: ``(instrument, tracer_provider, meter_provider)``: the client's OpenTelemetry instruments are made
+    #: from them on its first call (see :attr:`_telemetry`).
+    _otel_options: tuple[bool, Any, Any] = (False, None, None)
 
     def __init__(
         self,
@@ -119,7 +120,7 @@ class BaseClient(ResponseModes):
         if http_client is not None or api_key is NO_KEY:
             self._http = http_client
         self._sleep = sleep  # how to wait between retries (tests pass a recorder)
-        self.timeout = default_timeout(timeout)
+        self._given_timeout(timeout)
         self.max_retries = max_retries
         self.default_headers = dict(default_headers or {})
         self.default_query = dict(default_query or {})
@@ -133,7 +134,7 @@ class BaseClient(ResponseModes):
         self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd, calibration=calibration)
         self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
         # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
-        self._telemetry = _otel.telemetry(instrument, tracer_provider, meter_provider)
+        self._otel_options = (instrument, tracer_provider, meter_provider)
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -200,7 +201,7 @@ class BaseClient(ResponseModes):
         if base_url is not NOT_GIVEN:
             new.base_url = _config.resolve_base_url(base_url)
         if timeout is not NOT_GIVEN:
-            new.timeout = default_timeout(timeout)
+            new._given_timeout(timeout)
         if max_retries is not NOT_GIVEN:
             new.max_retries = max_retries
         if default_headers is not NOT_GIVEN:
@@ -248,6 +249,39 @@ class BaseClient(ResponseModes):
 
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
+
+    @property
+    def timeout(self) -> Any:
+        """The default timeout of every request: an ``httpx2.Timeout`` (10 minutes, 5 s to connect, unless
+        given), as openai's is an ``httpx.Timeout``. Made from what was given on first read, so that
+        ``Client()`` imports no HTTP library; assigning it sets it as is."""
+        try:
+            return self.__dict__["_timeout_"]
+        except KeyError:
+            value = self.__dict__["_timeout_"] = default_timeout(self.__dict__.get("_timeout_given"))
+            return value
+
+    @timeout.setter
+    def timeout(self, value: Any) -> None:
+        self.__dict__["_timeout_"] = value
+
+    def _given_timeout(self, timeout: Any) -> None:
+        """A timeout given to the constructor or ``with_options`` (a number, a ``Timeout``, None: the default)."""
+        self.__dict__.pop("_timeout_", None)
+        self.__dict__["_timeout_given"] = timeout
+
+    @property
+    def _telemetry(self) -> Telemetry | None:
+        """The client's OpenTelemetry instruments (None: off, or no API installed), made on first use:
+        importing ``opentelemetry`` and making the instruments cost more than the rest of ``Client()``
+        (about 50 ms), and a client that never calls needs neither. Copies share them."""
+        try:
+            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
+        except KeyError:
+            with _MAKING:
+                if "_telemetry_" not in self.__dict__:
+                    self.__dict__["_telemetry_"] = _otel.telemetry(*self._otel_options)
+            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
 
     @property
     def _pipeline(self) -> Pipeline:

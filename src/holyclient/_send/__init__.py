@@ -13,17 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
-from ._base_client import (
-    NO_KEY,
-    RESOURCE_NAMES,
-    BaseClient,
-    http_client_of,
-    owns_pool,
-    record_call,
-    sender_of,
-    share_usage,
-    status_error,
-)
+from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient
 from ._calls import (
     AsyncCaller,
     AsyncRetryingCaller,
@@ -36,6 +26,7 @@ from ._calls import (
 from ._callsite import AsyncCallSite, SyncCallSite
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._event_stream import AsyncEventStream, AsyncStreamManager, EventStream, StreamManager
+from ._features import http_client_of, owns_pool, record_call, sender_of, share_usage, status_error
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes

@@ -16,7 +16,7 @@ as ``_sender_factory`` is); ``Client._request`` / ``_stream`` / ``_get_page`` on
 So a feature that decides *how a call runs* plugs in here and overrides no private method of a client.
 
 The functions below are what a caller outside this package may need from a client, by name:
-:func:`~._base_client.record_call`, :func:`bind_page`, :func:`unwrap` and :func:`in_mode_of`.
+:func:`~._features.record_call`, :func:`bind_page`, :func:`unwrap` and :func:`in_mode_of`.
 """
 
 from __future__ import annotations

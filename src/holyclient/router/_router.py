@@ -14,20 +14,15 @@ to its own target's host.
 from __future__ import annotations
 
 import asyncio
-import os
-import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._client import AsyncClient, Client
 from ._caller import AsyncRoutedCaller, RoutedCaller
 from ._mirror import side
-from ._select import StickyKey
 from ._sender import RoutedSender
 from ._shell import RouterShell
-from ._target import Target
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
@@ -72,52 +67,11 @@ class Router(RouterShell, Client):
     _caller_factory = RoutedCaller
     _sender_factory = RoutedSender
 
-    def __init__(
-        self,
-        targets: Sequence[Target],
-        *,
-        sticky_key: StickyKey = None,
-        breaker_threshold: int = 5,
-        breaker_cooldown: float = 30.0,
-        clock: Callable[[], float] = time.monotonic,
-        rng: random.Random | None = None,
-        shadow: Target | None = None,
-        mirror: float = 0.0,
-        mirror_to: str | os.PathLike[str] | None = None,
-        mirror_concurrency: int = 4,
-        budget_usd: float | None = None,
-        record_to: str | os.PathLike[str] | None = None,
-        record_rate: float = 1.0,
-        timeout: Any = None,
-        max_retries: int | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        max_retry_after: float | None = None,
-    ) -> None:
-        self._owns_clients = True
+    _target_client = Client
+
+    def _init_mirrors(self) -> None:
         self._mirror_threads: list[threading.Thread] = []
         self._threads_lock = threading.Lock()
-        self._setup(
-            targets,
-            Client,
-            sticky_key=sticky_key,
-            breaker_threshold=breaker_threshold,
-            breaker_cooldown=breaker_cooldown,
-            clock=clock,
-            rng=rng,
-            shadow=shadow,
-            mirror=mirror,
-            mirror_to=mirror_to,
-            mirror_concurrency=mirror_concurrency,
-            budget_usd=budget_usd,
-            record_to=record_to,
-            record_rate=record_rate,
-            client_options={
-                "timeout": timeout,
-                "max_retries": max_retries,
-                "default_headers": default_headers,
-                "max_retry_after": max_retry_after,
-            },
-        )
 
     def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         thread = threading.Thread(
@@ -168,51 +122,10 @@ class AsyncRouter(RouterShell, AsyncClient):
     _caller_factory = AsyncRoutedCaller
     _sender_factory = RoutedSender
 
-    def __init__(
-        self,
-        targets: Sequence[Target],
-        *,
-        sticky_key: StickyKey = None,
-        breaker_threshold: int = 5,
-        breaker_cooldown: float = 30.0,
-        clock: Callable[[], float] = time.monotonic,
-        rng: random.Random | None = None,
-        shadow: Target | None = None,
-        mirror: float = 0.0,
-        mirror_to: str | os.PathLike[str] | None = None,
-        mirror_concurrency: int = 4,
-        budget_usd: float | None = None,
-        record_to: str | os.PathLike[str] | None = None,
-        record_rate: float = 1.0,
-        timeout: Any = None,
-        max_retries: int | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        max_retry_after: float | None = None,
-    ) -> None:
-        self._owns_clients = True
+    _target_client = AsyncClient
+
+    def _init_mirrors(self) -> None:
         self._mirror_tasks: set[asyncio.Task[None]] = set()
-        self._setup(
-            targets,
-            AsyncClient,
-            sticky_key=sticky_key,
-            breaker_threshold=breaker_threshold,
-            breaker_cooldown=breaker_cooldown,
-            clock=clock,
-            rng=rng,
-            shadow=shadow,
-            mirror=mirror,
-            mirror_to=mirror_to,
-            mirror_concurrency=mirror_concurrency,
-            budget_usd=budget_usd,
-            record_to=record_to,
-            record_rate=record_rate,
-            client_options={
-                "timeout": timeout,
-                "max_retries": max_retries,
-                "default_headers": default_headers,
-                "max_retry_after": max_retry_after,
-            },
-        )
 
     def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         task = asyncio.create_task(self._shadow(custom_id, options, old))

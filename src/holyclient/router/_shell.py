@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from .._constants import DEFAULT_MAX_RETRIES
@@ -38,6 +39,60 @@ class RouterShell:
     _clients: dict[str, Any]
     #: The targets whose clients hold a budget (their own, or the router's): they reserve before sending.
     _budgeted: frozenset[str]
+
+    #: The class of each target's client: ``Client`` for a ``Router``, ``AsyncClient`` for an ``AsyncRouter``.
+    _target_client: type[Any]
+    _owns_clients: bool
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        *,
+        sticky_key: StickyKey = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        shadow: Target | None = None,
+        mirror: float = 0.0,
+        mirror_to: str | os.PathLike[str] | None = None,
+        mirror_concurrency: int = 4,
+        budget_usd: float | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        record_rate: float = 1.0,
+        timeout: Any = None,
+        max_retries: int | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        max_retry_after: float | None = None,
+    ) -> None:
+        self._owns_clients = True
+        self._init_mirrors()
+        self._setup(
+            targets,
+            self._target_client,
+            sticky_key=sticky_key,
+            breaker_threshold=breaker_threshold,
+            breaker_cooldown=breaker_cooldown,
+            clock=clock,
+            rng=rng,
+            shadow=shadow,
+            mirror=mirror,
+            mirror_to=mirror_to,
+            mirror_concurrency=mirror_concurrency,
+            budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
+            client_options={
+                "timeout": timeout,
+                "max_retries": max_retries,
+                "default_headers": default_headers,
+                "max_retry_after": max_retry_after,
+            },
+        )
+
+    def _init_mirrors(self) -> None:
+        """Where the mirror's copies in flight are kept (threads or tasks)."""
+        raise NotImplementedError
 
     def _setup(
         self,

@@ -7,6 +7,7 @@ the per-target budget chained to the router's total. Targets are ``httpx2.MockTr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -17,9 +18,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from holyclient import APIConnectionError, Router, Target
+from holyclient import APIConnectionError, Router, Target, UsageSnapshot, UsageTracker
 from holyclient._core._request import RequestOptions
-from holyclient.router import CircuitBreaker
+from holyclient.router import CircuitBreaker, TargetStats
+from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -187,3 +189,79 @@ def test_mirror_slots_are_given_back_so_copies_keep_flowing_and_only_excess_is_d
     mirror.release()
     mirror.release()
     assert mirror.in_flight == 0 and mirror.sent == 3 and mirror.dropped == 2
+
+
+# --- router_logic scope (router/ without the Client plumbing): the second mutation round -------------
+
+
+def _core(*targets: Target, clock: Any = lambda: 0.0) -> RouterCore:
+    return RouterCore(
+        targets,
+        shadow=None,
+        sticky_key=None,
+        breaker_threshold=2,
+        breaker_cooldown=30.0,
+        clock=clock,
+        rng=random.Random(1),
+        mirror=None,
+    )
+
+
+def _no_usage(name: str) -> UsageSnapshot:
+    return UsageTracker().snapshot()
+
+
+def test_a_router_names_each_target_with_its_weight_and_never_its_key():
+    core = _core(
+        Target("https://a.test/v1", api_key="sk-holy-secret-a", weight=3),
+        Target("https://b.test/v1", key_env="B_KEY", weight=0.5),
+    )
+    assert repr(core) == "a.test (weight 3), b.test (weight 0.5)"
+    assert repr(core.by_name["a.test"]) == "Target('a.test', weight=3)"
+    assert repr(core.by_name["b.test"]) == "Target('b.test', weight=0.5, key_env='B_KEY')"
+
+
+@pytest.mark.parametrize(("status", "ok"), [(200, True), (399, True), (400, False), (404, False)])
+def test_single_attempts_count_a_4xx_answer_as_an_error_with_its_latency(status: int, ok: bool):
+    now = [100.0]
+    core = _core(Target("https://a.test/v1", api_key="k"))
+    core.timer = lambda: now[0]
+    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
+    routing.next()
+    now[0] = 100.25
+    routing.answered(status)
+    stats = core.stats(_no_usage)["a.test"]
+    assert (stats.requests, stats.successes, stats.errors) == (1, int(ok), int(not ok))
+    assert stats.latency_p50_s == pytest.approx(0.25)
+    assert stats.breaker == "closed"  # a 4xx is the caller's: the target answered
+
+
+def test_a_routing_asked_again_after_an_answer_says_what_it_tried():
+    core = _core(Target("https://a.test/v1", api_key="k"))
+    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
+    routing.next()
+    routing.answered(503)
+    with pytest.raises(APIConnectionError) as caught:
+        routing.next()
+    assert caught.value.__notes__ == ["holyclient.Router tried: a.test (503)"]
+
+
+def test_set_weight_errors_name_the_target_and_the_value():
+    router = Router([_target("https://a.test/v1", Host()), _target("https://b.test/v1", Host(), weight=0)])
+    with pytest.raises(KeyError, match=r"no router target named 'c.test' \(targets: a.test, b.test\)"):
+        router.set_weight("c.test", 1)
+    with pytest.raises(ValueError, match=r"^weight must be 0 or more, got -1$"):
+        router.set_weight("a.test", -1)
+    with pytest.raises(
+        ValueError, match=r"^draining the last target with a weight above 0 would leave nothing"
+    ):
+        router.set_weight("a.test", 0)
+
+
+def test_target_stats_as_a_dict_hold_every_counter_by_name():
+    router = Router([_target("https://a.test/v1", Host())])
+    _ask(router)
+    stats = router.stats()["a.test"].as_dict()
+    assert stats["requests"] == stats["successes"] == 1 and stats["errors"] == stats["failovers"] == 0
+    assert stats["breaker"] == "closed" and stats["weight"] == 1.0 and stats["prompt_tokens"] == 3
+    assert list(stats) == [f.name for f in dataclasses.fields(TargetStats)]

@@ -18,11 +18,20 @@ from typing import Any
 import httpx2
 import pytest
 
-from holyclient import APIConnectionError, Router, Target, UsageSnapshot, UsageTracker
+from holyclient import (
+    APIConnectionError,
+    APITimeoutError,
+    BadRequestError,
+    Router,
+    Target,
+    UsageSnapshot,
+    UsageTracker,
+)
 from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror
+from holyclient.router._select import choose
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -265,3 +274,79 @@ def test_target_stats_as_a_dict_hold_every_counter_by_name():
     assert stats["requests"] == stats["successes"] == 1 and stats["errors"] == stats["failovers"] == 0
     assert stats["breaker"] == "closed" and stats["weight"] == 1.0 and stats["prompt_tokens"] == 3
     assert list(stats) == [f.name for f in dataclasses.fields(TargetStats)]
+
+
+def test_sticky_keys_split_three_targets_in_proportion_to_their_weights():
+    """Weighted rendezvous: ``-weight / ln(u)`` gives each target its share; ``weight * -ln(u)`` would
+    only do so for two targets (6:3:1 would come out about 64:30:6)."""
+    pool = [Target(f"https://{n}.test/v1", api_key="k", weight=w) for n, w in (("a", 6), ("b", 3), ("c", 1))]
+    keys = 20_000
+    served = Counter(choose(pool, f"user-{i}", random.Random(0)).name for i in range(keys))
+    for target in pool:
+        share = target.weight / 10
+        sigma = math.sqrt(keys * share * (1 - share))
+        assert abs(served[target.name] - keys * share) < 4 * sigma, served
+
+
+def test_a_request_error_leaves_the_breaker_closed_and_names_its_target():
+    host = Host(400)
+    router = Router([_target("https://a.test/v1", host)], breaker_threshold=1, clock=lambda: 0.0)
+    for _ in range(3):
+        with pytest.raises(BadRequestError) as caught:
+            _ask(router)
+        assert caught.value._target == "a.test"  # type: ignore[attr-defined]
+        assert (
+            caught.value.__notes__[-1]
+            == "holyclient.Router: a.test refused the request; not retried elsewhere."
+        )
+    assert router.stats()["a.test"].breaker == "closed" and host.seen == 3
+
+
+def test_a_target_out_of_budget_is_skipped_without_opening_its_breaker():
+    broke, rich = Host(), Host()
+    router = Router(
+        [
+            _target("https://broke.test/v1", broke, budget_usd=1e-9, weight=100),
+            _target("https://rich.test/v1", rich),
+        ],
+        breaker_threshold=1,
+        clock=lambda: 0.0,
+    )
+    for _ in range(3):
+        assert _ask(router, max_tokens=100)._target == "rich.test"
+    stats = router.stats()["broke.test"]
+    assert (stats.breaker, stats.breaker_opened, broke.seen) == ("closed", 0, 0)
+
+
+def test_a_timeout_after_sending_is_not_sent_elsewhere_and_says_why():
+    first, second = Host(), Host()
+    first.fail = httpx2.ReadTimeout("slow")
+    router = Router(
+        [_target("https://a.test/v1", first, weight=100), _target("https://b.test/v1", second, weight=0)]
+    )
+    with pytest.raises(APITimeoutError) as caught:
+        _ask(router)
+    assert caught.value.__notes__[-1] == (
+        "holyclient.Router: a.test may have received the request; not sent elsewhere, so it "
+        "cannot be paid twice (Target(failover_if_sent=True) allows it)."
+    )
+    assert second.seen == 0
+
+
+def test_a_failed_attempt_keeps_its_latency_and_its_error_type_in_what_was_tried():
+    now = [100.0]
+    core = _core(Target("https://a.test/v1", api_key="k"))
+    core.timer = lambda: now[0]
+    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
+    routing.next()
+    now[0] = 100.25
+    refused = APIConnectionError("refused")
+    refused.maybe_processed = False  # never connected: safe to try elsewhere
+    routing.failed(refused)
+    stats = core.stats(_no_usage)["a.test"]
+    assert (stats.errors, stats.latency_p50_s) == (1, pytest.approx(0.25))
+    with pytest.raises(APIConnectionError) as caught:
+        routing.next()
+    assert caught.value is refused and refused.__notes__ == [
+        "holyclient.Router tried: a.test (APIConnectionError)"
+    ]

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import math
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from holyclient import (
     APIConnectionError,
     APITimeoutError,
     BadRequestError,
+    BudgetExceededError,
     Router,
     Target,
     UsageSnapshot,
@@ -30,7 +32,7 @@ from holyclient import (
 from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
-from holyclient.router._mirror import Mirror
+from holyclient.router._mirror import Mirror, side
 from holyclient.router._select import choose
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -350,3 +352,72 @@ def test_a_failed_attempt_keeps_its_latency_and_its_error_type_in_what_was_tried
     assert caught.value is refused and refused.__notes__ == [
         "holyclient.Router tried: a.test (APIConnectionError)"
     ]
+
+
+class Draw(random.Random):
+    """A random source whose every draw is ``value`` (the edges of the mirror's sampling)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def _chat_options(**changes: Any) -> RequestOptions:
+    return RequestOptions("POST", "/chat/completions", body={"model": "m", "messages": MESSAGES}, **changes)
+
+
+def test_a_mirror_rate_is_a_fraction_from_0_to_1_and_0_copies_nothing(tmp_path: Path):
+    shadow, path = _target("https://shadow.test/v1", Host()), tmp_path / "m.jsonl"
+    for rate in (0.0, 0.5, 1.0):
+        assert Mirror(shadow, rate, path, 1).rate == rate
+    for rate in (-0.01, 1.01, 2.0):
+        with pytest.raises(ValueError, match=rf"^mirror must be a fraction between 0 and 1, got {rate}$"):
+            Mirror(shadow, rate, path, 1)
+    with pytest.raises(ValueError, match=r"^mirror_concurrency must be at least 1, got 0$"):
+        Mirror(shadow, 0.5, path, 0)
+    assert not Mirror(shadow, 0.0, path, 1, rng=Draw(0.0)).wants(_chat_options())  # even on a 0.0 draw
+    assert Mirror(shadow, 1.0, path, 1, rng=Draw(0.999)).wants(_chat_options())
+    assert not Mirror(shadow, 1.0, path, 1, rng=Draw(0.0)).wants(_chat_options(stream=True))
+
+
+def test_mirror_copies_are_numbered_one_by_one_under_one_prefix(tmp_path: Path):
+    mirror = Mirror(_target("https://shadow.test/v1", Host()), 1.0, tmp_path / "m.jsonl", 5)
+    ids = [mirror.acquire() for _ in range(3)]
+    assert all(i is not None for i in ids)
+    prefix = str(ids[0]).removesuffix("-1")
+    assert re.fullmatch(r"mirror-[0-9a-f]{8}", prefix) and ids == [
+        f"{prefix}-1",
+        f"{prefix}-2",
+        f"{prefix}-3",
+    ]
+
+
+def test_each_side_of_a_mirrored_pair_says_who_answered_how_and_how_fast():
+    request = httpx2.Request("POST", "https://a.test/v1/chat/completions")
+    refused = BadRequestError("bad", response=httpx2.Response(400, request=request), body=None)
+    assert side("a.test", 0.5, error=refused) == {
+        "target": "a.test",
+        "status": 400,
+        "error": "BadRequestError: bad",
+        "latency_s": 0.5,
+        "body": None,
+    }
+    assert side("b.test", 0.25, error=APIConnectionError("refused")) == {
+        "target": "b.test",
+        "status": None,  # no answer, no status
+        "error": "APIConnectionError: refused",
+        "latency_s": 0.25,
+        "body": None,
+    }
+    spent = BudgetExceededError("spent", requested_usd=1.0, remaining_usd=0.0)  # not an API error: no status
+    assert side("s.test", 0.0, error=spent)["status"] is None
+    assert side("a.test", 0.5, {"id": "c"}) == {
+        "target": "a.test",
+        "status": 200,
+        "error": None,
+        "latency_s": 0.5,
+        "body": {"id": "c"},
+    }

@@ -34,6 +34,7 @@ from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
 from holyclient.router._select import choose
+from holyclient.router._usage import ChainedTracker
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -274,7 +275,8 @@ def test_target_stats_as_a_dict_hold_every_counter_by_name():
     _ask(router)
     stats = router.stats()["a.test"].as_dict()
     assert stats["requests"] == stats["successes"] == 1 and stats["errors"] == stats["failovers"] == 0
-    assert stats["breaker"] == "closed" and stats["weight"] == 1.0 and stats["prompt_tokens"] == 3
+    assert stats["breaker"] == "closed" and stats["weight"] == 1.0
+    assert (stats["prompt_tokens"], stats["completion_tokens"]) == (3, 1) and stats["cost_usd"] > 0
     assert list(stats) == [f.name for f in dataclasses.fields(TargetStats)]
 
 
@@ -421,3 +423,43 @@ def test_each_side_of_a_mirrored_pair_says_who_answered_how_and_how_fast():
         "latency_s": 0.5,
         "body": {"id": "c"},
     }
+
+
+def test_a_target_that_served_a_model_without_a_price_reports_no_cost():
+    router = Router([_target("https://a.test/v1", Host())])
+    router.chat.completions.create(model="house-model-7", messages=MESSAGES)
+    stats = router.stats()["a.test"]
+    assert stats.prompt_tokens == 3 and stats.cost_usd is None  # unknown, not 0
+
+
+def test_only_the_shadow_target_reports_mirrored_and_dropped_copies(tmp_path: Path):
+    main, shadow = Target("https://a.test/v1", api_key="k"), Target("https://s.test/v1", api_key="k")
+    mirror = Mirror(shadow, 1.0, tmp_path / "m.jsonl", 1)
+    core = RouterCore(
+        [main],
+        shadow=shadow,
+        sticky_key=None,
+        breaker_threshold=2,
+        breaker_cooldown=30.0,
+        clock=lambda: 0.0,
+        rng=random.Random(1),
+        mirror=mirror,
+    )
+    assert mirror.acquire() is not None and mirror.acquire() is None
+    stats = core.stats(_no_usage)
+    assert (stats["s.test"].mirrored, stats["s.test"].mirror_dropped) == (1, 1)
+    assert (stats["a.test"].mirrored, stats["a.test"].mirror_dropped) == (0, 0)
+
+
+def test_a_targets_usage_counted_locally_is_marked_approximate_in_the_routers_total_too():
+    total = UsageTracker()
+    target = ChainedTracker(total)
+    body = {"model": "gpt-4o-mini", "messages": MESSAGES}
+    usage = {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+    target.settle(target.reserve(body), usage, approximate=True)  # a stream that sent no usage
+    exact = target.reserve(body)
+    target.settle(exact, usage)
+    target.settle(exact, usage)  # settling twice records nothing the second time, here or in the total
+    for tracker in (target, total):
+        model = tracker.snapshot().models["gpt-4o-mini"]
+        assert (model.requests, model.approximate_requests) == (2, 1)

@@ -21,6 +21,7 @@ import pytest
 
 from holyclient import (
     APIConnectionError,
+    APIStatusError,
     APITimeoutError,
     BadRequestError,
     BudgetExceededError,
@@ -33,7 +34,7 @@ from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
-from holyclient.router._select import choose
+from holyclient.router._select import choose, opening_error
 from holyclient.router._usage import ChainedTracker
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -463,3 +464,31 @@ def test_a_targets_usage_counted_locally_is_marked_approximate_in_the_routers_to
     for tracker in (target, total):
         model = tracker.snapshot().models["gpt-4o-mini"]
         assert (model.requests, model.approximate_requests) == (2, 1)
+
+
+KEY = "sk-holy-mutation"
+
+
+def _opens_with_an_error_echoing_the_key(request: httpx2.Request) -> httpx2.Response:
+    """A relay that answers 200 and sends, as the stream's first event, an error quoting the key it got."""
+    event = {
+        "error": {"message": f"key {request.headers['authorization']} is over quota", "type": "server_error"}
+    }
+    return httpx2.Response(
+        200, headers={"content-type": "text/event-stream"}, content=f"data: {json.dumps(event)}\n\n".encode()
+    )
+
+
+def test_a_stream_opening_with_an_error_that_echoes_the_key_fails_without_the_key():
+    http = httpx2.Client(transport=httpx2.MockTransport(_opens_with_an_error_echoing_the_key))
+    router = Router([Target("https://a.test/v1", http_client=http, max_retries=0, api_key=KEY)])
+    with pytest.raises(APIStatusError) as caught:
+        router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+    error = caught.value
+    assert "over quota" in str(error) and KEY not in str(error) and KEY not in repr(error.body)
+    assert error.request is not None and error.request.url == "https://a.test/v1/chat/completions"
+    assert KEY not in str(error.request.headers) and KEY not in str(error.response.request.headers)
+
+
+def test_a_result_that_is_not_a_stream_has_no_opening_error():
+    assert opening_error(object()) is None

@@ -461,9 +461,11 @@ def test_a_targets_usage_counted_locally_is_marked_approximate_in_the_routers_to
     exact = target.reserve(body)
     target.settle(exact, usage)
     target.settle(exact, usage)  # settling twice records nothing the second time, here or in the total
+    target.record("gpt-4o-mini", usage, approximate=True)  # usage without a reservation
+    target.record("gpt-4o-mini", usage)
     for tracker in (target, total):
         model = tracker.snapshot().models["gpt-4o-mini"]
-        assert (model.requests, model.approximate_requests) == (2, 1)
+        assert (model.requests, model.approximate_requests) == (4, 2)
 
 
 KEY = "sk-holy-mutation"

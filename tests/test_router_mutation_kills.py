@@ -34,7 +34,7 @@ from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
-from holyclient.router._select import choose, opening_error
+from holyclient.router._select import choose, opening_error, sticky_value
 from holyclient.router._usage import ChainedTracker
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -494,3 +494,13 @@ def test_a_stream_opening_with_an_error_that_echoes_the_key_fails_without_the_ke
 
 def test_a_result_that_is_not_a_stream_has_no_opening_error():
     assert opening_error(object()) is None
+
+
+def test_requests_without_a_sticky_value_are_not_pinned_to_one_target():
+    """No body (a GET), a missing field or an empty one: the request is split by weight like any other."""
+    assert sticky_value("user", None) is None
+    assert sticky_value("user", {"model": "m"}) is None
+    assert sticky_value("user", {"user": ""}) is None
+    assert sticky_value("user", {"user": 42}) == "42"
+    assert sticky_value(lambda body: body.get("session"), {"session": None}) is None
+    assert sticky_value(None, {"user": "u-1"}) is None

@@ -25,6 +25,7 @@ from holyclient import (
     APITimeoutError,
     BadRequestError,
     BudgetExceededError,
+    ConfigurationError,
     Router,
     Target,
     UsageSnapshot,
@@ -35,6 +36,7 @@ from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
 from holyclient.router._select import choose, opening_error, sticky_value
+from holyclient.router._target import all_targets
 from holyclient.router._usage import ChainedTracker
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -504,3 +506,58 @@ def test_requests_without_a_sticky_value_are_not_pinned_to_one_target():
     assert sticky_value("user", {"user": 42}) == "42"
     assert sticky_value(lambda body: body.get("session"), {"session": None}) is None
     assert sticky_value(None, {"user": "u-1"}) is None
+
+
+def test_a_breaker_needs_a_threshold_of_at_least_1_and_a_cooldown_not_negative():
+    assert (CircuitBreaker().threshold, CircuitBreaker().cooldown) == (5, 30.0)
+    assert CircuitBreaker(threshold=1, cooldown=0.0).state == "closed"
+    for threshold, cooldown in ((0, 1.0), (1, -0.5)):
+        with pytest.raises(
+            ValueError, match=r"^breaker threshold must be at least 1 and cooldown not negative$"
+        ):
+            CircuitBreaker(threshold, cooldown)
+
+
+def test_a_breaker_is_due_its_probe_exactly_when_the_cooldown_has_passed():
+    now = [10.0]
+    breaker = CircuitBreaker(threshold=1, cooldown=5.0, clock=lambda: now[0])
+    breaker.failure()
+    now[0] = 14.999
+    assert (breaker.state, breaker.available(), breaker.allow()) == ("open", False, None)
+    now[0] = 15.0
+    assert (breaker.state, breaker.available()) == ("half-open", True)
+
+
+def test_a_target_is_named_by_its_host_and_port_and_never_by_its_credentials():
+    target = Target("https://user:sk-in-url@relay.test:8443/v1/", api_key="k")
+    assert (target.name, target.base_url) == ("relay.test:8443", "https://user:sk-in-url@relay.test:8443/v1")
+    assert Target("relay-without-scheme", api_key="k").name == "relay-without-scheme"
+    assert Target("https://a.test/v1", api_key="k", name="canary").name == "canary"
+
+
+def test_target_configuration_errors_name_the_target():
+    with pytest.raises(ConfigurationError, match=r"^Target a\.test: give api_key or key_env, not both$"):
+        Target("https://a.test/v1", api_key="k", key_env="A_KEY")
+    for weight in (-1.0, math.nan):
+        with pytest.raises(ConfigurationError, match=r"^Target a\.test: weight must be 0 or more, got "):
+            Target("https://a.test/v1", api_key="k", weight=weight)
+    with pytest.raises(
+        ConfigurationError, match=r"^Target a\.test has no key: pass api_key=\.\.\. or key_env="
+    ):
+        Target("https://a.test/v1").resolve_key()
+
+
+def test_a_router_collects_every_target_once_fallbacks_and_shadow_included():
+    backup = Target("https://backup.test/v1", api_key="k")
+    a = Target("https://a.test/v1", api_key="k", fallbacks=[backup])
+    b = Target("https://b.test/v1", api_key="k", fallbacks=[backup, a])
+    shadow = Target("https://shadow.test/v1", api_key="k")
+    assert [t.name for t in all_targets([a, b], shadow)] == ["a.test", "b.test", "shadow.test", "backup.test"]
+    with pytest.raises(ConfigurationError, match=r"^Router needs at least one Target$"):
+        all_targets([], None)
+    with pytest.raises(ConfigurationError, match=r"^Router targets must be Target objects, got str$"):
+        all_targets([a, "https://c.test/v1"], None)  # type: ignore[list-item]
+    with pytest.raises(ConfigurationError, match=r"^Two router targets are named 'a\.test': pass name="):
+        all_targets([a, Target("https://a.test/v2", api_key="k")], None)
+    with pytest.raises(ConfigurationError, match=r"^Router needs at least one target with a weight above 0$"):
+        _core(Target("https://a.test/v1", api_key="k", weight=0))

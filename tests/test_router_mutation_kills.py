@@ -26,6 +26,7 @@ from holyclient import (
     BadRequestError,
     BudgetExceededError,
     ConfigurationError,
+    InternalServerError,
     Router,
     Target,
     UsageSnapshot,
@@ -35,7 +36,7 @@ from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
-from holyclient.router._select import choose, opening_error, sticky_value
+from holyclient.router._select import choose, failover_order, opening_error, sticky_value
 from holyclient.router._target import all_targets
 from holyclient.router._usage import ChainedTracker
 
@@ -561,3 +562,39 @@ def test_a_router_collects_every_target_once_fallbacks_and_shadow_included():
         all_targets([a, Target("https://a.test/v2", api_key="k")], None)
     with pytest.raises(ConfigurationError, match=r"^Router needs at least one target with a weight above 0$"):
         _core(Target("https://a.test/v1", api_key="k", weight=0))
+
+
+def _breakers(*targets: Target) -> dict[str, CircuitBreaker]:
+    return {t.name: CircuitBreaker(threshold=1, clock=lambda: 0.0) for t in targets}
+
+
+def test_requests_skip_an_open_target_and_split_its_share_by_weight():
+    a, b, c = (Target(f"https://{n}.test/v1", api_key="k") for n in "abc")
+    breakers = _breakers(a, b, c)
+    breakers["a.test"].failure()  # out of rotation
+    rng = random.Random(5)
+    firsts = Counter(failover_order([a, b, c], breakers, None, rng)[0].name for _ in range(2000))
+    assert firsts["a.test"] == 0 and 850 < firsts["b.test"] < 1150 and 850 < firsts["c.test"] < 1150
+
+
+def test_after_the_chosen_target_failover_goes_to_the_heaviest_weights_first():
+    a, b, c = (
+        Target(f"https://{n}.test/v1", api_key="k", weight=w) for n, w in (("a", 10), ("b", 1), ("c", 5))
+    )
+    rng = random.Random(2)
+    for _ in range(20):
+        order = failover_order([a, b, c], _breakers(a, b, c), None, rng)
+        assert order[1:] == [t for t in (a, c, b) if t is not order[0]]
+
+
+def test_a_drained_target_gets_no_failover_traffic_unless_it_is_a_fallback():
+    failing, drained = Host(500), Host()
+    router = Router(
+        [_target("https://a.test/v1", failing), _target("https://drained.test/v1", drained, weight=0)]
+    )
+    with pytest.raises(InternalServerError):
+        _ask(router)
+    assert (failing.seen, drained.seen) == (1, 0)
+    backup = _target("https://backup.test/v1", Host(), weight=0)
+    router = Router([_target("https://a.test/v1", failing, fallbacks=[backup])])
+    assert _ask(router)._target == "backup.test"

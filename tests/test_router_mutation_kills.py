@@ -598,3 +598,29 @@ def test_a_drained_target_gets_no_failover_traffic_unless_it_is_a_fallback():
     backup = _target("https://backup.test/v1", Host(), weight=0)
     router = Router([_target("https://a.test/v1", failing, fallbacks=[backup])])
     assert _ask(router)._target == "backup.test"
+
+
+def test_failover_skips_an_open_fallback_and_goes_on_to_the_next():
+    b, c = (
+        Target("https://b.test/v1", api_key="k", weight=0),
+        Target("https://c.test/v1", api_key="k", weight=0),
+    )
+    core = _core(Target("https://a.test/v1", api_key="k", fallbacks=[b, c]), b, c)
+    core.breakers["b.test"].failure()
+    core.breakers["b.test"].failure()  # threshold 2: open
+    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
+    assert routing.next()[0].name == "a.test"
+    refused = APIConnectionError("refused")
+    refused.maybe_processed = False
+    routing.failed(refused)
+    assert routing.next()[0].name == "c.test"  # b is skipped, not the end of the road
+
+
+def test_when_every_breaker_is_open_the_error_says_so_and_names_each_target():
+    core = _core(Target("https://a.test/v1", api_key="k"))
+    core.breakers["a.test"].failure()
+    core.breakers["a.test"].failure()
+    with pytest.raises(APIConnectionError) as caught:
+        core.start(RequestOptions("post", "/chat/completions", body={"model": "m"})).next()
+    assert str(caught.value) == "No router target is available: every circuit breaker is open."
+    assert caught.value.__notes__ == ["holyclient.Router tried: a.test (circuit open)"]

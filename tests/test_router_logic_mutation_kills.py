@@ -29,6 +29,7 @@ from holyclient import (
     BudgetExceededError,
     ConfigurationError,
     InternalServerError,
+    PriceTable,
     Router,
     Target,
     UsageSnapshot,
@@ -467,3 +468,12 @@ def test_when_every_breaker_is_open_the_error_says_so_and_names_each_target():
         core.start(RequestOptions("post", "/chat/completions", body={"model": "m"})).next()
     assert str(caught.value) == "No router target is available: every circuit breaker is open."
     assert caught.value.__notes__ == ["holyclient.Router tried: a.test (circuit open)"]
+
+
+def test_a_targets_usage_is_priced_by_the_routers_price_table():
+    prices = PriceTable.builtin()
+    prices.merge({"models": {"house-model-7": {"input": 1.0, "output": 2.0}}})  # USD per million tokens
+    total = UsageTracker(prices=prices)
+    target = ChainedTracker(total)
+    target.record("house-model-7", {"prompt_tokens": 1_000_000, "completion_tokens": 1_000_000})
+    assert target.snapshot().total_cost_usd == pytest.approx(3.0) == total.snapshot().total_cost_usd

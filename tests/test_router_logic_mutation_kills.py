@@ -40,6 +40,7 @@ from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
 from holyclient.router._select import choose, failover_order, opening_error, sticky_value
+from holyclient.router._stats import LATENCY_WINDOW, Counters
 from holyclient.router._target import all_targets
 from holyclient.router._usage import ChainedTracker
 from router_support import MESSAGES, Host
@@ -477,3 +478,31 @@ def test_a_targets_usage_is_priced_by_the_routers_price_table():
     target = ChainedTracker(total)
     target.record("house-model-7", {"prompt_tokens": 1_000_000, "completion_tokens": 1_000_000})
     assert target.snapshot().total_cost_usd == pytest.approx(3.0) == total.snapshot().total_cost_usd
+
+
+def test_counters_add_up_and_keep_the_latest_latencies_only():
+    counters = Counters()
+    for i in range(LATENCY_WINDOW + 1):
+        counters.sent()
+        counters.done(float(i), ok=i % 2 == 0)
+    counters.add("failovers")
+    counters.add("failovers")
+    assert (counters.requests, counters.successes, counters.errors) == (1001, 501, 500)
+    assert counters.failovers == 2
+    latencies = counters.latencies()
+    assert len(latencies) == LATENCY_WINDOW and latencies[0] == 1.0  # the oldest one dropped
+
+
+def test_a_mirror_without_a_given_random_source_samples_and_writes_its_pairs(tmp_path: Path):
+    path = tmp_path / "pairs.jsonl"
+    mirror = Mirror(Target("https://s.test/v1", api_key="k"), 1.0, path, 1)
+    assert mirror.wants(_chat_options())
+    mirror.write(
+        "mirror-1", _chat_options(), side("a.test", 0.1, {"id": "a"}), side("s.test", 0.2, {"id": "s"})
+    )
+    pair = json.loads(path.read_text())
+    assert (pair["custom_id"], pair["old"]["body"], pair["new"]["body"]) == (
+        "mirror-1",
+        {"id": "a"},
+        {"id": "s"},
+    )

@@ -387,10 +387,29 @@ def test_target_configuration_errors_name_the_target():
     for weight in (-1.0, math.nan):
         with pytest.raises(ConfigurationError, match=r"^Target a\.test: weight must be 0 or more, got "):
             Target("https://a.test/v1", api_key="k", weight=weight)
-    with pytest.raises(
-        ConfigurationError, match=r"^Target a\.test has no key: pass api_key=\.\.\. or key_env="
-    ):
+    with pytest.raises(ConfigurationError) as caught:
         Target("https://a.test/v1").resolve_key()
+    assert str(caught.value) == (
+        "Target a.test has no key: pass api_key=... or key_env='VARIABLE' "
+        "(a target never borrows another target's key)"
+    )
+
+
+def test_an_unset_key_variable_is_named_with_its_target(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("HOLYCLIENT_TEST_UNSET_KEY", raising=False)
+    with pytest.raises(
+        ConfigurationError, match=r"^Target a\.test: the environment variable HOLYCLIENT_TEST_UNSET"
+    ):
+        Target("https://a.test/v1", key_env="HOLYCLIENT_TEST_UNSET_KEY").resolve_key()
+
+
+def test_a_request_without_a_body_goes_to_a_mapped_target_unchanged():
+    target = Target("https://a.test/v1", api_key="k", model_map={"gpt-4o": "gpt-4o-2024-08-06"})
+    listing = RequestOptions("get", "/models")
+    assert target.prepare(listing) is listing
+    assert target.prepare(RequestOptions("post", "/embeddings", body={"model": "gpt-4o"})).body == {
+        "model": "gpt-4o-2024-08-06"
+    }
 
 
 def test_a_router_collects_every_target_once_fallbacks_and_shadow_included():

@@ -525,3 +525,24 @@ def test_a_mirror_without_a_given_random_source_samples_and_writes_its_pairs(tmp
         {"id": "a"},
         {"id": "s"},
     )
+
+
+def test_a_closed_breaker_lets_requests_pass():
+    assert CircuitBreaker().allow() == "pass"
+
+
+def test_fallbacks_that_name_each_other_are_collected_once():
+    a = Target("https://a.test/v1", api_key="k")
+    b = Target("https://b.test/v1", api_key="k", fallbacks=[a])
+    a.fallbacks = (b,)
+    assert all_targets([a], None) == [a, b]
+
+
+def test_a_core_without_a_router_fails_over_after_sending_when_the_target_allows_it():
+    """Charging the uncertain attempt is the router's; a bare core's default does nothing."""
+    b = Target("https://b.test/v1", api_key="k", weight=0)
+    core = _core(Target("https://a.test/v1", api_key="k", failover_if_sent=True, fallbacks=[b]), b)
+    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
+    assert routing.next()[0].name == "a.test"
+    routing.failed(APITimeoutError(request=None))  # may have reached a: allowed to go on
+    assert routing.next()[0] is b

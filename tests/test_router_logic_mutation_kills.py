@@ -378,6 +378,7 @@ def test_a_target_is_named_by_its_host_and_port_and_never_by_its_credentials():
     target = Target("https://user:sk-in-url@relay.test:8443/v1/", api_key="k")
     assert (target.name, target.base_url) == ("relay.test:8443", "https://user:sk-in-url@relay.test:8443/v1")
     assert Target("relay-without-scheme", api_key="k").name == "relay-without-scheme"
+    assert Target("https://relay.test/X/", api_key="k").base_url == "https://relay.test/X"  # only slashes go
     assert Target("https://a.test/v1", api_key="k", name="canary").name == "canary"
 
 

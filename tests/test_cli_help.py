@@ -81,3 +81,18 @@ def test_keys_note_is_its_own_paragraph_not_an_exit_code(monkeypatch):
     codes = text[text.index("exit codes:") :].split("\n\n")[0]
     assert "Keys are read" not in codes
     assert "\n\nKeys are read from HOLYSHEEP_API_KEY" in text
+
+
+def test_building_the_command_line_imports_no_feature_package() -> None:
+    """Every command (``holyclient chat``, ``--help``...) builds the whole parser first: it must not pay
+    for importing the batch runner, compare's engine or the router (about 0.3 s of CPU)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from holyclient._cli import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('holyclient.batch', 'holyclient.router')) "
+        "or (m.startswith('holyclient.compare.') and m != 'holyclient.compare._gates')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

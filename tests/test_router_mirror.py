@@ -148,3 +148,48 @@ def test_responses_and_embeddings_are_mirrored_too(servers, gate: Gate, tmp_path
     pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
     assert sorted(p["url"] for p in pairs) == ["/v1/embeddings", "/v1/responses"]
     assert all(p["old"]["status"] == p["new"]["status"] == 200 for p in pairs)
+
+
+def test_async_router_writes_the_same_pair_as_the_sync_one(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    gate.open.set()
+
+    async def main() -> None:
+        router = _router(old, new, tmp_path / "pairs.jsonl", cls=AsyncRouter)
+        await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        await router.close()  # waits for the copy
+        assert router.stats()["new"].mirrored == 1
+
+    asyncio.run(main())
+    (line,) = (tmp_path / "pairs.jsonl").read_text().splitlines()
+    pair = json.loads(line)
+    assert pair["method"] == "POST" and pair["url"] == "/v1/chat/completions"
+    assert pair["body"]["model"] == "gpt-4o-mini"
+    assert pair["old"]["target"] == "old" and pair["old"]["body"]["choices"]
+    assert pair["new"]["target"] == "new" and pair["new"]["body"]["model"] == "gpt-4o"
+    assert pair["new"]["status"] == 200 and pair["new"]["latency_s"] > 0 and pair["new"]["error"] is None
+    assert KEY_OLD not in line and KEY_NEW not in line
+
+
+def test_async_router_records_a_failing_shadow_and_frees_its_slot(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    gate.open.set()
+    new.enqueue(Fault.status(500), Fault.status(500))
+
+    async def main() -> None:
+        router = _router(old, new, tmp_path / "pairs.jsonl", cls=AsyncRouter, mirror_concurrency=1)
+        for _ in range(2):  # the second copy needs the slot the first one gave back
+            assert (
+                await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+            )._target == "old"
+            await asyncio.gather(*router._mirror_tasks)
+        await router.close()
+        assert router.stats()["new"].mirror_dropped == 0 and router._core.mirror.in_flight == 0
+
+    asyncio.run(main())
+    pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
+    assert len(pairs) == 2
+    for pair in pairs:
+        assert pair["new"]["target"] == "new" and pair["new"]["status"] == 500
+        assert pair["new"]["body"] is None and "500" in pair["new"]["error"] and pair["new"]["latency_s"] > 0
+        assert pair["old"]["status"] == 200

@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._client._client import AsyncClient, Client
 from ._core._request import NOT_GIVEN
@@ -31,6 +30,7 @@ from ._exceptions import (
     RateLimitError,
     UnprocessableEntityError,
 )
+from ._lazy import lazy_names as _lazy_names
 from ._send._streaming import AsyncStream, Stream
 from ._version import __version__
 
@@ -135,13 +135,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'holyclient' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from ._exceptions import HolyClientError
 from .tokens import _tokenizer, count_messages, encoding_for_model
 
 if TYPE_CHECKING:
-    from .tokens._count import MessageLike
+    from .tokens._chat import MessageLike
 
 __all__ = ["DEFAULT_MARKER", "ContextOverflowError", "fit_messages", "truncate_text"]
 

@@ -123,13 +123,14 @@ def observe(client: Any, probe: Probe) -> Observation:
     """Send one probe through the client's low-level path (no retry) and record what came back."""
     from .._core import RequestOptions, SSEDecoder
     from .._exceptions import APIConnectionError
+    from .._send import sender_of, status_error
     from ..compare import chunk_has_output
 
     sender = client.with_options(api_key=BAD_KEY) if probe.bad_key else client
     options = RequestOptions(probe.method, probe.path, body=probe.body, max_retries=0, stream=probe.stream)
     started = time.perf_counter()
     try:
-        exchange = sender._sender.send(options)
+        exchange = sender_of(sender).send(options)
     except APIConnectionError as exc:
         return Observation(error=f"{type(exc).__name__}: {exc}")
     request, response = exchange.request, exchange.response
@@ -169,7 +170,7 @@ def observe(client: Any, probe: Probe) -> Observation:
     except ValueError:
         seen.body = None
     if status >= 400:
-        seen.exception = type(client._status_error(response, content, request)).__name__
+        seen.exception = type(status_error(client, response, content, request)).__name__
     return seen
 
 

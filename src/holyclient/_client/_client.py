@@ -1,8 +1,9 @@
-"""``Client`` and ``AsyncClient``: the only module that does HTTP.
+"""``Client`` and ``AsyncClient``: the two clients users construct, as thin shells over the send path.
 
 Configuration, request building and every decision live in
-:class:`~holyclient._send._base_client.BaseClient` and the sans-IO modules; the two clients only send, await
-and sleep. Retries are driven by tenacity through the one
+:class:`~holyclient._send._base_client.BaseClient` and the sans-IO modules; the two clients bind the
+resources and hand each call to their caller (``_caller_factory``): the retry loop of
+:mod:`holyclient._send._calls`, driven by tenacity through the one
 :class:`~holyclient._core._retry.RetryPolicy`.
 """
 
@@ -19,18 +20,22 @@ from .._http import new_async_client, new_sync_client
 from .._send import (
     RESOURCE_NAMES,
     AsyncRequestMethods,
-    AsyncStream,
+    AsyncRetryingCaller,
     BaseClient,
-    ChunkDecoder,
-    Stream,
+    RetryingCaller,
     SyncRequestMethods,
-    afirst_event,
-    clean_failure,
-    first_event,
 )
 
 if TYPE_CHECKING:
-    from .._send import AsyncPaginator, BaseAsyncPage, BaseSyncPage
+    from .._send import (
+        AsyncCallSite,
+        AsyncPaginator,
+        AsyncStream,
+        BaseAsyncPage,
+        BaseSyncPage,
+        Stream,
+        SyncCallSite,
+    )
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -115,6 +120,8 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
     moderations: Moderations
     responses: Responses
 
+    _caller_factory: Callable[[Any], Any] = RetryingCaller
+
     def __init__(
         self,
         *,
@@ -158,59 +165,27 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
             instrument=instrument,
             tracer_provider=tracer_provider,
             meter_provider=meter_provider,
+            http_client=http_client,
+            sleep=sleep,
         )
-        self._owns_http = http_client is None
-        if http_client is not None:
-            self._http = http_client
-        self._sleep = sleep
 
     def _new_http(self) -> Any:
         return new_sync_client(self.timeout)
 
+    # Each call is run by the class's caller (``_caller_factory``): the retry loop here, a Router's
+    # failover in a Router. The resources call these three; nothing overrides them.
     def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        attempts = self._start(options)
-
-        def run() -> ModelT:
-            return self._policy.run(
-                lambda: self._pipeline.finish(self._sender.send(attempts.next()), cast_to),
-                self._retries(options),
-                self._sleep,
-            )
-
-        call = attempts.call
-        return run() if call is None else call.run(run, self._unwrap)
+        result: ModelT = self._caller.request(options, cast_to)
+        return result
 
     def _get_page(self, options: RequestOptions, page_cls: type[SyncPageT]) -> SyncPageT:
         """A list response that can fetch its following pages."""
-        result = self._request(options, page_cls)
-        self._unwrap(result)._bind(self, options)
-        return result
+        page: SyncPageT = self._caller.page(options, page_cls)
+        return page
 
     def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Stream[ModelT]:
-        attempts, hide = self._start_stream(options)
-
-        def attempt() -> Stream[ModelT]:
-            exchange = self._sender.send(attempts.next())
-            request, response = exchange.request, exchange.response
-            try:
-                if response.status_code >= 400:
-                    raise self._status_error(response, response.read(), request)
-                chunks = response.iter_bytes()
-                first = first_event(chunks)  # retried only before the first event
-            except BaseException as exc:
-                response.close()
-                failure = clean_failure(exc, lambda: request)
-                exchange.failed(failure)
-            else:
-                decoder = ChunkDecoder(cast_to, response, request)
-                return Stream(decoder, response, chunks, first, self._meter(exchange, hide, attempts.call))
-            raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
-
-        def run() -> Stream[ModelT]:
-            return self._policy.run(attempt, self._retries(options), self._sleep)
-
-        call = attempts.call
-        return self._wrap_stream(run() if call is None else call.open(run))
+        stream: Stream[ModelT] = self._caller.stream(options, cast_to)
+        return stream
 
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -244,6 +219,8 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
     images: AsyncImages
     moderations: AsyncModerations
     responses: AsyncResponses
+
+    _caller_factory: Callable[[Any], Any] = AsyncRetryingCaller
 
     def __init__(
         self,
@@ -288,27 +265,16 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
             instrument=instrument,
             tracer_provider=tracer_provider,
             meter_provider=meter_provider,
+            http_client=http_client,
+            sleep=sleep,
         )
-        self._owns_http = http_client is None
-        if http_client is not None:
-            self._http = http_client
-        self._sleep = sleep
 
     def _new_http(self) -> Any:
         return new_async_client(self.timeout)
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        attempts = self._start(options)
-
-        async def attempt() -> ModelT:
-            return self._pipeline.finish(await self._sender.asend(attempts.next()), cast_to)
-
-        async def run() -> ModelT:
-            result: ModelT = await self._policy.arun(attempt, self._retries(options), self._sleep)
-            return result
-
-        call = attempts.call
-        return await run() if call is None else await call.arun(run, self._unwrap)
+        result: ModelT = await self._caller.request(options, cast_to)
+        return result
 
     def _get_page(
         self, options: RequestOptions, page_cls: type[AsyncPageT]
@@ -316,43 +282,11 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         """A list response: await it for the first page, ``async for`` it for every item."""
         from .._send import AsyncPaginator
 
-        async def fetch() -> AsyncPageT:
-            result = await self._request(options, page_cls)
-            self._unwrap(result)._bind(self, options)
-            return result
-
-        return AsyncPaginator(fetch)
+        return AsyncPaginator(lambda: self._caller.page(options, page_cls))
 
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
-        attempts, hide = self._start_stream(options)
-
-        async def attempt() -> AsyncStream[ModelT]:
-            exchange = await self._sender.asend(attempts.next())
-            request, response = exchange.request, exchange.response
-            try:
-                if response.status_code >= 400:
-                    raise self._status_error(response, await response.aread(), request)
-                chunks = response.aiter_bytes()
-                first = await afirst_event(chunks)  # retried only before the first event
-            except BaseException as exc:
-                await response.aclose()
-                failure = clean_failure(exc, lambda: request)
-                exchange.failed(failure)
-            else:
-                decoder = ChunkDecoder(cast_to, response, request)
-                return AsyncStream(
-                    decoder, response, chunks, first, self._meter(exchange, hide, attempts.call)
-                )
-            raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
-
-        async def run() -> AsyncStream[ModelT]:
-            stream: AsyncStream[ModelT] = await self._policy.arun(
-                attempt, self._retries(options), self._sleep
-            )
-            return stream
-
-        call = attempts.call
-        return self._wrap_stream(await run() if call is None else await call.aopen(run))
+        stream: AsyncStream[ModelT] = await self._caller.stream(options, cast_to)
+        return stream
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
@@ -367,3 +301,11 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.close()
+
+
+if TYPE_CHECKING:
+
+    def _resources_can_call(client: Client, async_client: AsyncClient) -> tuple[SyncCallSite, AsyncCallSite]:
+        """Never called: mypy checks here that the clients give the resources every call they make
+        (``resources/`` is typed against these protocols, not against the clients above it)."""
+        return client, async_client

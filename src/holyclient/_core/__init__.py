@@ -17,7 +17,7 @@ from ._multipart import FileTypes, encode_multipart, form_fields, multipart_body
 from ._parse import make_status_error, parse_error_body, parse_model
 from ._percentile import percentile
 from ._printable import printable
-from ._redact import redacted_request, redacted_text, safe_url
+from ._redact import REDACTED, redacted_request, redacted_text, safe_url
 from ._request import NOT_GIVEN, RequestOptions, build_body, build_headers, to_jsonable
 from ._retry import RetryPolicy, retry_after_seconds
 from ._sse import DONE, SSEDecoder, stream_error
@@ -26,6 +26,7 @@ from ._vectors import base64_floats, decode_embeddings, prefer_base64
 __all__ = [
     "DONE",
     "NOT_GIVEN",
+    "REDACTED",
     "ROLES",
     "AsyncStreamedBinaryContext",
     "AsyncStreamedBinaryResponse",

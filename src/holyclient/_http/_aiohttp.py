@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -190,8 +191,6 @@ async def send(
     The transport's wire step, also used as is by the batch runner's direct path
     (:mod:`holyclient.batch._wire`), so that both send, time out and fail the same way.
     """
-    import yarl
-
     phase = _Phase(timeouts)
     data: Any
     if isinstance(content, bytes):
@@ -205,11 +204,11 @@ async def send(
         with _mapped_errors():
             return await session.request(
                 method,
-                yarl.URL(url, encoded=True),
+                _url(url),
                 headers=headers,
                 data=data,
                 allow_redirects=False,
-                timeout=_timeout(timeouts),
+                timeout=_client_timeout(timeouts.get("connect"), timeouts.get("read")),
                 server_hostname=sni_hostname,
             )
     except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
@@ -236,15 +235,24 @@ def _running_on_asyncio() -> bool:
     return sniffio.current_async_library() == "asyncio"
 
 
-def _timeout(timeouts: dict[str, float | None]) -> aiohttp.ClientTimeout:
+@functools.lru_cache(maxsize=64)
+def _client_timeout(connect: float | None, read: float | None) -> aiohttp.ClientTimeout:
+    """aiohttp's timeouts for httpx's ``connect`` and ``read`` (cached: a batch sends thousands of
+    requests with the same two, and building the frozen dataclass was a visible share of its CPU)."""
     import aiohttp
 
     # The wait for a pooled connection and the opening of one (DNS included) are bounded by our own
     # deadline (see ``_Connector``); aiohttp's ``connect`` would lump both into one budget. Its
     # ``sock_read`` is the longest silence while reading, like httpx's ``read``.
-    return aiohttp.ClientTimeout(
-        total=None, connect=None, sock_connect=timeouts.get("connect"), sock_read=timeouts.get("read")
-    )
+    return aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect, sock_read=read)
+
+
+@functools.lru_cache(maxsize=256)
+def _url(url: str) -> Any:
+    """The URL as aiohttp's ``yarl.URL``, already encoded (cached: a batch posts to one or two URLs)."""
+    import yarl
+
+    return yarl.URL(url, encoded=True)
 
 
 def _connector_class() -> type[aiohttp.TCPConnector]:

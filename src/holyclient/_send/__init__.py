@@ -1,19 +1,46 @@
 """The send path both clients share: configuration, request building, attempts (budget, idempotency,
 unknown outcomes), responses, streams, pages, the recorder. Resources are typed against it; the
-clients in :mod:`holyclient._client` bind the resources on top of it."""
+clients in :mod:`holyclient._client` bind the resources on top of it.
+
+Its extension points are named: a :class:`SendStep` around one attempt's wire, a :class:`Sender` for
+one attempt, a :class:`Caller` / :class:`AsyncCaller` for one whole call. What a feature needs from a
+client is a function here (:func:`sender_of`, :func:`status_error`, :func:`share_usage`,
+:func:`owns_pool`, :func:`http_client_of`, :func:`record_call`, :func:`bind_page`, :func:`unwrap`,
+:func:`in_mode_of`, :func:`opening_error`, ``api_key=NO_KEY``), never a private attribute."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ._base_client import RESOURCE_NAMES, BaseClient
+from .._lazy import lazy_names as _lazy_names
+from ._base_client import (
+    NO_KEY,
+    RESOURCE_NAMES,
+    BaseClient,
+    http_client_of,
+    owns_pool,
+    record_call,
+    sender_of,
+    share_usage,
+    status_error,
+)
+from ._calls import (
+    AsyncCaller,
+    AsyncRetryingCaller,
+    Caller,
+    RetryingCaller,
+    bind_page,
+    in_mode_of,
+    unwrap,
+)
+from ._callsite import AsyncCallSite, SyncCallSite
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
+from ._event_stream import AsyncEventStream, AsyncStreamManager, EventStream, StreamManager
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
-from ._steps import AsyncSend, Exchange, Prepared, SendStep, asent, clean_failure
-from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
+from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, asent, clean_failure
+from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event, opening_error
 
 if TYPE_CHECKING:
     from ._pagination import (
@@ -30,6 +57,7 @@ if TYPE_CHECKING:
 _LAZY = dict.fromkeys(
     [
         "AsyncCursorPage",
+        "AsyncEventStream",
         "AsyncPage",
         "AsyncPaginator",
         "BaseAsyncPage",
@@ -41,40 +69,59 @@ _LAZY = dict.fromkeys(
 )
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
+    "NO_KEY",
     "RESOURCE_NAMES",
+    "AsyncCallSite",
+    "AsyncCaller",
     "AsyncCursorPage",
+    "AsyncEventStream",
     "AsyncPage",
     "AsyncPaginator",
     "AsyncRequestMethods",
+    "AsyncRetryingCaller",
     "AsyncSend",
     "AsyncStream",
+    "AsyncStreamManager",
     "BaseAsyncPage",
     "BaseClient",
     "BaseSyncPage",
+    "Caller",
     "ChunkDecoder",
+    "EventStream",
     "Exchange",
     "JsonlSink",
     "Pipeline",
     "Prepared",
+    "Preparer",
     "ResponseModes",
+    "RetryingCaller",
     "SendStep",
+    "Sender",
     "Stream",
+    "StreamManager",
+    "SyncCallSite",
     "SyncCursorPage",
     "SyncPage",
     "SyncRequestMethods",
     "afirst_event",
     "asent",
     "batch_line",
+    "bind_page",
     "clean_failure",
     "first_event",
+    "http_client_of",
+    "in_mode_of",
     "make_recorder",
+    "opening_error",
+    "owns_pool",
+    "record_call",
     "replayable",
+    "sender_of",
+    "share_usage",
+    "status_error",
+    "unwrap",
 ]

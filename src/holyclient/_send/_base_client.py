@@ -23,12 +23,14 @@ from ._attempts import Attempts
 from ._pipeline import Pipeline
 from ._recorder import make_recorder
 from ._response import ResponseModes
+from ._steps import PipelineClient
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry
     from ..pricing import UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
+    from ._calls import AsyncCaller, Caller
     from ._steps import Exchange, Sender
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
@@ -55,6 +57,19 @@ RESOURCE_NAMES = frozenset(
 _MAKING = threading.RLock()
 
 
+class _NoKey:
+    """The type of :data:`NO_KEY`."""
+
+    def __repr__(self) -> str:
+        return "NO_KEY"
+
+
+#: ``api_key=NO_KEY`` builds a client that sends nothing itself: no key, no connection pool of its own,
+#: no transport-security check (there is no key to protect). A Router is one: each target's own client
+#: holds that target's key and sends; the router keeps the settings, budget, usage and recorder of a client.
+NO_KEY: Any = _NoKey()
+
+
 class BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
@@ -62,8 +77,12 @@ class BaseClient(ResponseModes):
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
     _sender_factory: Callable[[Any], Sender] | None = None
-    #: The client's OpenTelemetry instruments (None: off, or no API installed; a Router's targets trace).
-    _telemetry: Telemetry | None = None
+    #: Makes the :class:`~holyclient._send._calls.Caller` (or ``AsyncCaller``) that runs each whole call:
+    #: the client's own retry loop (``Client`` / ``AsyncClient`` set theirs); a Router's fails over.
+    _caller_factory: Callable[[Any], Any]
+    #: ``(instrument, tracer_provider, meter_provider)``: the client's OpenTelemetry instruments are made
+    #: from them on its first call (see :attr:`_telemetry`).
+    _otel_options: tuple[bool, Any, Any] = (False, None, None)
 
     def __init__(
         self,
@@ -86,14 +105,22 @@ class BaseClient(ResponseModes):
         instrument: bool = True,
         tracer_provider: Any = None,
         meter_provider: Any = None,
+        http_client: Any = None,
+        sleep: Any = None,
     ) -> None:
         self.limiter = limiter
         self._set_api_key(api_key)
         self.organization = organization
         self.project = project
         self.base_url = _config.resolve_base_url(base_url)
-        _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
-        self.timeout = default_timeout(timeout)
+        if api_key is not NO_KEY:
+            _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
+        # the caller's HTTP client is never closed by us; a client without a key has no pool at all
+        self._owns_http = http_client is None and api_key is not NO_KEY
+        if http_client is not None or api_key is NO_KEY:
+            self._http = http_client
+        self._sleep = sleep  # how to wait between retries (tests pass a recorder)
+        self._given_timeout(timeout)
         self.max_retries = max_retries
         self.default_headers = dict(default_headers or {})
         self.default_query = dict(default_query or {})
@@ -107,7 +134,7 @@ class BaseClient(ResponseModes):
         self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd, calibration=calibration)
         self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
         # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
-        self._telemetry = _otel.telemetry(instrument, tracer_provider, meter_provider)
+        self._otel_options = (instrument, tracer_provider, meter_provider)
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -115,8 +142,12 @@ class BaseClient(ResponseModes):
 
     def _set_api_key(self, api_key: Any) -> None:
         """A string key (or ``HOLYSHEEP_API_KEY``), or a provider called before every request (key rotation)."""
-        if callable(api_key):
-            self._api_key_provider: Any = api_key
+        self._api_key_provider: Any
+        if api_key is NO_KEY:
+            self._api_key_provider = None
+            self.api_key = ""
+        elif callable(api_key):
+            self._api_key_provider = api_key
             self.api_key = ""
         else:
             self._api_key_provider = None
@@ -170,7 +201,7 @@ class BaseClient(ResponseModes):
         if base_url is not NOT_GIVEN:
             new.base_url = _config.resolve_base_url(base_url)
         if timeout is not NOT_GIVEN:
-            new.timeout = default_timeout(timeout)
+            new._given_timeout(timeout)
         if max_retries is not NOT_GIVEN:
             new.max_retries = max_retries
         if default_headers is not NOT_GIVEN:
@@ -179,7 +210,8 @@ class BaseClient(ResponseModes):
             new._policy = RetryPolicy(max_retry_after=max_retry_after)
         if allow_insecure_http is not NOT_GIVEN:
             new._allow_insecure_http = allow_insecure_http
-        _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
+        if new.api_key or new._api_key_provider is not None:  # NO_KEY: no key to protect
+            _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
         new._bind_resources()
         return new
 
@@ -219,6 +251,39 @@ class BaseClient(ResponseModes):
         return self.max_retries if options.max_retries is None else options.max_retries
 
     @property
+    def timeout(self) -> Any:
+        """The default timeout of every request: an ``httpx2.Timeout`` (10 minutes, 5 s to connect, unless
+        given), as openai's is an ``httpx.Timeout``. Made from what was given on first read, so that
+        ``Client()`` imports no HTTP library; assigning it sets it as is."""
+        try:
+            return self.__dict__["_timeout_"]
+        except KeyError:
+            value = self.__dict__["_timeout_"] = default_timeout(self.__dict__.get("_timeout_given"))
+            return value
+
+    @timeout.setter
+    def timeout(self, value: Any) -> None:
+        self.__dict__["_timeout_"] = value
+
+    def _given_timeout(self, timeout: Any) -> None:
+        """A timeout given to the constructor or ``with_options`` (a number, a ``Timeout``, None: the default)."""
+        self.__dict__.pop("_timeout_", None)
+        self.__dict__["_timeout_given"] = timeout
+
+    @property
+    def _telemetry(self) -> Telemetry | None:
+        """The client's OpenTelemetry instruments (None: off, or no API installed), made on first use:
+        importing ``opentelemetry`` and making the instruments cost more than the rest of ``Client()``
+        (about 50 ms), and a client that never calls needs neither. Copies share them."""
+        try:
+            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
+        except KeyError:
+            with _MAKING:
+                if "_telemetry_" not in self.__dict__:
+                    self.__dict__["_telemetry_"] = _otel.telemetry(*self._otel_options)
+            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
+
+    @property
     def _pipeline(self) -> Pipeline:
         """This client's send pipeline (one per client object: a copy gets its own, reading its settings)."""
         pipeline = self.__dict__.get("_pipeline_")
@@ -234,6 +299,14 @@ class BaseClient(ResponseModes):
             factory = self._sender_factory
             sender = self.__dict__["_sender_"] = Pipeline(self) if factory is None else factory(self)
         return sender
+
+    @property
+    def _caller(self) -> Any:
+        """What runs this client's calls: what ``_caller_factory`` makes, one per client object."""
+        caller: Caller | AsyncCaller | None = self.__dict__.get("_caller_")
+        if caller is None or caller.client is not self:
+            caller = self.__dict__["_caller_"] = self._caller_factory(self)
+        return caller
 
     def _start(self, options: RequestOptions) -> Attempts:
         """A call begins: it is recorded (``record_to``) and its attempts numbered."""
@@ -286,3 +359,44 @@ class BaseClient(ResponseModes):
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         error: APIError = self._pipeline.status_error(response, content, request)
         return error
+
+
+# --- what a feature needs from a client, by name (re-exported by ``holyclient._send``) ---
+
+
+def sender_of(client: BaseClient) -> Sender:
+    """What sends one attempt of ``client`` through its pipeline's steps (its own pipeline, or a Router's
+    sender, which picks a target): for a feature that sends single attempts and judges each answer
+    itself (the batch runner, ``compare``'s warm-up, ``doctor``, a Router's targets)."""
+    return client._sender
+
+
+def share_usage(client: BaseClient, tracker: UsageTracker, budget_usd: float | None) -> None:
+    """Make ``client`` charge ``tracker`` (a Router's target charges a tracker chained to the router's
+    total; ``run_batch``'s twin charges the caller's client), reserving each request's worst case
+    before sending when ``budget_usd`` is set (the tracker's own budget, or one it charges on to)."""
+    client._usage = tracker
+    client._budget_usd = budget_usd
+
+
+def record_call(client: BaseClient, options: RequestOptions) -> None:
+    """Step 1 of a call, for a caller that does not start it through the client's retry loop: append it
+    to the client's sample (``record_to``); never fails the call."""
+    client._pipeline.record(options)
+
+
+def owns_pool(client: BaseClient | PipelineClient) -> bool:
+    """Whether ``client`` made (or will make) its HTTP client itself; a caller's own ``http_client``
+    is never closed, bypassed or rebuilt by us."""
+    return client._owns_http
+
+
+def http_client_of(client: BaseClient | PipelineClient) -> Any:
+    """The HTTP client ``client`` sends on (made on first use): a send step may look at its transport."""
+    return client._http
+
+
+def status_error(client: BaseClient, response: Any, content: bytes, request: Any) -> APIError:
+    """The status error an answer to ``client`` carries (its class by status, ``Retry-After`` read,
+    redacted), for a feature that judges answers itself (the batch runner, ``doctor``)."""
+    return client._status_error(response, content, request)

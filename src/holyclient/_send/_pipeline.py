@@ -17,11 +17,14 @@ once, in the order they run:
 5. **limiter** -- the client's ``limiter`` acquires before and observes after the wire.
 6. **wire** -- the caller's :class:`~holyclient._steps.SendStep`\\s, then the HTTP client; anything the
    library raises is translated and redacted (:func:`~holyclient._steps.sent`).
-7. **parse** (:meth:`Pipeline.finish`) -- the answer as the model asked for, or its status error.
+7. **parse** (:meth:`Pipeline.finish`) -- the answer as the model asked for, or its status error; an
+   answer that echoes the attempt's key has it cut out first (:meth:`~holyclient._steps.Exchange.unechoed`).
 8. **settle** -- the usage the answer reports is charged on the ledger.
 
 A Router plugs in as the client's :class:`~holyclient._steps.Sender` (``_sender_factory``): it picks a
-target and hands the attempt to that target's pipeline, so the target's key, budget and usage apply.
+target and hands the attempt to that target's pipeline, so the target's key, budget and usage apply;
+and as its :class:`~holyclient._send._calls.Caller` (``_caller_factory``), which runs each whole call
+on a target's client and fails over between targets.
 """
 
 from __future__ import annotations
@@ -35,16 +38,15 @@ from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, request_timeout
 from ..pricing import CHARGED_PATHS
-from ._steps import AsyncSend, Exchange, Ledger, Prepared, SendStep, asent, sent
+from ._steps import AsyncSend, Exchange, Ledger, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
     from ..types._model import BaseModel
-    from ._base_client import BaseClient
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
-__all__ = ["Pipeline"]
+__all__ = ["Pipeline", "PipelineClient"]
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -54,7 +56,7 @@ class Pipeline:
 
     __slots__ = ("_chains", "_headers", "_urls", "client")
 
-    def __init__(self, client: BaseClient) -> None:
+    def __init__(self, client: PipelineClient) -> None:
         self.client = client
         self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
         self._urls: dict[str, str] = {}
@@ -168,6 +170,7 @@ class Pipeline:
 
         client = self.client
         try:
+            exchange.unechoed()
             result = client._parse(exchange.response, exchange.request, cast_to)
         except BaseException as exc:
             exchange.failed(exc)

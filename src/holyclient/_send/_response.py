@@ -251,10 +251,10 @@ class _ContextView:
     where the async resource methods return a coroutine, so calls are wrapped on the way out."""
 
     def __init__(self, target: Any) -> None:
-        self._target = target
+        self._wrapped = target
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._target, name)
+        value = getattr(self._wrapped, name)
         if name.startswith("_") or isinstance(value, (str, int, float, dict)) or value is None:
             return value
         if callable(value):

@@ -11,7 +11,9 @@ transport's own session (the batch runner's fast path) -- is a :class:`SendStep`
 the chain, ending at the transport) or answer by itself. Steps are passed per call
 (``pipeline.asend(options, steps=[...])``); nothing overrides a client's private method or reaches into
 the transport's attributes (the transport exposes :meth:`~holyclient._http._aiohttp.AiohttpTransport.session`).
-A feature that chooses *which client* sends (a Router target) implements :class:`Sender` instead.
+A feature that chooses *which client* sends an attempt (a Router target) implements :class:`Sender`
+instead; one that decides how a *whole call* runs (a Router's failover) implements a
+:class:`~holyclient._send._calls.Caller`.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ from .._http import translate_error
 if TYPE_CHECKING:
     from .._core import RequestOptions
     from ..pricing import Reservation, UsageTracker
-    from ._pipeline import Pipeline
+    from ..ratelimit import Limiter
+    from ..types._model import BaseModel
+    from ._recorder import Recorder
 
 __all__ = [
     "AsyncSend",
     "Exchange",
     "Ledger",
+    "PipelineClient",
     "Prepared",
+    "Preparer",
     "SendStep",
     "Sender",
     "asent",
@@ -38,6 +44,50 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+ModelT = TypeVar("ModelT", bound="BaseModel")
+
+
+class PipelineClient(Protocol):
+    """What a :class:`~._pipeline.Pipeline` reads of its client (``_send._base_client.BaseClient`` is
+    one), on each use. Declared here, below the client, so that the pipeline needs nothing of the class
+    that owns it."""
+
+    api_key: str
+    organization: str | None
+    project: str | None
+    base_url: str
+    timeout: Any
+    default_headers: dict[str, str]
+    default_query: dict[str, object]
+    limiter: Limiter | None
+    _api_key_provider: Any
+    _budget_usd: float | None
+    _usage: UsageTracker
+    _recorder: Recorder | None
+    _owns_http: bool
+
+    @property
+    def _http(self) -> Any: ...
+
+    def _accept_api_key(self, key: object) -> None: ...
+
+    def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT: ...
+
+    def _unwrap(self, result: Any) -> Any: ...
+
+
+class Preparer(Protocol):
+    """What a :class:`Prepared` attempt asks of the pipeline that made it (a :class:`~._pipeline.Pipeline`),
+    and what a send step may read of it: declared here, so that the attempt's data needs nothing of
+    the pipeline's module."""
+
+    client: PipelineClient
+
+    def build(self, prepared: Prepared) -> Any: ...
+
+    def url(self, options: RequestOptions) -> str: ...
+
+    def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]: ...
 
 
 class Prepared:
@@ -49,7 +99,7 @@ class Prepared:
 
     __slots__ = ("_request", "key", "options", "pipeline")
 
-    def __init__(self, pipeline: Pipeline, options: RequestOptions, key: str) -> None:
+    def __init__(self, pipeline: Preparer, options: RequestOptions, key: str) -> None:
         self.pipeline = pipeline
         self.options = options
         self.key = key
@@ -137,6 +187,34 @@ class Exchange:
                 request=self.request,
             )
         return self.request, self._response
+
+    def unechoed(self) -> None:
+        """Cut the attempt's key out of a read answer that echoes it, before anyone parses or keeps it.
+
+        A server may reflect the request (a debugging relay, a proxy that answers 200 with what it was
+        sent): whatever we hand on, keep or write -- a batch OUTPUT line, compare's report, a mirror's
+        pairs file -- must not hold the key. Error answers are redacted when their error is made; this
+        covers the rest. A streamed body is not covered (a key may be split between two chunks).
+        """
+        key = self.prepared.key
+        response = self.response
+        if len(key) < 8 or key.encode() not in response.content:  # never blank a short common word
+            return
+        from .._core import REDACTED
+
+        clean = response.content.replace(key.encode(), REDACTED.encode())
+        if self._response is response:  # the HTTP library's own response: rebuilt around the clean body
+            import httpx2
+
+            self.response = self._response = httpx2.Response(
+                response.status_code,
+                headers=list(response.headers.items()),
+                content=clean,
+                request=response.request,
+            )
+        else:  # a send step's own answer (the batch fast path's)
+            response.content = clean
+            self._response = None
 
     def settle(self, model: str | None, usage: Any) -> None:
         """The usage-settlement step: charge what the answer reported."""

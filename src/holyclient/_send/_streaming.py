@@ -15,13 +15,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core import DONE, SSEDecoder, parse_model, stream_error
-from .._http import translate_error
 from ._steps import clean_failure
 
 if TYPE_CHECKING:
     from ..pricing import Outcome, StreamMeter
 
 T = TypeVar("T")
+X = TypeVar("X")
 
 
 def _watch(stream: object, meter: StreamMeter | None) -> None:
@@ -52,6 +52,24 @@ async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
         if probe.feed(chunk):
             break
     return bytes(head)
+
+
+def opening_error(stream: Any) -> Any:
+    """The error a stream opens with (an ``APIStatusError``), or ``None``: an SSE error event in the bytes
+    read before the caller got any.
+
+    A relay that is overloaded may answer 200 and send ``data: {"error": ...}`` as its first event;
+    nothing has reached the caller yet, so a Router can still send the request to another target
+    (closing this stream with :meth:`Stream.refuse`).
+    """
+    first = getattr(stream, "_first", b"")
+    if not first or b'"error"' not in first:
+        return None
+    events = SSEDecoder().feed(first)
+    if not events:
+        return None
+    response = stream.response
+    return stream_error(events[0], response, request=getattr(response, "request", None))
 
 
 class ChunkDecoder(Generic[T]):
@@ -127,6 +145,96 @@ def _observe_bytes(decoder: ChunkDecoder[Any], meter: StreamMeter | None, chunk:
         decoder.done = True
 
 
+class _Ending:
+    """How a stream's reading ended, for its meter and its caller.
+
+    ``outcome``: ``"complete"``, ``"early"`` (closed before the end) or ``"unknown"`` (the wire failed:
+    the answer may have been billed). ``failure``: what ended it. The one key-safety rule of a stream:
+    an error from the HTTP library is translated and redacted (:func:`~._steps.clean_failure`) and
+    raised *after* the ``finally`` by :meth:`raise_failure`, outside the ``except`` block, so that the
+    library's exception (whose request holds the key) is not chained; our own errors (an error event,
+    a chunk that does not parse) are raised as they are.
+    """
+
+    __slots__ = ("failure", "outcome")
+
+    def __init__(self) -> None:
+        self.outcome: Outcome = "early"
+        self.failure: BaseException | None = None
+
+    def caught(self, exc: Exception, request: Callable[[], Any]) -> bool:
+        """Record ``exc``; whether it is ours, to be re-raised at once by the caller's ``raise``."""
+        self.failure = clean_failure(exc, request)
+        if self.failure is exc:  # our own error: the outcome is known, nothing to translate
+            return True
+        self.outcome = "unknown"
+        return False
+
+    def raise_failure(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+
+def _items(
+    decoder: ChunkDecoder[T], meter: StreamMeter | None, first: bytes, chunks: Iterator[bytes]
+) -> Iterator[T]:
+    """The stream's chunks, parsed; the usage-only chunk the caller did not ask for is hidden by the meter."""
+    show = meter.observe if meter is not None else None
+    for item in decoder.feed(first):
+        if show is None or show(item):
+            yield item
+    for chunk in chunks:
+        if decoder.done:
+            break
+        for item in decoder.feed(chunk):
+            if show is None or show(item):
+                yield item
+    for item in decoder.flush():
+        if show is None or show(item):
+            yield item
+
+
+async def _aitems(
+    decoder: ChunkDecoder[T], meter: StreamMeter | None, first: bytes, chunks: AsyncIterator[bytes]
+) -> AsyncIterator[T]:
+    """Async twin of :func:`_items`."""
+    show = meter.observe if meter is not None else None
+    for item in decoder.feed(first):
+        if show is None or show(item):
+            yield item
+    async for chunk in chunks:
+        if decoder.done:
+            break
+        for item in decoder.feed(chunk):
+            if show is None or show(item):
+                yield item
+    for item in decoder.flush():
+        if show is None or show(item):
+            yield item
+
+
+def _bytes(
+    decoder: ChunkDecoder[Any], meter: StreamMeter | None, first: bytes, chunks: Iterator[bytes]
+) -> Iterator[bytes]:
+    """The body as it arrives, decoded on the side only so that the meter sees its text."""
+    _observe_bytes(decoder, meter, first)
+    yield first
+    for chunk in chunks:
+        _observe_bytes(decoder, meter, chunk)
+        yield chunk
+
+
+async def _abytes(
+    decoder: ChunkDecoder[Any], meter: StreamMeter | None, first: bytes, chunks: AsyncIterator[bytes]
+) -> AsyncIterator[bytes]:
+    """Async twin of :func:`_bytes`."""
+    _observe_bytes(decoder, meter, first)
+    yield first
+    async for chunk in chunks:
+        _observe_bytes(decoder, meter, chunk)
+        yield chunk
+
+
 class Stream(Generic[T]):
     """An iterator of parsed chunks from a server-sent-events response."""
 
@@ -147,59 +255,28 @@ class Stream(Generic[T]):
         _watch(self, meter)
 
     def _iterate(self) -> Generator[T, None, None]:
-        decoder, meter = self._decoder, self._meter
-        show = meter.observe if meter is not None else None
-        failure: BaseException | None = None
-        outcome: Outcome = "early"
-        try:
-            for item in decoder.feed(self._first):
-                if show is None or show(item):
-                    yield item
-            for chunk in self._chunks:
-                if decoder.done:
-                    break
-                for item in decoder.feed(chunk):
-                    if show is None or show(item):
-                        yield item
-            for item in decoder.flush():
-                if show is None or show(item):
-                    yield item
-            outcome = "complete"
-        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
-            failure = clean_failure(exc, lambda: self.response.request)
-            if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
-                raise
-            outcome = "unknown"
-        finally:
-            if meter is not None:
-                meter.finish(outcome, failure)
-            self.response.close()
-            decoder.close()
-        if failure is not None:  # raised outside ``except``: the library error (and its key) is not chained
-            raise failure
+        return self._guarded(_items(self._decoder, self._meter, self._first, self._chunks))
 
     def _raw(self) -> Iterator[bytes]:
         """The body as it arrives (``with_streaming_response``), still charged: the meter counts its text."""
-        outcome: Outcome = "early"
-        failure: BaseException | None = None
+        return self._guarded(_bytes(self._decoder, self._meter, self._first, self._chunks))
+
+    def _guarded(self, body: Iterator[X]) -> Generator[X, None, None]:
+        """``body``, read to its end or left early, with the stream settled however it ends (see
+        :class:`_Ending`)."""
+        ending = _Ending()
         try:
-            _observe_bytes(self._decoder, self._meter, self._first)
-            yield self._first
-            for chunk in self._chunks:
-                _observe_bytes(self._decoder, self._meter, chunk)
-                yield chunk
-            outcome = "complete"
-        except Exception as exc:
-            failure = translate_error(exc, self.response.request)
-            if failure is exc:
+            yield from body
+            ending.outcome = "complete"
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
+            if ending.caught(exc, lambda: self.response.request):
                 raise
-            outcome = "unknown"
         finally:
             if self._meter is not None:
-                self._meter.finish(outcome)
-            self.close()
-        if failure is not None:
-            raise failure
+                self._meter.finish(ending.outcome, ending.failure)
+            self.response.close()
+            self._decoder.close()
+        ending.raise_failure()
 
     def __iter__(self) -> Iterator[T]:
         return self._iterator
@@ -250,60 +327,29 @@ class AsyncStream(Generic[T]):
         self._iterator = self._iterate()
         _watch(self, meter)
 
-    async def _iterate(self) -> AsyncGenerator[T, None]:
-        decoder, meter = self._decoder, self._meter
-        show = meter.observe if meter is not None else None
-        failure: BaseException | None = None
-        outcome: Outcome = "early"
-        try:
-            for item in decoder.feed(self._first):
-                if show is None or show(item):
-                    yield item
-            async for chunk in self._chunks:
-                if decoder.done:
-                    break
-                for item in decoder.feed(chunk):
-                    if show is None or show(item):
-                        yield item
-            for item in decoder.flush():
-                if show is None or show(item):
-                    yield item
-            outcome = "complete"
-        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
-            failure = clean_failure(exc, lambda: self.response.request)
-            if failure is exc:  # our own error (an error event, a bad chunk): the outcome is known
-                raise
-            outcome = "unknown"
-        finally:
-            if meter is not None:  # before the await: a cancelled close must not skip the charge
-                meter.finish(outcome, failure)
-            await self.response.aclose()
-            decoder.close()
-        if failure is not None:
-            raise failure
+    def _iterate(self) -> AsyncGenerator[T, None]:
+        return self._guarded(_aitems(self._decoder, self._meter, self._first, self._chunks))
 
-    async def _raw(self) -> AsyncIterator[bytes]:
+    def _raw(self) -> AsyncIterator[bytes]:
         """Async twin of :meth:`Stream._raw`."""
-        outcome: Outcome = "early"
-        failure: BaseException | None = None
+        return self._guarded(_abytes(self._decoder, self._meter, self._first, self._chunks))
+
+    async def _guarded(self, body: AsyncIterator[X]) -> AsyncGenerator[X, None]:
+        """Async twin of :meth:`Stream._guarded`."""
+        ending = _Ending()
         try:
-            _observe_bytes(self._decoder, self._meter, self._first)
-            yield self._first
-            async for chunk in self._chunks:
-                _observe_bytes(self._decoder, self._meter, chunk)
-                yield chunk
-            outcome = "complete"
-        except Exception as exc:
-            failure = translate_error(exc, self.response.request)
-            if failure is exc:
+            async for item in body:
+                yield item
+            ending.outcome = "complete"
+        except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
+            if ending.caught(exc, lambda: self.response.request):
                 raise
-            outcome = "unknown"
         finally:
             if self._meter is not None:  # before the await: a cancelled close must not skip the charge
-                self._meter.finish(outcome)
-            await self.close()
-        if failure is not None:
-            raise failure
+                self._meter.finish(ending.outcome, ending.failure)
+            await self.response.aclose()
+            self._decoder.close()
+        ending.raise_failure()
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._iterator

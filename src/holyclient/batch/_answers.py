@@ -76,13 +76,18 @@ def read_answer(url: str, content: bytes, exchange: Callable[[], tuple[Any, Any]
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    return value if type(value) is int and value >= 0 else 0  # not bool (an int subclass), not a float
 
 
 def usage_of(raw: Mapping[str, Any]) -> dict[str, Any] | None:
     """The answer's ``usage`` in the chat completion's terms (``prompt_tokens``, ``completion_tokens``,
-    ``total_tokens``): the Responses API's ``input_tokens``/``output_tokens`` are renamed, embeddings
-    get ``completion_tokens: 0``, and anything that is not a count is left out."""
+    ``total_tokens`` and the details that change the price: cached and audio prompt tokens, reasoning
+    and audio output tokens, DeepSeek's ``prompt_cache_hit_tokens``): the Responses API's
+    ``input_tokens``/``output_tokens`` and their details are renamed, embeddings get
+    ``completion_tokens: 0``, and anything that is not a count is left out.
+
+    The details are kept because the tracker prices by them (:func:`holyclient.pricing.billed_tokens`):
+    a Gemini answer that reports its reasoning beside ``completion_tokens`` is billed for it."""
     usage = raw.get("usage")
     if not isinstance(usage, Mapping):
         return None
@@ -94,7 +99,27 @@ def usage_of(raw: Mapping[str, Any]) -> dict[str, Any] | None:
         "completion_tokens": completion,
         "total_tokens": _int(usage.get("total_tokens")) or prompt + completion,
     }
-    details = usage.get("input_tokens_details" if responses else "prompt_tokens_details")
-    if isinstance(details, Mapping) and _int(details.get("cached_tokens")):
-        out["prompt_tokens_details"] = {"cached_tokens": _int(details.get("cached_tokens"))}
+    for side, names in _DETAILS.items():
+        details = usage.get(names[responses])
+        counts = (
+            {name: _int(details.get(name)) for name in _PRICED[side] if _int(details.get(name))}
+            if isinstance(details, Mapping)
+            else None
+        )
+        if counts:
+            out[side] = counts
+    if _int(usage.get("prompt_cache_hit_tokens")):
+        out["prompt_cache_hit_tokens"] = _int(usage.get("prompt_cache_hit_tokens"))
     return out
+
+
+#: Each details object in the chat completion's terms, and its name (chat, Responses API).
+_DETAILS = {
+    "prompt_tokens_details": ("prompt_tokens_details", "input_tokens_details"),
+    "completion_tokens_details": ("completion_tokens_details", "output_tokens_details"),
+}
+#: The detail counts that change what an answer costs.
+_PRICED = {
+    "prompt_tokens_details": ("cached_tokens", "audio_tokens"),
+    "completion_tokens_details": ("reasoning_tokens", "audio_tokens"),
+}

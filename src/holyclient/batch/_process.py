@@ -21,6 +21,7 @@ from .._exceptions import (
     APITimeoutError,
     BudgetExceededError,
 )
+from .._send import sender_of, status_error
 from ..ratelimit import Clock, Sleep, TokenEstimator
 from ._answers import read_answer, usage_of
 from ._concurrency import AdaptiveConcurrency, Slots
@@ -214,7 +215,7 @@ class RequestProcessor:
         and usage; the fast path as a send step), without retry: the result it would leave, and the
         error to judge retrying by."""
         try:
-            exchange = await self.client._sender.asend(options, steps=self._steps, limited=False)
+            exchange = await sender_of(self.client).asend(options, steps=self._steps, limited=False)
         except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
             return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
@@ -231,16 +232,17 @@ class RequestProcessor:
         self, request: BatchRequest, exchange: Exchange, model: str | None
     ) -> tuple[BatchResult, BaseException | None]:
         """An attempt's answer as its result: parsed, or the status error to judge retrying by."""
+        exchange.unechoed()  # the OUTPUT line never holds the key, even if the server echoed it
         answer = exchange.response
         request_id = answer.headers.get("x-request-id")
         status = int(answer.status_code)
         if status >= 400:
             http_request, response = exchange.httpx()
-            status_error = self.client._status_error(response, answer.content, http_request)
-            exchange.failed(status_error)
+            refused = status_error(self.client, response, answer.content, http_request)
+            exchange.failed(refused)
             # the whole body the server sent (the error's ``body`` may be only its ``error`` object)
             body = parse_error_body(answer.content, http_request)  # redacted: a server may echo the key
-            return BatchResult(request.custom_id, status, request_id, body, model=model), status_error
+            return BatchResult(request.custom_id, status, request_id, body, model=model), refused
         try:
             raw = read_answer(request.url, answer.content, exchange.httpx)
         except BaseException as exc:

@@ -25,34 +25,29 @@ def _output_tokens(body: Mapping[str, Any], url: str) -> int:
     return (DEFAULT_OUTPUT_TOKENS if cap is None else cap) * choices
 
 
-def _price(model: str, prompt: int, cached: int, completion: int) -> float | None:
-    from ..pricing import UnknownModelError, estimate_cost
-
-    try:
-        return estimate_cost(model, prompt, completion, cached_input_tokens=cached).cost_usd
-    except UnknownModelError:
-        return None
-
-
 @dataclass
 class CostTally:
     """USD spent per model, from each result's real usage (``None`` for a model without a price)."""
 
     per_model: dict[str, float | None] = field(default_factory=dict)
-    #: costs by (model, prompt, cached, completion): a batch's answers repeat the same few counts
-    _seen: dict[tuple[str, int, int, int], float | None] = field(default_factory=dict, repr=False)
+    #: costs by (model, billed tokens): a batch's answers repeat the same few counts
+    _seen: dict[tuple[str, Any], float | None] = field(default_factory=dict, repr=False)
 
     def add(self, result: BatchResult) -> None:
-        from ..pricing import usage_tokens
+        """Price a result's usage by the client tracker's rule (cached, audio, reasoning, tiers)."""
+        from ..pricing import UnknownModelError, billed_cost, billed_tokens
 
         if not result.ok or result.usage is None:
             return
         model = result.model or "unknown"
-        key = (model, *usage_tokens(result.usage))
+        key = (model, billed_tokens(result.usage))
         if key not in self._seen:
             if len(self._seen) > 65536:
                 self._seen.clear()
-            self._seen[key] = _price(*key)
+            try:
+                self._seen[key] = billed_cost(model, key[1]).cost_usd
+            except UnknownModelError:
+                self._seen[key] = None
         cost = self._seen[key]
         previous = self.per_model.get(model, 0.0)
         self.per_model[model] = None if cost is None or previous is None else previous + cost

@@ -22,39 +22,17 @@ def _async_client_for_loop(client: Client | AsyncClient) -> tuple[AsyncClient, b
     key provider, organization, project, default headers and query, limiter, budget) and usage
     tracker, on a fresh pool. An ``AsyncClient`` given its ``http_client`` by the caller is used as is.
     """
-    from .._client import AsyncClient
+    from .._client import AsyncClient, async_twin
+    from .._send import owns_pool
 
-    if isinstance(client, AsyncClient) and not client._owns_http:
+    if isinstance(client, AsyncClient) and not owns_pool(client):
         return client, False
-    if not client._owns_http:
+    if not owns_pool(client):
         raise TypeError(
             "run_batch() cannot reuse a Client's own http_client (it is synchronous): pass an AsyncClient "
             "built with an httpx2.AsyncClient / httpx.AsyncClient instead"
         )
-    provider = client._api_key_provider
-    api_key: Any = client.api_key
-    if provider is not None:  # a Client's provider is a plain function: called before each attempt too
-
-        async def api_key() -> str:
-            key: str = provider() if not isinstance(client, AsyncClient) else await provider()
-            return key
-
-    twin = AsyncClient(
-        api_key=api_key,
-        organization=client.organization,
-        project=client.project,
-        base_url=client.base_url,
-        timeout=client.timeout,
-        max_retries=client.max_retries,
-        default_headers=client.default_headers,
-        default_query=client.default_query,
-        allow_insecure_http=client._allow_insecure_http,
-        max_retry_after=client._policy.max_retry_after,
-        budget_usd=client._budget_usd,
-        limiter=client.limiter,
-    )
-    twin._usage = client.usage
-    return twin, True
+    return async_twin(client), True
 
 
 def run_batch(

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import NOT_GIVEN
 from .._http import aiohttp_transport_of, default_timeout, request_timeout
-from .._send import Exchange, clean_failure
+from .._send import Exchange, asent, http_client_of, owns_pool
 
 if TYPE_CHECKING:
-    from .._send import AsyncSend, Pipeline, Prepared
+    from .._send import AsyncSend, Prepared, Preparer
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
@@ -62,15 +62,15 @@ class DirectWire:
         self._wire: Any = (
             None  # holyclient._http._aiohttp, imported on the first request (it imports aiohttp)
         )
-        self._transports: dict[int, tuple[Pipeline, Any]] = {}
+        self._transports: dict[int, tuple[Preparer, Any]] = {}
         self._timeouts: dict[tuple[int, Any], dict[str, float | None]] = {}
 
-    def transport(self, pipeline: Pipeline) -> Any:
+    def transport(self, pipeline: Preparer) -> Any:
         """The aiohttp transport ``pipeline``'s requests may be sent on, or ``None``."""
         known = self._transports.get(id(pipeline))
         if known is None or known[0] is not pipeline:
             client = pipeline.client
-            transport = aiohttp_transport_of(client._http) if client._owns_http else None
+            transport = aiohttp_transport_of(http_client_of(client)) if owns_pool(client) else None
             known = self._transports[id(pipeline)] = (pipeline, transport)
         return known[1]
 
@@ -81,7 +81,7 @@ class DirectWire:
 
         return sniffio.current_async_library() == "asyncio"
 
-    def _timeout(self, pipeline: Pipeline, timeout: Any) -> dict[str, float | None]:
+    def _timeout(self, pipeline: Preparer, timeout: Any) -> dict[str, float | None]:
         key = (id(pipeline), timeout if isinstance(timeout, (int, float)) else id(timeout))
         timeouts = self._timeouts.get(key)
         if timeouts is None:
@@ -114,19 +114,17 @@ class DirectWire:
         # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
         data = json.dumps(options.body or {}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         timeouts = self._timeout(prepared.pipeline, options.timeout)
-        try:
+
+        async def exchange() -> tuple[Any, bytes]:
             session = await transport.session()
             response = await wire.send(
                 session, "POST", prepared.url(), prepared.wire_headers(), data.encode(), timeouts
             )
             content = await wire.read_body(response)
             encoding = response.headers.get("Content-Encoding", "").lower()
-            if encoding in _DECODERS:
-                content = _decoded(content, encoding)
-        except Exception as exc:
-            failure = clean_failure(exc, prepared.request)
-        else:
-            if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
-                return await send(prepared)
-            return Exchange(prepared, Answer(response.status, response.headers, content))
-        raise failure  # outside ``except``: the HTTP library's error (and its key) is not chained
+            return response, _decoded(content, encoding) if encoding in _DECODERS else content
+
+        response, content = await asent(exchange, prepared.request)  # the library's errors translated
+        if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
+            return await send(prepared)
+        return Exchange(prepared, Answer(response.status, response.headers, content))

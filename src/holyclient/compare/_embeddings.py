@@ -15,7 +15,7 @@ from ._similarity import cosine
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
-    from ._report import Pair
+    from ._pairs import Pair
 
 #: Texts per ``/embeddings`` request.
 BATCH = 64

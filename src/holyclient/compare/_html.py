@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from ._report import Pair, Report
+from ._pairs import Pair
+from ._report import Report
 
 OLD_COLOUR, NEW_COLOUR, NOISE_COLOUR = "#4c72b0", "#dd8452", "#55a868"
 _BINS = 20

@@ -7,78 +7,18 @@ the HTML page is drawn from. Keys never enter it: it holds base URLs, models and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .._constants import CHAT_COMPLETIONS_URL
 from .._core import safe_url
 from ..batch import BatchRequest, BatchResult
+from ._embeddings import apply
 from ._gates import Gate, GateResult, evaluate
+from ._pairs import Pair, SideResult
 from ._run import SideRun, Timing
-from ._similarity import Output, Similarity, output_of, similarity
+from ._similarity import Output, output_of, similarity
 from ._stats import bootstrap_ratio_ci, percentile, ratio
-
-#: How much of each answer the report keeps (the HTML shows differing requests side by side).
-MAX_TEXT = 2000
-
-
-@dataclass
-class SideResult:
-    """One request's outcome on one side."""
-
-    status: int | None
-    error: str | None
-    latency: float | None
-    ttft: float | None
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost_usd: float | None
-    output: Output
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    def as_dict(self, cny_rate: float) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "error": self.error,
-            "latency_s": self.latency,
-            "ttft_s": self.ttft,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cost_usd": self.cost_usd,
-            "cost_cny": None if self.cost_usd is None else self.cost_usd * cny_rate,
-            "output": self.output.display()[:MAX_TEXT],
-        }
-
-
-@dataclass
-class Pair:
-    custom_id: str
-    stream: bool
-    local_tokens: int | None
-    old: SideResult
-    new: SideResult
-    similarity: Similarity
-    repeats: list[SideResult] = field(default_factory=list)
-    noise: float | None = None
-    embedding_similarity: float | None = None
-    embedding_noise: float | None = None
-
-    def as_dict(self, cny_rate: float) -> dict[str, Any]:
-        return {
-            "custom_id": self.custom_id,
-            "stream": self.stream,
-            "local_prompt_tokens": self.local_tokens,
-            "similarity": self.similarity.score,
-            "similarity_method": self.similarity.method,
-            "noise_similarity": self.noise,
-            "embedding_similarity": self.embedding_similarity,
-            "embedding_noise": self.embedding_noise,
-            "old": self.old.as_dict(cny_rate),
-            "new": self.new.as_dict(cny_rate),
-        }
 
 
 def side_result(
@@ -270,8 +210,6 @@ def make_report(
     gates: Sequence[Gate],
 ) -> Report:
     if embeddings is not None:
-        from ._embeddings import apply
-
         apply(pairs, embeddings)
     metrics = metrics_of(pairs)
     results = [evaluate(gate, metrics) for gate in gates]

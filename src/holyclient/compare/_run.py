@@ -18,7 +18,7 @@ from typing import Any
 
 from .._client import AsyncClient
 from .._core import RequestOptions, SSEDecoder
-from .._send import AsyncSend, Exchange, Prepared, asent
+from .._send import AsyncSend, Exchange, Prepared, asent, sender_of
 from ..batch import BatchRequest, BatchResult, BatchRunner
 from ._streams import assemble, chunk_has_output
 
@@ -104,7 +104,7 @@ async def _warm_up(client: AsyncClient) -> None:
     """One free ``GET /models``, untimed: the first request of a run must not carry the connection set-up
     (and the HTTP library's first-use costs), or p95 of a small sample measures those instead."""
     try:
-        exchange = await client._sender.asend(RequestOptions("GET", "/models", max_retries=0))
+        exchange = await sender_of(client).asend(RequestOptions("GET", "/models", max_retries=0))
         await exchange.response.aclose()
     except Exception:  # an endpoint without /models, or down: the run itself will say so
         return

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ._edits import Edit, Lines, indent_of, newline_of
-from ._python import Finding
+from ._report import Finding
 from ._rules import BASE_URL, NEW_KEY, KeyMode
 
 _LITERAL = re.compile(

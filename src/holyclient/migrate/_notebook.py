@@ -18,7 +18,7 @@ from typing import Any
 from . import _python
 from ._edits import Edit, Lines
 from ._pysource import UnsupportedSourceError
-from ._python import Finding
+from ._report import Finding
 from ._rules import Hit, KeyMode, in_comment, key_hits, review_bare, url_hits
 
 _TOKEN = re.compile(r'(?P<s>"(?:[^"\\]|\\.)*")|(?P<p>[{}\[\]:,])|(?P<lit>[^\s{}\[\]:,"]+)', re.S)

@@ -1,21 +1,49 @@
 """openai<1.0 and the module-level client (``openai.api_key = ...``; ``openai.ChatCompletion.create``):
 the part of the Python rewriter that configures the ``openai`` module itself. Split from
-:mod:`._python` to keep each module small; it works on that module's rewriter state."""
+:mod:`._python` to keep each module small; it works on that module's rewriter state, seen through
+:class:`RewriterState` so that this module needs nothing from :mod:`._python`."""
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from . import _pynames as pn
 from ._edits import indent_of
 from ._rules import NEW_KEY
 
 if TYPE_CHECKING:
-    from ._python import _Rewriter
+    from ._edits import Edit, Lines
+    from ._pysource import Pos
+    from ._report import Finding
+    from ._rules import KeyMode
 
 
-def module_level(self: _Rewriter) -> None:
+class RewriterState(Protocol):
+    """What :func:`module_level` reads and extends of the Python rewriter (``_python._Rewriter``)."""
+
+    text: str
+    keys: KeyMode
+    pos: Pos
+    lines: Lines
+    nl: str
+    tree: ast.Module
+    assigns: list[ast.Assign]
+    attributes: list[ast.Attribute]
+    names: pn.Names
+    edits: list[Edit[str]]
+    findings: list[Finding]
+    azure_file: bool
+
+    def line(self, offset: int) -> int: ...
+    def in_excluded(self, offset: int) -> bool: ...
+    def base_url(self) -> str: ...
+    def os_environ(self) -> str: ...
+    def literal_key(self, line: int, what: str, value: ast.expr | None) -> None: ...
+    def runtime_base(self, line: int, what: str, value: ast.expr) -> None: ...
+
+
+def module_level(self: RewriterState) -> None:
     """openai<1.0 (``openai.ChatCompletion.create``) or a module-level client used without a base URL:
     set ``openai.api_base`` / ``openai.base_url`` (and the key) after the import."""
     alias = next((local for local, q in self.names.bound.items() if q == "openai"), None)

@@ -18,7 +18,7 @@ from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
-from ._report import Action
+from ._report import Finding
 from ._rules import (
     BASE_URL,
     NEW_KEY,
@@ -33,8 +33,6 @@ from ._rules import (
     secret_like,
     url_hits,
 )
-
-Finding = tuple[int, str, Action, str]  # line, kind, action, message
 
 
 class _Rewriter:

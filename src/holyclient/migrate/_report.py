@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 Action = Literal["rewrite", "review", "error"]
 Status = Literal["changed", "unchanged", "failed"]
+Finding = tuple[int, str, Action, str]  # line, kind, action, message
 
 
 @dataclass(frozen=True)

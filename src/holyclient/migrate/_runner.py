@@ -20,8 +20,7 @@ from . import _guard, _notebook, _python, _text, _walk, _writer
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
 from ._guard import DirtyTreeError, MigrateError
 from ._pysource import UnsupportedSourceError
-from ._python import Finding
-from ._report import FileResult, Report, Site, Skipped
+from ._report import FileResult, Finding, Report, Site, Skipped
 from ._rules import KeyMode
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")

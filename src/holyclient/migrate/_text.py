@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import _js
 from ._edits import Edit, Lines
 from ._envurl import env_hit, env_style
-from ._python import Finding
+from ._report import Finding
 from ._rules import KeyMode, in_comment, is_azure_text, key_hits, review_bare, url_hits
 
 JS_SUFFIXES = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts")

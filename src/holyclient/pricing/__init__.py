@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._billed import BilledTokens, billed_tokens
 from ._cost import (
     DEFAULT_CNY_RATE,
     DEFAULT_OUTPUT_TOKENS,
@@ -12,6 +13,7 @@ from ._cost import (
     PriceTable,
     Tier,
     UnknownModelError,
+    billed_cost,
     cost_from_usage,
     default_table,
     estimate_cost,
@@ -28,6 +30,7 @@ __all__ = [
     "CHARGED_PATHS",
     "DEFAULT_CNY_RATE",
     "DEFAULT_OUTPUT_TOKENS",
+    "BilledTokens",
     "CostEstimate",
     "ModelInfo",
     "Outcome",
@@ -41,6 +44,8 @@ __all__ = [
     "UsageSnapshot",
     "UsageTracker",
     "ask_for_usage",
+    "billed_cost",
+    "billed_tokens",
     "billed_usage",
     "cost_from_usage",
     "default_table",

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ._billed import billed_tokens, billed_usd
+from ._billed import BilledTokens, billed_tokens, billed_usd
 from ._table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
 
 __all__ = [
@@ -264,7 +264,16 @@ def cost_from_usage(model: str, usage: Any, *, table: PriceTable | None = None) 
     Raises:
         UnknownModelError: the model has no price.
     """
-    billed = billed_tokens(usage)
+    return billed_cost(model, billed_tokens(usage), table=table)
+
+
+def billed_cost(model: str, billed: BilledTokens, *, table: PriceTable | None = None) -> CostEstimate:
+    """:func:`cost_from_usage` of a usage already read (:func:`~._billed.billed_tokens`): a tracker that
+    needs both the tokens and the cost of every answer reads the usage once.
+
+    Raises:
+        UnknownModelError: the model has no price.
+    """
     info = lookup_model(model, table)
     input_usd, output_usd = billed_usd(info.price_for(billed.prompt), billed)
     return CostEstimate(

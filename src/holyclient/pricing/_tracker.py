@@ -25,14 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import BudgetExceededError
+from ._billed import billed_tokens
 from ._cost import (
     PriceTable,
     UnknownModelError,
-    cost_from_usage,
+    billed_cost,
     default_table,
     estimate_cost,
     requested_output_tokens,
-    usage_tokens,
 )
 from ._learning import CalibrationLearner, StandIn
 from ._snapshot import ModelUsage, UsageSnapshot
@@ -265,16 +265,16 @@ class UsageTracker:
         return totals
 
     def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> None:
-        prompt, cached, completion = usage_tokens(usage)
+        billed = billed_tokens(usage)
         totals = self._model_totals(model)
         totals.requests += 1
-        totals.prompt += prompt
-        totals.cached += cached
-        totals.completion += completion
+        totals.prompt += billed.prompt
+        totals.cached += billed.cached
+        totals.completion += billed.completion
         if approximate:
             totals.approximate += 1
         try:
-            cost = cost_from_usage(model, usage, table=self.prices).cost_usd
+            cost = billed_cost(model, billed, table=self.prices).cost_usd
         except UnknownModelError:
             totals.priced = False
             return

@@ -25,8 +25,7 @@ from .._send import ResponseModes
 from ._chat_operations import CREATE
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._send import AsyncStream, Stream
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 ResponseFormatT = TypeVar("ResponseFormatT")
@@ -99,7 +98,7 @@ def _given(value: Any) -> Any:
 class ParseMethods:
     """``parse`` and ``stream`` of the sync chat completions resource."""
 
-    _client: Client
+    _client: SyncCallSite
 
     def parse(
         self,
@@ -166,7 +165,7 @@ class ParseMethods:
 class AsyncParseMethods:
     """``parse`` and ``stream`` of the async chat completions resource."""
 
-    _client: AsyncClient
+    _client: AsyncCallSite
 
     async def parse(
         self,

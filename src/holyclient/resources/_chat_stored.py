@@ -17,7 +17,7 @@ from ._chat_operations import DELETE, LIST, MESSAGES, RETRIEVE, UPDATE
 from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
+    from .._send import AsyncCallSite, SyncCallSite
 
 
 class Messages(SyncAPIResource):
@@ -55,7 +55,7 @@ class AsyncMessages(AsyncAPIResource):
 class StoredMethods(SyncAPIResource):
     """``list``, ``retrieve``, ``update``, ``delete`` and ``messages`` of the sync chat completions."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCallSite) -> None:
         super().__init__(client)
         self.messages = Messages(client)
 
@@ -116,7 +116,7 @@ class StoredMethods(SyncAPIResource):
 class AsyncStoredMethods(AsyncAPIResource):
     """The async twins of :class:`StoredMethods`."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCallSite) -> None:
         super().__init__(client)
         self.messages = AsyncMessages(client)
 

@@ -18,7 +18,7 @@ from .._core import NOT_GIVEN, RequestOptions, build_body
 from ._spec_params import ACCEPTED
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
+    from .._send import AsyncCallSite, SyncCallSite
 
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")
@@ -129,7 +129,7 @@ class PageOperation(Operation[ResponseT], Generic[ResponseT, AsyncPageT]):
 class SyncAPIResource:
     """Base of the sync resources: holds the client that does the I/O."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCallSite) -> None:
         self._client = client
 
     @property
@@ -146,7 +146,7 @@ class SyncAPIResource:
 class AsyncAPIResource:
     """Base of the async resources: holds the client that does the I/O."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCallSite) -> None:
         self._client = client
 
     @property

@@ -20,9 +20,8 @@ from ._responses_operations import CREATE
 # The helper's modules (the stream state, the parsed models) load on the first parse()/stream() call:
 # a client that never uses them does not pay their import time and memory (``benchmarks/bench_client.py``).
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
     from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
-    from .._send import AsyncStream, Stream
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._parsed_response import ParsedResponse
     from ..types.responses import ResponseStreamEvent
 
@@ -116,7 +115,7 @@ def _stream_request(
 class ResponsesParseMethods:
     """``parse`` and ``stream`` of the sync Responses resource."""
 
-    _client: Client
+    _client: SyncCallSite
 
     def parse(
         self,
@@ -194,7 +193,7 @@ class ResponsesParseMethods:
 class AsyncResponsesParseMethods:
     """``parse`` and ``stream`` of the async Responses resource."""
 
-    _client: AsyncClient
+    _client: AsyncCallSite
 
     async def parse(
         self,

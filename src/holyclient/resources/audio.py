@@ -24,9 +24,8 @@ from ._operation import AsyncAPIResource, SyncAPIResource
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
     from .._core import FileTypes
-    from .._send import AsyncStream, Stream
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
 
 SPEECH = HeaderOperation(
     "POST", "/audio/speech", HttpxBinaryResponseContent, headers={"Accept": "application/octet-stream"}
@@ -210,7 +209,7 @@ class AsyncTranslations(AsyncAPIResource):
 class Audio(SyncAPIResource):
     """``client.audio``: ``speech``, ``transcriptions`` and ``translations``."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCallSite) -> None:
         super().__init__(client)
         self.speech = Speech(client)
         self.transcriptions = Transcriptions(client)
@@ -220,7 +219,7 @@ class Audio(SyncAPIResource):
 class AsyncAudio(AsyncAPIResource):
     """``client.audio`` of the async client."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCallSite) -> None:
         super().__init__(client)
         self.speech = AsyncSpeech(client)
         self.transcriptions = AsyncTranscriptions(client)

@@ -11,18 +11,18 @@ from typing import TYPE_CHECKING
 from .chat import AsyncChat, Chat
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
+    from .._send import AsyncCallSite, SyncCallSite
 
 
 class Beta:
     """``client.beta``: a namespace holding ``chat``."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCallSite) -> None:
         self.chat = Chat(client)
 
 
 class AsyncBeta:
     """``client.beta`` of the async client."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCallSite) -> None:
         self.chat = AsyncChat(client)

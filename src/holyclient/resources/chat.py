@@ -13,8 +13,7 @@ from ._chat_stored import AsyncStoredMethods, StoredMethods
 from ._operation import AsyncAPIResource, SyncAPIResource
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._send import AsyncStream, Stream
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._chat import ChatCompletionMessageParam
 
 
@@ -146,7 +145,7 @@ class AsyncCompletions(AsyncParseMethods, AsyncStoredMethods):
 class Chat(SyncAPIResource):
     """``client.chat``: a namespace holding ``completions``."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCallSite) -> None:
         super().__init__(client)
         self.completions = Completions(client)
 
@@ -154,6 +153,6 @@ class Chat(SyncAPIResource):
 class AsyncChat(AsyncAPIResource):
     """``client.chat`` of the async client."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCallSite) -> None:
         super().__init__(client)
         self.completions = AsyncCompletions(client)

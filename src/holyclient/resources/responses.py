@@ -15,8 +15,7 @@ from ._responses_tokens import AsyncInputTokens, InputTokens
 from ._uploads import HeaderOperation
 
 if TYPE_CHECKING:
-    from .._client import AsyncClient, Client
-    from .._send import AsyncStream, Stream
+    from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
 
 DELETE = Operation("DELETE", "/responses/{response_id}", type(None))
 CANCEL = HeaderOperation("POST", "/responses/{response_id}/cancel", Response, empty_body=True)
@@ -61,7 +60,7 @@ class AsyncInputItems(AsyncAPIResource):
 
 
 class Responses(ResponsesParseMethods, SyncAPIResource):
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: SyncCallSite) -> None:
         super().__init__(client)
         self.input_items = InputItems(client)
         self.input_tokens = InputTokens(client)
@@ -197,7 +196,7 @@ class Responses(ResponsesParseMethods, SyncAPIResource):
 
 
 class AsyncResponses(AsyncResponsesParseMethods, AsyncAPIResource):
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncCallSite) -> None:
         super().__init__(client)
         self.input_items = AsyncInputItems(client)
         self.input_tokens = AsyncInputTokens(client)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core import percentile
 from .._exceptions import APIConnectionError, APIStatusError
+from .._send import unwrap
 from ._breaker import CircuitBreaker
 from ._select import (
     FAILOVER_STATUSES,
@@ -47,8 +48,8 @@ def mark(result: Any, name: str) -> None:
     """Say on ``result`` which target served it (``result._target``); plain data cannot carry it."""
     with contextlib.suppress(AttributeError, TypeError):  # str, bytes, dict and list results
         result._target = name
-    parsed = getattr(result, "_parsed", None)  # a raw response: mark what parse() returns too
-    if parsed is not None:
+    parsed = unwrap(result)  # a raw response: mark what parse() returns too
+    if parsed is not result and parsed is not None:
         mark(parsed, name)
 
 

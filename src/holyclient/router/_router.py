@@ -1,12 +1,14 @@
-"""``Router`` and ``AsyncRouter``: clients whose one send step picks a target.
+"""``Router`` and ``AsyncRouter``: clients whose calls and attempts pick a target.
 
 A router *is* a :class:`~holyclient.Client` (or :class:`~holyclient.AsyncClient`): the resources
-(``router.chat.completions.create(...)`` and every other endpoint) are the client's, unchanged. Only
-``_request`` / ``_stream`` differ: they walk the failover order of :mod:`._core` and hand the call to
-the chosen target's own client, which holds that target's key, base URL, retries and usage. Single
-attempts (binary downloads, the batch runner) go through the router's
-:class:`~holyclient.router._sender.RoutedSender`, which hands each to a target's own send pipeline.
-A key can therefore only ever travel to its own target's host.
+(``router.chat.completions.create(...)`` and every other endpoint) are the client's, unchanged. It plugs
+into the send path through its two named extension points, overriding no private method of the client:
+its **caller** (``_caller_factory``, :class:`~holyclient.router._caller.RoutedCaller`) walks each call
+through the failover order of :mod:`._core` and hands it to the chosen target's own client, which holds
+that target's key, base URL, retries and usage; its **sender** (``_sender_factory``,
+:class:`~holyclient.router._sender.RoutedSender`) does the same for single attempts (binary downloads,
+the batch runner), handing each to a target's own send pipeline. A key can therefore only ever travel
+to its own target's host.
 """
 
 from __future__ import annotations
@@ -17,20 +19,18 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .._client import AsyncClient, Client
-from .._otel import routed
+from ._caller import AsyncRoutedCaller, RoutedCaller
 from ._mirror import side
-from ._select import StickyKey, failover_safe, opening_error
+from ._select import StickyKey
 from ._sender import RoutedSender
 from ._shell import RouterShell
 from ._target import Target
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
-
-ModelT = TypeVar("ModelT")
 
 #: The longest ``close()`` waits for mirror copies still in flight.
 MIRROR_CLOSE_WAIT = 5.0
@@ -69,6 +69,7 @@ class Router(RouterShell, Client):
             a key, or ``mirror`` without ``shadow`` and ``mirror_to``.
     """
 
+    _caller_factory = RoutedCaller
     _sender_factory = RoutedSender
 
     def __init__(
@@ -118,45 +119,6 @@ class Router(RouterShell, Client):
             },
         )
 
-    def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], ModelT]) -> ModelT:
-        self._pipeline.record(options)
-        routing = self._core.start(options)
-        while True:
-            target, prepared = routing.next()
-            try:
-                with routed(target.name):  # the target client's span says which target it is
-                    result = send(self._clients[target.name], prepared)
-            except BaseException as exc:
-                routing.failed(exc)
-                continue
-            routing.succeeded(result)
-            slot = self._mirror_slot(options)
-            if slot is not None:
-                old = side(target.name, routing.latency, self._unwrap(result))
-                self._start_mirror(slot, options, old)
-            return result
-
-    def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        result: ModelT = self._route(options, lambda client, prepared: client._request(prepared, cast_to))
-        return result
-
-    def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
-        def send(client: Any, prepared: RequestOptions) -> Any:
-            result = client._stream(prepared, cast_to)
-            error = opening_error(self._unwrap(result))
-            if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
-                self._unwrap(result).refuse()  # closed uncharged: the next target's answer is the one paid
-                raise error
-            return result
-
-        return self._route(options, send)
-
-    def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
-        result = self._request(options, page_cls)
-        page = self._unwrap(result)
-        page._bind(self._page_client(page), options)
-        return result
-
     def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         thread = threading.Thread(
             target=self._shadow, args=(custom_id, options, old), name="holyclient-mirror", daemon=True
@@ -173,7 +135,7 @@ class Router(RouterShell, Client):
         started = time.perf_counter()
         try:
             try:
-                result = self._clients[shadow.name]._request(shadow.prepare(options), object)
+                result = self._clients[shadow.name].request(object, shadow.prepare(options))
             except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
                 new = side(shadow.name, time.perf_counter() - started, error=exc)
             else:
@@ -203,6 +165,7 @@ class AsyncRouter(RouterShell, AsyncClient):
     Mirrored copies run as tasks the caller never awaits; ``await router.close()`` waits for them (5 s at most).
     """
 
+    _caller_factory = AsyncRoutedCaller
     _sender_factory = RoutedSender
 
     def __init__(
@@ -251,53 +214,10 @@ class AsyncRouter(RouterShell, AsyncClient):
             },
         )
 
-    async def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], Any]) -> Any:
-        self._pipeline.record(options)
-        routing = self._core.start(options)
-        while True:
-            target, prepared = routing.next()
-            try:
-                with routed(target.name):
-                    result = await send(self._clients[target.name], prepared)
-            except BaseException as exc:
-                routing.failed(exc)
-                continue
-            routing.succeeded(result)
-            slot = self._mirror_slot(options)
-            if slot is not None:
-                old = side(target.name, routing.latency, self._unwrap(result))
-                task = asyncio.create_task(self._shadow(slot, options, old))
-                self._mirror_tasks.add(task)
-                task.add_done_callback(self._mirror_tasks.discard)
-            return result
-
-    async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        result: ModelT = await self._route(
-            options, lambda client, prepared: client._request(prepared, cast_to)
-        )
-        return result
-
-    async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> Any:
-        async def send(client: Any, prepared: RequestOptions) -> Any:
-            result = await client._stream(prepared, cast_to)
-            error = opening_error(self._unwrap(result))
-            if error is not None and failover_safe(error):  # nothing reached the caller: try elsewhere
-                await self._unwrap(result).refuse()  # closed uncharged: the next target's answer is paid
-                raise error
-            return result
-
-        return await self._route(options, send)
-
-    def _get_page(self, options: RequestOptions, page_cls: Any) -> Any:
-        from .._send import AsyncPaginator
-
-        async def fetch() -> Any:
-            result = await self._request(options, page_cls)
-            page = self._unwrap(result)
-            page._bind(self._page_client(page), options)
-            return result
-
-        return AsyncPaginator(fetch)
+    def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+        task = asyncio.create_task(self._shadow(custom_id, options, old))
+        self._mirror_tasks.add(task)
+        task.add_done_callback(self._mirror_tasks.discard)
 
     async def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
         mirror = self._core.mirror
@@ -306,7 +226,7 @@ class AsyncRouter(RouterShell, AsyncClient):
         started = time.perf_counter()
         try:
             try:
-                result = await self._clients[shadow.name]._request(shadow.prepare(options), object)
+                result = await self._clients[shadow.name].request(object, shadow.prepare(options))
             except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
                 new = side(shadow.name, time.perf_counter() - started, error=exc)
             else:

@@ -23,7 +23,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._core import SSEDecoder, stream_error
 from .._exceptions import APIConnectionError, APIStatusError, BudgetExceededError
 
 if TYPE_CHECKING:
@@ -52,22 +51,6 @@ def failover_safe(exc: BaseException, *, if_sent: bool = False) -> bool:
 def maybe_sent(exc: BaseException) -> bool:
     """``exc`` is a connection error or timeout after the request may have reached the target."""
     return isinstance(exc, APIConnectionError) and bool(getattr(exc, "maybe_processed", True))
-
-
-def opening_error(stream: Any) -> APIStatusError | None:
-    """The error a stream opens with: an SSE error event in the bytes read before the caller got any.
-
-    A relay that is overloaded may answer 200 and send ``data: {"error": ...}`` as its first event;
-    nothing has reached the caller yet, so the request can still go to another target.
-    """
-    first = getattr(stream, "_first", b"")
-    if not first or b'"error"' not in first:
-        return None
-    events = SSEDecoder().feed(first)
-    if not events:
-        return None
-    response = stream.response
-    return stream_error(events[0], response, request=getattr(response, "request", None))
 
 
 def target_budget_spent(exc: BaseException) -> bool:

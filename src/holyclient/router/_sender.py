@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._send import sender_of
 from ._core import mark
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class RoutedSender:
         while True:
             target, prepared = routing.next()
             try:
-                exchange: Exchange = router._clients[target.name]._sender.send(prepared, limited=limited)
+                exchange: Exchange = sender_of(router._clients[target.name]).send(prepared, limited=limited)
             except BaseException as exc:
                 routing.failed(exc)
                 continue
@@ -54,7 +55,7 @@ class RoutedSender:
         while True:
             target, prepared = routing.next()
             try:
-                exchange: Exchange = await router._clients[target.name]._sender.asend(
+                exchange: Exchange = await sender_of(router._clients[target.name]).asend(
                     prepared, steps=steps, limited=limited
                 )
             except BaseException as exc:

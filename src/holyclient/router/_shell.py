@@ -1,24 +1,22 @@
 """What both routers add to their client class: construction, copies, stats, usage. No I/O.
 
-A router keeps one client per target (each with that target's key, base URL and options) and the
-client attributes a :class:`~holyclient.Client` has, none of which is ever used to build a request.
+A router keeps one client per target (each with that target's key, base URL and options) and is itself
+a client built without a key (``api_key=NO_KEY``): it has a client's settings, budget, usage and
+recorder, but no connection pool, and never builds a request.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from .._constants import DEFAULT_MAX_RETRIES
-from .._core import NOT_GIVEN, RetryPolicy
+from .._core import NOT_GIVEN
 from .._exceptions import ConfigurationError
-from .._http import default_timeout
-from .._send import make_recorder
-from ..pricing import UsageTracker
+from .._send import NO_KEY, share_usage
 from ._core import RouterCore
 from ._mirror import Mirror
 from ._select import StickyKey
@@ -28,6 +26,7 @@ from ._usage import ChainedTracker
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
+    from ..pricing import UsageTracker
 
 _NOT_FOR_ROUTERS = ("api_key", "base_url", "organization", "project", "allow_insecure_http")
 
@@ -37,8 +36,8 @@ class RouterShell:
 
     _core: RouterCore
     _clients: dict[str, Any]
-    _response_cls: Any
-    _usage: UsageTracker
+    #: The targets whose clients hold a budget (their own, or the router's): they reserve before sending.
+    _budgeted: frozenset[str]
 
     def _setup(
         self,
@@ -76,46 +75,50 @@ class RouterShell:
             rng=rng,
             mirror=mirrored,
         )
-        # The client attributes a router has as a client; no request is ever built from them.
+        # The client a router is, built as every client is: without a key (each target's client holds
+        # its own and sends), so without a pool; untraced (each target's client traces its calls).
         first = self._core.weighted[0]
-        shell: Any = self
-        shell.api_key, shell._api_key_provider = "", None
-        shell.organization = shell.project = None
-        shell.base_url = first.base_url
-        shell.timeout = default_timeout(client_options.get("timeout"))
         retries = client_options.get("max_retries")
-        shell.max_retries = DEFAULT_MAX_RETRIES if retries is None else retries
-        shell.default_headers, shell.default_query = {}, {}
-        shell._allow_insecure_http = False
-        shell._policy = RetryPolicy()
-        shell._budget_usd = budget_usd
-        shell._usage = UsageTracker(budget_usd=budget_usd)
-        shell._recorder = make_recorder(record_to, record_rate)
-        shell._http, shell._owns_http, shell._sleep = None, False, None
+        self._clients = {}
+        client_cls.__init__(
+            self,
+            api_key=NO_KEY,
+            base_url=first.base_url,
+            timeout=client_options.get("timeout"),
+            max_retries=DEFAULT_MAX_RETRIES if retries is None else retries,
+            budget_usd=budget_usd,
+            record_to=record_to,
+            record_rate=record_rate,
+            instrument=False,
+        )
         keys = {target.name: target.resolve_key() for target in self._core.targets}  # all, before any client
         options = {k: v for k, v in client_options.items() if v is not None}
-        self._clients = {}
+        total: UsageTracker = self.usage
         for target in self._core.targets:
             client = client_cls(
                 api_key=keys[target.name], base_url=target.base_url, **{**options, **target.client_options}
             )
-            client._usage = ChainedTracker(self._usage, target.budget_usd)
-            if budget_usd is not None or target.budget_usd is not None:
-                client._budget_usd = target.budget_usd if target.budget_usd is not None else budget_usd
+            # the target's usage and budget, charged on to the router's total (and its budget)
+            share_usage(
+                client,
+                ChainedTracker(total, target.budget_usd),
+                target.budget_usd if target.budget_usd is not None else budget_usd,
+            )
             self._clients[target.name] = client
+        self._budgeted = frozenset(
+            t.name for t in self._core.targets if budget_usd is not None or t.budget_usd is not None
+        )
         self._core.charge_uncertain = self._charge_uncertain
-        shell._bind_resources()
 
     def _charge_uncertain(self, name: str, options: RequestOptions) -> None:
         """Count a failed-over attempt that may have been billed as uncertain spend on its target (and so
         in the total). A client with a budget has done so already (its reservation, settled as
         uncertain); without one, the worst case is reserved and settled the same way."""
-        client = self._clients[name]
-        if client._budget_usd is not None or options.body is None:
+        if name in self._budgeted or options.body is None:
             return
-        target = self._core.by_name[name]
+        target, tracker = self._core.by_name[name], self.target_usage(name)
         with contextlib.suppress(ValueError, TypeError, KeyError):  # a body that cannot be counted
-            client._usage.settle_uncertain(client._usage.reserve(target.prepare(options).body or {}))
+            tracker.settle_uncertain(tracker.reserve(target.prepare(options).body or {}))
 
     def __repr__(self) -> str:  # targets by host, never a key
         return f"{type(self).__name__}(targets=[{self._core!r}])"
@@ -138,12 +141,13 @@ class RouterShell:
     def usage(self) -> UsageTracker:
         """Tokens and cost of all targets together (each target's: ``router.target_usage(name)``)."""
         for client in self._clients.values():
-            client._usage.flush()
-        return self._usage
+            client.usage.flush()
+        total: UsageTracker = super().usage  # type: ignore[misc]
+        return total
 
     def target_usage(self, name: str) -> UsageTracker:
         """One target's usage tracker (its tokens, cost and budget)."""
-        tracker: UsageTracker = self._clients[name]._usage
+        tracker: UsageTracker = self._clients[name].usage
         return tracker
 
     def stats(self) -> dict[str, TargetStats]:
@@ -160,27 +164,12 @@ class RouterShell:
         given = [name for name in _NOT_FOR_ROUTERS if changes.get(name, NOT_GIVEN) is not NOT_GIVEN]
         if given:
             raise TypeError(f"{', '.join(given)} belong to each Target, not to the router")
-        new = copy.copy(self)
+        new: Any = super().with_options(**changes)  # type: ignore[misc]  # the router as a client
         new._clients = {name: client.with_options(**changes) for name, client in self._clients.items()}
-        new._owns_clients = False  # type: ignore[attr-defined]
-        shell: Any = new
-        shell._bind_resources()
-        return new
+        new._owns_clients = False
+        return new  # type: ignore[no-any-return]
 
     copy = with_options
-
-    def _in_response_mode(self, response_cls: Any) -> Self:
-        new = copy.copy(self)
-        new._response_cls = response_cls
-        new._clients = {name: c._in_response_mode(response_cls) for name, c in self._clients.items()}
-        new._owns_clients = False  # type: ignore[attr-defined]
-        shell: Any = new
-        shell._bind_resources()
-        return new
-
-    def _page_client(self, page: Any) -> Any:
-        """Next pages are fetched from the target that served the first one."""
-        return self._clients.get(getattr(page, "_target", ""), self)
 
     def _mirror_slot(self, options: RequestOptions) -> str | None:
         mirror = self._core.mirror

@@ -14,17 +14,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._exceptions import BudgetExceededError
-from ..pricing import Reservation, UsageTracker
+from ..pricing import PriceTable, Reservation, UsageTracker
 
 
 class ChainedTracker(UsageTracker):
     """A target's tracker that charges ``parent`` (the router's total) with everything it records."""
 
     def __init__(self, parent: UsageTracker, budget_usd: float | None = None) -> None:
-        super().__init__(budget_usd, prices=parent._prices)
+        super().__init__(budget_usd)
         self.parent = parent
         self._links: dict[int, Reservation] = {}
         self._links_lock = threading.Lock()
+
+    @property
+    def prices(self) -> PriceTable:
+        """The router's price table: a target's costs are counted as the total's are."""
+        return self.parent.prices
 
     def reserve(self, body: Mapping[str, Any]) -> Reservation:
         # settlements queued by finalisers (a stream dropped unclosed) first: they also free the total

@@ -252,23 +252,15 @@ class AppCore:
         elif ex.stream:
             self._stream(ex, fault)
         else:
-            body = dumps(self._payload(ex)).encode()
+            content_type, body = ex.raw or ("application/json", dumps(self._payload(ex)).encode())
+            headers = self._base_headers(ex, content_type)
+            self._count(ex, 200)
             if kind == "malformed":
-                self._count(ex, 200)
-                ex.conn.send(
-                    200,
-                    self._base_headers(ex, "application/json"),
-                    body[: len(body) // 2],
-                    keep_alive=ex.req.keep_alive,
-                )
+                ex.conn.send(200, headers, body[: len(body) // 2], keep_alive=ex.req.keep_alive)
             elif kind == "stream_cut":
-                self._count(ex, 200)
-                ex.conn.send_partial(200, self._base_headers(ex, "application/json"), body, len(body) // 2)
+                ex.conn.send_partial(200, headers, body, len(body) // 2)
             else:
-                self._count(ex, 200)
-                ex.conn.send(
-                    200, self._base_headers(ex, "application/json"), body, keep_alive=ex.req.keep_alive
-                )
+                ex.conn.send(200, headers, body, keep_alive=ex.req.keep_alive)
 
     def _payload(self, ex: Exchange) -> dict[str, Any]:
         if ex.plan is not None:
@@ -284,13 +276,16 @@ class AppCore:
         return ex.payload
 
     def _events(self, ex: Exchange) -> list[bytes]:
+        """The stream's events, the last included (``[DONE]`` for chat)."""
+        if ex.events is not None:  # another endpoint's stream, complete as it is
+            return list(ex.events)
         assert ex.plan is not None
         self.prompt_tokens += ex.plan.prompt_tokens
         self.completion_tokens += ex.plan.completion_tokens
         completion_id, now = "chatcmpl-" + ex.rid[4:], int(time.time())
         if ex.body.get("store") is True:
             self.stored_chats.keep(ex.body, ex.plan.completion(completion_id, now))
-        return ex.plan.events(completion_id, now, ex.include_usage)
+        return [*ex.plan.events(completion_id, now, ex.include_usage), b"data: [DONE]\n\n"]
 
     def _stream_head(self, ex: Exchange) -> list[tuple[str, str]]:
         self.streams += 1
@@ -302,20 +297,19 @@ class AppCore:
     def _stream(self, ex: Exchange, fault: Fault | None) -> None:
         events = self._events(ex)
         kind = fault.kind if fault is not None else "ok"
+        # a cut or failed stream never reaches its last event ([DONE], response.completed)
+        before = min(fault.after_chunks, len(events) - 1) if fault is not None else 0
         if kind == "stream_cut":
-            assert fault is not None
-            events = events[: fault.after_chunks]
+            events = events[:before]
         elif kind == "stream_error":
             assert fault is not None
             error = error_body(fault.message, fault.error_type, None, fault.error_code)
-            events = [*events[: fault.after_chunks], b"data: " + dumps(error).encode() + b"\n\n"]
+            events = [*events[:before], b"data: " + dumps(error).encode() + b"\n\n"]
         elif kind == "malformed":
             events = [
                 b'data: {"id": "chatcmpl-' + ex.rid.encode() + b'", "choices": [\n\n',
                 b"data: [DONE]\n\n",
             ]
-        else:
-            events.append(b"data: [DONE]\n\n")
         ex.conn.send_stream(
             200,
             self._stream_head(ex),
@@ -327,7 +321,6 @@ class AppCore:
 
     async def _paced_stream(self, ex: Exchange) -> None:
         events = self._events(ex)
-        events.append(b"data: [DONE]\n\n")
         ex.conn.start_stream(200, self._stream_head(ex), chunked=ex.req.version == "HTTP/1.1")
         for i, event in enumerate(events):
             if i:

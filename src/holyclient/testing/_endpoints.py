@@ -2,8 +2,10 @@
 
 ``App.handle`` routes a request here by the one route table (:mod:`._routes`). The request goes
 through the same steps as a chat request (count, log, auth); JSON answers go through the app's
-dispatch, so latency and queued faults apply to them too. Streams, binary and text answers are
-written directly. The rate limiter does not apply to these endpoints.
+dispatch, so latency and queued faults apply to them too, as they do to streams, binary and text
+answers (a ``malformed`` fault cuts their body in half, ``stream_cut`` stops a stream after
+``after_chunks`` events, ``stream_error`` sends an error event there). The rate limiter does not apply
+to these endpoints.
 """
 
 from __future__ import annotations
@@ -179,18 +181,11 @@ def _without_nulls(obj: dict[str, Any]) -> dict[str, Any]:
 def _send_bytes(
     app: AppCore, ex: Exchange, content_type: str, data: bytes
 ) -> Coroutine[Any, Any, None] | None:
-    app._count(ex, 200)
-    ex.conn.send(200, app._base_headers(ex, content_type), data, keep_alive=ex.req.keep_alive)
-    return None  # answered at once: nothing for the connection to wait on
+    ex.raw = (content_type, data)
+    return app._dispatch(ex)
 
 
 def _send_stream(app: AppCore, ex: Exchange, events: list[bytes]) -> Coroutine[Any, Any, None] | None:
-    ex.conn.send_stream(
-        200,
-        app._stream_head(ex),
-        events,
-        chunked=ex.req.version == "HTTP/1.1",
-        complete=True,
-        keep_alive=ex.req.keep_alive,
-    )
-    return None
+    ex.events = events
+    ex.stream = True
+    return app._dispatch(ex)

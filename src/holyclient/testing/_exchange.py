@@ -18,10 +18,12 @@ class Exchange:
         "conn",
         "cost",
         "endpoint",
+        "events",
         "extra",
         "include_usage",
         "payload",
         "plan",
+        "raw",
         "record",
         "req",
         "rid",
@@ -37,6 +39,10 @@ class Exchange:
         self.extra: list[tuple[str, str]] = []
         self.record: RecordedRequest | None = None
         self.payload: dict[str, Any] | None = None
+        #: a non-JSON answer (speech, a transcription as text, file content): its type and bytes
+        self.raw: tuple[str, bytes] | None = None
+        #: a stream that is not a chat completion's (Responses API, completions): its events, complete
+        self.events: list[bytes] | None = None
         self.plan: ChatPlan | None = None
         self.stream = False
         self.include_usage = False

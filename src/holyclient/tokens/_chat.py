@@ -13,8 +13,10 @@ from ._images import image_tokens, size_from_data_uri
 
 if TYPE_CHECKING:
     import tiktoken
+    from pydantic import BaseModel
 
-    from ._count import MessageLike
+    #: A chat message: a dict (or TypedDict), or a message model such as ``response.choices[0].message``.
+    MessageLike = Mapping[str, Any] | BaseModel
 
 
 class Counter:

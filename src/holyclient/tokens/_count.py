@@ -41,12 +41,9 @@ from ._tool_text import render_functions
 
 if TYPE_CHECKING:
     import tiktoken
-    from pydantic import BaseModel
 
     from ._calibration import Calibration
-
-    #: A chat message: a dict (or TypedDict), or a message model such as ``response.choices[0].message``.
-    MessageLike = Mapping[str, Any] | BaseModel
+    from ._chat import MessageLike
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",

@@ -10,9 +10,7 @@ top-level ``openai.types`` names (``holyclient.types.ChatModel``) load on first 
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .._lazy import lazy_names as _lazy_names
 from ._chat import (
     ChatCompletion,
     ChatCompletionAssistantMessageParam,
@@ -104,12 +102,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def _openai_names() -> dict[str, str]:
     from ._openai_index import OPENAI_NAMES
 
-    source = OPENAI_NAMES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source, __name__), name)
-    globals()[name] = value
-    return value
+    return OPENAI_NAMES
+
+
+__getattr__ = _lazy_names(__name__, _openai_names, globals())

@@ -246,8 +246,3 @@ class ChatCompletionRequest(TypedDict, total=False):
     tools: NotRequired[list[ChatCompletionToolParam]]
     tool_choice: NotRequired[str | dict[str, Any]]
     stream: NotRequired[bool]
-
-
-# Stored chat completions live in their own module; re-exported here where openai has them.
-from ._stored_chat import ChatCompletionDeleted as ChatCompletionDeleted  # noqa: E402
-from ._stored_chat import ChatCompletionStoreMessage as ChatCompletionStoreMessage  # noqa: E402

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import Field, SerializeAsAny, field_validator
 
 from ._model import BaseModel
-from .responses import Response, ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from ._responses import Response, ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 ContentType = TypeVar("ContentType")
 

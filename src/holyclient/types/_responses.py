@@ -351,30 +351,3 @@ _EVENT_KINDS: dict[str, type[ResponseStreamEvent]] = {
         ResponseErrorEvent,
     )
 }
-
-
-# Parsed responses (``responses.parse()``) and the token count live in their own modules, re-exported here
-# where openai has them (``openai.types.responses``). The parsed models load on first use (they subclass
-# the models above, and a client that never parses need not build them).
-from ._input_tokens import InputTokenCountResponse as InputTokenCountResponse  # noqa: E402
-
-if TYPE_CHECKING:
-    from ._parsed_response import ParsedResponse as ParsedResponse
-    from ._parsed_response import ParsedResponseFunctionToolCall as ParsedResponseFunctionToolCall
-    from ._parsed_response import ParsedResponseOutputMessage as ParsedResponseOutputMessage
-    from ._parsed_response import ParsedResponseOutputText as ParsedResponseOutputText
-
-_PARSED = (
-    "ParsedResponse",
-    "ParsedResponseFunctionToolCall",
-    "ParsedResponseOutputMessage",
-    "ParsedResponseOutputText",
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _PARSED:
-        from . import _parsed_response
-
-        return getattr(_parsed_response, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

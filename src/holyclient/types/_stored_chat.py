@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ._chat import ChatCompletionMessage
 from ._model import BaseModel
-from .chat import ChatCompletionMessage
 
 
 class ChatCompletionStoreMessage(ChatCompletionMessage):

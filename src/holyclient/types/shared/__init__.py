@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_names as _lazy_names
 
 if TYPE_CHECKING:
     from .._shared import CompletionTokensDetails as CompletionTokensDetails
@@ -62,13 +63,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    source = _LAZY.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ...._lazy import lazy_names as _lazy_names
 
 if TYPE_CHECKING:
     from .message_list_params import MessageListParams as MessageListParams
@@ -12,13 +13,7 @@ if TYPE_CHECKING:
 _LAZY = {"MessageListParams": ".message_list_params"}
 
 
-def __getattr__(name: str) -> Any:
-    source = _LAZY.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = ["MessageListParams"]

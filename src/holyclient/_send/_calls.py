@@ -1,0 +1,208 @@
+"""The call-level extension point: what runs one whole call -- all its attempts -- for a client.
+
+The send pipeline has two named extension points below the resources:
+
+- a :class:`~holyclient._send._steps.Sender` sends **one attempt** (the client's
+  :class:`~holyclient._send._pipeline.Pipeline`; a Router's picks a target for it), and a
+  :class:`~holyclient._send._steps.SendStep` acts around its wire (``compare``'s timing, the batch fast path);
+- a :class:`Caller` (sync) / :class:`AsyncCaller` (async) runs **one whole call**: a plain call, a stream
+  or the first page of a list, with every attempt it takes. A client's own is :class:`RetryingCaller` /
+  :class:`AsyncRetryingCaller` (the retry loop: telemetry, attempts, retries, the stream's opening); a
+  Router's (``holyclient.router._caller``) picks a target and fails over between targets, each target's
+  own client running the call.
+
+A client class chooses its caller with the class attribute ``_caller_factory`` (called with the client,
+as ``_sender_factory`` is); ``Client._request`` / ``_stream`` / ``_get_page`` only hand the call to it.
+So a feature that decides *how a call runs* plugs in here and overrides no private method of a client.
+
+The functions below are what a caller outside this package may need from a client, by name:
+:func:`~._base_client.record_call`, :func:`bind_page`, :func:`unwrap` and :func:`in_mode_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from ._response import ResponseModes
+from ._steps import asent, sent
+from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
+
+if TYPE_CHECKING:
+    from .._core import RequestOptions
+
+T = TypeVar("T")
+
+__all__ = [
+    "AsyncCaller",
+    "AsyncRetryingCaller",
+    "Caller",
+    "RetryingCaller",
+    "bind_page",
+    "in_mode_of",
+    "unwrap",
+]
+
+
+class Caller(Protocol):
+    """Runs a sync client's calls (see the module docstring). ``client`` is the client it serves: a copy
+    of the client (``with_options``, raw responses) gets a caller of its own."""
+
+    client: Any
+
+    def request(self, options: RequestOptions, cast_to: type[T]) -> T: ...
+
+    def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any: ...
+
+    def page(self, options: RequestOptions, page_cls: type[T]) -> T:
+        """The first page, bound (:func:`bind_page`) to the client that fetches the next ones."""
+        ...
+
+
+class AsyncCaller(Protocol):
+    """Async twin of :class:`Caller`."""
+
+    client: Any
+
+    async def request(self, options: RequestOptions, cast_to: type[T]) -> T: ...
+
+    async def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any: ...
+
+    async def page(self, options: RequestOptions, page_cls: type[T]) -> T: ...
+
+
+def unwrap(result: Any) -> Any:
+    """The parsed object of a call, also when it returned a raw or streamed response wrapping it."""
+    return ResponseModes._unwrap(result)
+
+
+def bind_page(result: Any, client: Any, options: RequestOptions) -> Any:
+    """Bind the page of ``result`` to ``client`` (which fetches the next pages with ``options``'s
+    successors); returns ``result``."""
+    unwrap(result)._bind(client, options)
+    return result
+
+
+def in_mode_of(client: Any, other: ResponseModes) -> Any:
+    """``client``, or a copy of it, returning what ``other``'s calls return (parsed objects, raw or
+    streamed responses): a Router's targets answer in the mode the router was asked for."""
+    mode = other._response_cls
+    return client if client._response_cls is mode else client._in_response_mode(mode)
+
+
+class RetryingCaller:
+    """A :class:`~holyclient.Client`'s own caller: each call's attempts under its retry policy."""
+
+    __slots__ = ("client",)
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def request(self, options: RequestOptions, cast_to: type[T]) -> T:
+        client = self.client
+        attempts = client._start(options)
+
+        def run() -> T:
+            result: T = client._policy.run(
+                lambda: client._pipeline.finish(client._sender.send(attempts.next()), cast_to),
+                client._retries(options),
+                client._sleep,
+            )
+            return result
+
+        call = attempts.call
+        return run() if call is None else call.run(run, client._unwrap)
+
+    def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any:
+        client = self.client
+        attempts, hide = client._start_stream(options)
+
+        def attempt() -> Stream[Any]:
+            exchange = client._sender.send(attempts.next())
+            request, response = exchange.request, exchange.response
+
+            def opening() -> tuple[Iterator[bytes], bytes]:
+                if response.status_code >= 400:
+                    raise client._status_error(response, response.read(), request)
+                chunks = response.iter_bytes()
+                return chunks, first_event(chunks)  # retried only before the first event
+
+            try:
+                chunks, first = sent(opening, lambda: request)  # our errors only: the library's translated
+            except BaseException as failure:
+                response.close()
+                exchange.failed(failure)
+                raise
+            decoder = ChunkDecoder(cast_to, response, request)
+            return Stream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
+
+        def run() -> Stream[Any]:
+            stream: Stream[Any] = client._policy.run(attempt, client._retries(options), client._sleep)
+            return stream
+
+        call = attempts.call
+        return client._wrap_stream(run() if call is None else call.open(run))
+
+    def page(self, options: RequestOptions, page_cls: type[T]) -> T:
+        """A list response that can fetch its following pages (through this client)."""
+        return bind_page(self.request(options, page_cls), self.client, options)  # type: ignore[no-any-return]
+
+
+class AsyncRetryingCaller:
+    """An :class:`~holyclient.AsyncClient`'s own caller: async twin of :class:`RetryingCaller`."""
+
+    __slots__ = ("client",)
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def request(self, options: RequestOptions, cast_to: type[T]) -> T:
+        client = self.client
+        attempts = client._start(options)
+
+        async def attempt() -> T:
+            result: T = client._pipeline.finish(await client._sender.asend(attempts.next()), cast_to)
+            return result
+
+        async def run() -> T:
+            result: T = await client._policy.arun(attempt, client._retries(options), client._sleep)
+            return result
+
+        call = attempts.call
+        return await run() if call is None else await call.arun(run, client._unwrap)
+
+    async def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any:
+        client = self.client
+        attempts, hide = client._start_stream(options)
+
+        async def attempt() -> AsyncStream[Any]:
+            exchange = await client._sender.asend(attempts.next())
+            request, response = exchange.request, exchange.response
+
+            async def opening() -> tuple[AsyncIterator[bytes], bytes]:
+                if response.status_code >= 400:
+                    raise client._status_error(response, await response.aread(), request)
+                chunks = response.aiter_bytes()
+                return chunks, await afirst_event(chunks)  # retried only before the first event
+
+            try:
+                chunks, first = await asent(opening, lambda: request)  # our errors only
+            except BaseException as failure:
+                await response.aclose()
+                exchange.failed(failure)
+                raise
+            decoder = ChunkDecoder(cast_to, response, request)
+            return AsyncStream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
+
+        async def run() -> AsyncStream[Any]:
+            stream: AsyncStream[Any] = await client._policy.arun(
+                attempt, client._retries(options), client._sleep
+            )
+            return stream
+
+        call = attempts.call
+        return client._wrap_stream(await run() if call is None else await call.aopen(run))
+
+    async def page(self, options: RequestOptions, page_cls: type[T]) -> T:
+        """The first page of a list response, bound to this client for the following ones."""
+        return bind_page(await self.request(options, page_cls), self.client, options)  # type: ignore[no-any-return]

@@ -1,0 +1,166 @@
+"""Kill tests for the router's Client plumbing (``router/_caller.py``, ``_sender.py``, ``_shell.py``,
+``_router.py``): each is named for the behaviour a surviving mutant broke without any test noticing."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from holyclient import AsyncRouter, Router, Target
+from holyclient._core import RequestOptions
+from holyclient._send import Exchange, Prepared, sender_of
+from holyclient.testing import Fault, LocalServer
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+KEY_A, KEY_B = "sk-primary-aaaa", "sk-backup-bbbb"
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[tuple[LocalServer, LocalServer]]:
+    with LocalServer(api_key=KEY_A) as a, LocalServer(api_key=KEY_B) as b:
+        yield a, b
+
+
+@pytest.fixture
+def pair(servers: tuple[LocalServer, LocalServer]) -> tuple[LocalServer, LocalServer]:
+    for server in servers:
+        server.reset()
+    return servers
+
+
+def _paying_twice(a: LocalServer, b: LocalServer, *, budget: float | None = None) -> Router:
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    primary = Target(
+        a.base_url, api_key=KEY_A, name="a", fallbacks=[backup], failover_if_sent=True, budget_usd=budget
+    )
+    return Router([primary], max_retries=0)
+
+
+@pytest.mark.parametrize("budget", [None, 5.0], ids=["unbudgeted", "budgeted"])
+def test_a_failed_over_attempt_that_may_have_billed_counts_once_with_its_worst_case(
+    pair: tuple[LocalServer, LocalServer], budget: float | None
+) -> None:
+    a, b = pair
+    a.enqueue(Fault.drop())
+    with _paying_twice(a, b, budget=budget) as router:
+        assert router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)._target == "b"
+        lost = router.target_usage("a").snapshot()
+    assert lost.uncertain_requests == 1  # once: a budgeted target's own reservation is not charged again
+    assert lost.uncertain_usd > 0  # the worst case of the whole request, not of an empty body
+
+
+def test_next_pages_come_from_the_target_that_served_the_first_with_the_same_query(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    a, b = pair
+    with Router(
+        [Target(a.base_url, api_key=KEY_A, name="a", weight=0), Target(b.base_url, api_key=KEY_B, name="b")]
+    ) as router:
+        for i in range(3):
+            router.files.create(file=f'{{"n": {i}}}\n'.encode(), purpose="batch")
+        first = router.files.list(limit=1)
+        assert first._target == "b" and first.has_next_page()
+        second = first.get_next_page()
+    assert len(second.data) == 1 and second.data[0].id != first.data[0].id
+    listed = [r for r in b.requests if r.path.startswith("/v1/files") and r.method == "GET"]
+    assert len(listed) == 2 and "limit=1" in listed[1].query  # the page's own query, sent again
+    assert not [r for r in a.requests if r.path.startswith("/v1/files")]
+
+
+class _Counting:
+    """A limiter that counts what it admits (the router's single attempts must wait for it)."""
+
+    rpm = tpm = None
+
+    def __init__(self) -> None:
+        self.acquired = 0
+
+    def acquire_sync(self, *_: Any) -> object:
+        self.acquired += 1
+        return object()
+
+    def observe_sync(self, *_: Any) -> None:
+        return None
+
+
+def test_a_router_s_single_attempts_wait_for_the_target_s_limiter(
+    pair: tuple[LocalServer, LocalServer], tmp_path: Any
+) -> None:
+    a, _ = pair
+    limiter = _Counting()
+    with Router([Target(a.base_url, api_key=KEY_A, name="a", limiter=limiter)]) as router:
+        speech = router.audio.speech.with_streaming_response.create(model="tts-1", voice="alloy", input="hi")
+        with speech as streamed:  # one attempt on the wire, through the router's sender
+            streamed.stream_to_file(tmp_path / "hi.mp3")
+    assert (tmp_path / "hi.mp3").read_bytes().startswith(b"ID3")
+    assert limiter.acquired == 1
+
+
+async def test_an_async_router_s_single_attempt_runs_the_caller_s_send_steps(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    a, _ = pair
+    seen: list[str] = []
+
+    async def step(prepared: Prepared, send: Any) -> Exchange:
+        seen.append(prepared.options.path)
+        return await send(prepared)
+
+    async with AsyncRouter([Target(a.base_url, api_key=KEY_A, name="a")]) as router:
+        exchange = await sender_of(router).asend(RequestOptions("GET", "/models"), steps=(step,))
+    assert seen == ["/models"] and exchange.response.status_code == 200
+    assert exchange.response._target == "a"
+
+
+def test_a_copy_closes_nothing_of_the_router_it_was_made_from(pair: tuple[LocalServer, LocalServer]) -> None:
+    a, _ = pair
+    with Router([Target(a.base_url, api_key=KEY_A, name="a")]) as router:
+        router.models.list()
+        router.with_options(timeout=5).close()
+        assert router.models.list().data  # the original's clients are still open
+
+
+def test_options_of_one_target_are_refused_by_name() -> None:
+    router = Router([Target("http://127.0.0.1:9/v1", api_key=KEY_A, name="a")])
+    with pytest.raises(TypeError, match=r"^api_key, base_url belong to each Target"):
+        router.with_options(api_key="x", base_url="http://127.0.0.1:8/v1")
+
+
+def test_a_router_s_repr_names_its_class_and_hosts_never_a_key() -> None:
+    targets = [Target("http://127.0.0.1:9/v1", api_key=KEY_A, name="a")]
+    assert repr(Router(targets)).startswith("Router(targets=[")
+    assert repr(AsyncRouter(targets)).startswith("AsyncRouter(targets=[")
+    assert KEY_A not in repr(Router(targets))
+
+
+def test_the_mirror_runs_in_a_named_daemon_thread(
+    pair: tuple[LocalServer, LocalServer], tmp_path: Any
+) -> None:
+    a, _ = pair
+    release = threading.Event()
+    seen: list[threading.Thread] = []
+
+    def hold(_: Any) -> None:
+        seen.extend(t for t in threading.enumerate() if t.name == "holyclient-mirror")
+        release.wait(5)
+        return None
+
+    shadow_server = LocalServer(api_key=KEY_B, hook=hold)
+    with shadow_server:
+        router = Router(
+            [Target(a.base_url, api_key=KEY_A, name="a")],
+            shadow=Target(shadow_server.base_url, api_key=KEY_B, name="shadow"),
+            mirror=1.0,
+            mirror_to=tmp_path / "pairs.jsonl",
+        )
+        router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        for _ in range(100):
+            if seen:
+                break
+            threading.Event().wait(0.05)
+        release.set()
+        router.close()
+    assert seen and all(t.daemon for t in seen)  # a hanging shadow never keeps the program alive

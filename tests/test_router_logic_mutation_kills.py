@@ -39,7 +39,7 @@ from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker, TargetStats
 from holyclient.router._core import RouterCore
 from holyclient.router._mirror import Mirror, side
-from holyclient.router._select import choose, failover_order, opening_error, sticky_value
+from holyclient.router._select import choose, failover_order, sticky_value
 from holyclient.router._stats import LATENCY_WINDOW, Counters
 from holyclient.router._target import all_targets
 from holyclient.router._usage import ChainedTracker
@@ -338,10 +338,6 @@ def test_a_stream_opening_with_an_error_that_echoes_the_key_fails_without_the_ke
     assert "over quota" in str(error) and KEY not in str(error) and KEY not in repr(error.body)
     assert error.request is not None and error.request.url == "https://a.test/v1/chat/completions"
     assert KEY not in str(error.request.headers) and KEY not in str(error.response.request.headers)
-
-
-def test_a_result_that_is_not_a_stream_has_no_opening_error():
-    assert opening_error(object()) is None
 
 
 def test_requests_without_a_sticky_value_are_not_pinned_to_one_target():

@@ -7,7 +7,6 @@ the per-target budget chained to the router's total. Targets are ``httpx2.MockTr
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections import Counter
@@ -21,38 +20,7 @@ from holyclient import APIConnectionError, Router, Target
 from holyclient._core._request import RequestOptions
 from holyclient.router import CircuitBreaker
 from holyclient.router._mirror import Mirror
-
-MESSAGES = [{"role": "user", "content": "hi"}]
-
-
-class Host:
-    """A fake endpoint answering ``status`` (a chat completion on 200), or raising ``fail`` when set."""
-
-    def __init__(self, status: int = 200) -> None:
-        self.status = status
-        self.fail: BaseException | None = None
-        self.seen = 0
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.seen += 1
-        if self.fail is not None:
-            raise self.fail
-        if self.status != 200:
-            return httpx2.Response(self.status, json={"error": {"message": "no", "type": "server_error"}})
-        body = json.loads(request.content)
-        return httpx2.Response(
-            200,
-            json={
-                "id": "c",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-                ],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
-            },
-        )
+from router_support import MESSAGES, Host
 
 
 class Interrupted(BaseException):

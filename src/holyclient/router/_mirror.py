@@ -63,7 +63,7 @@ class Mirror:
         shadow: Target,
         rate: float,
         path: str | os.PathLike[str],
-        concurrency: int = 4,
+        concurrency: int,  # no default here: the router's ``mirror_concurrency`` holds it
         *,
         limit: int = DEFAULT_MIRROR_MAX,
         rng: random.Random | None = None,

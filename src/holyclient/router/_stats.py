@@ -60,22 +60,19 @@ class Counters:
         self.successes = 0
         self.errors = 0
         self.failovers = 0
-        self.mirrored = 0
-        self.mirror_dropped = 0
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
 
     def sent(self) -> None:
         with self._lock:
             self.requests += 1
 
-    def done(self, latency: float, *, ok: bool, failover: bool = False) -> None:
+    def done(self, latency: float, *, ok: bool) -> None:
         with self._lock:
             self._latencies.append(latency)
             if ok:
                 self.successes += 1
             else:
                 self.errors += 1
-                self.failovers += failover
 
     def add(self, name: str, amount: int = 1) -> None:
         with self._lock:

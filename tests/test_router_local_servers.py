@@ -341,7 +341,9 @@ def test_router_and_async_router_expose_the_same_methods_with_the_same_parameter
         return {
             name: [(p.name, p.kind, p.default) for p in inspect.signature(member).parameters.values()]
             for name, member in inspect.getmembers(cls)
-            if not name.startswith("_") and "ǁ" not in name and inspect.isfunction(member)  # not mutmut's copies
+            if not name.startswith("_")
+            and "ǁ" not in name
+            and inspect.isfunction(member)  # not mutmut's copies
         }
 
     assert methods(Router) == methods(AsyncRouter)

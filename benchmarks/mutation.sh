@@ -49,7 +49,7 @@ declare -A TESTS=(
   [migrate]="tests/migrate tests/bad_input/test_migrate_rows.py"
   [router]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py"
   [ratelimit]="tests/test_ratelimit_script.py tests/test_ratelimit_mutation_kills.py tests/test_ratelimit_redis.py tests/test_client_limiter.py tests/test_batch_ratelimit.py tests/test_batch_shard_lease.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_safe_url.py tests/test_send_pipeline_seams.py tests/test_ray_adapter.py tests/bad_input/test_batch_scaleout_rows.py"
-  [batch_send]="tests/test_batch_wire.py tests/test_batch_runner.py tests/test_batch_failures.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_batch_shard.py tests/test_batch_shard_lease.py tests/test_batch_resume.py tests/test_batch_pack.py tests/test_calibration.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/otel/test_otel_router_batch.py"
+  [batch_send]="tests/test_batch_wire.py tests/test_batch_runner.py tests/test_batch_failures.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_batch_shard.py tests/test_batch_resume.py tests/test_batch_pack.py tests/test_calibration.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/otel/test_otel_router_batch.py"
 )
 
 scopes=("$@")

@@ -4,11 +4,14 @@ answer said -- real usage, a 429's pause and remaining headers -- goes back to t
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import anyio
 import httpx2
+import pytest
 
 from holyclient import AsyncClient
+from holyclient._constants import PATHS
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
 from holyclient.ratelimit import Admission, Feedback
 from support import KEY, completion
@@ -73,3 +76,76 @@ async def test_the_batch_runner_feeds_each_attempts_answer_back_to_its_limiter()
     feedbacks = [feedback for _, feedback in limiter.observed]
     assert sum(f.pause == 1.0 and f.remaining_requests == 0 for f in feedbacks) == 1  # the 429's pause
     assert sorted(f.total_tokens or 0 for f in feedbacks) == [0, 6, 6, 6]  # real usage of each success
+
+
+def _refusing_client(api_key: Any = KEY) -> AsyncClient:
+    """A client whose every request would be a test failure: the requests below fail before sending."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        raise AssertionError(f"nothing should be sent, got {request.url}")
+
+    return AsyncClient(
+        api_key=api_key, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    )
+
+
+async def _run_one(client: AsyncClient, request: BatchRequest) -> BatchResult:
+    results: list[BatchResult] = []
+    await BatchRunner(client, concurrency=1, sleep=_no_wait).run([request], results.append)
+    (result,) = results
+    return result
+
+
+_UNSUPPORTED = f"(supported: {', '.join(PATHS)})"
+
+
+@pytest.mark.parametrize("key", [KEY, "sk-8char"], ids=["key", "eight-characters"])
+async def test_a_key_a_request_echoes_into_its_own_error_is_scrubbed_from_the_result(key: str) -> None:
+    result = await _run_one(_refusing_client(key), BatchRequest("r0", {"model": "gpt-4.1"}, f"/v1/{key}"))
+    assert result.error == {
+        "code": "request_failed",
+        "message": f"ValueError: unsupported url '/v1/***' {_UNSUPPORTED}",
+    }
+
+
+async def test_a_key_not_yet_provided_scrubs_nothing_from_an_error_message() -> None:
+    async def provider() -> str:
+        return KEY
+
+    result = await _run_one(
+        _refusing_client(provider), BatchRequest("r0", {"model": "gpt-4.1"}, "/v1/nowhere")
+    )
+    assert result.error is not None  # not mangled by "replacing" an empty key between every character
+    assert result.error["message"] == f"ValueError: unsupported url '/v1/nowhere' {_UNSUPPORTED}"
+
+
+async def test_the_runners_token_estimate_learns_from_the_prompt_tokens_the_server_billed() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        billed = {"prompt_tokens": 400, "completion_tokens": 1, "total_tokens": 401}  # far above the count
+        return httpx2.Response(200, json=completion("ok", usage=billed))
+
+    limiter = RecordingLimiter()
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    runner = BatchRunner(client, concurrency=1, limiter=limiter, sleep=_no_wait)
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "the same short prompt"}]}
+    await runner.run([BatchRequest(f"r{i}", body) for i in range(2)], lambda result: None)
+    (_, first), (_, second) = limiter.admitted
+    assert second > first  # the second admission charges what the first one was really billed (x4 at most)
+    assert [feedback.total_tokens for _, feedback in limiter.observed] == [401, 401]
+
+
+def test_an_undecodable_gzip_answer_is_a_decoding_failure_named_as_such() -> None:
+    from raw_http import canned_server, http_answer
+
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+
+    async def go(url: str) -> BatchResult:
+        async with AsyncClient(api_key=KEY, base_url=url, max_retries=0) as client:
+            results: list[BatchResult] = []
+            request = BatchRequest("r0", {"model": "text-embedding-3-small", "input": "x"}, "/v1/embeddings")
+            await BatchRunner(client, max_retries=0, sleep=_no_wait).run([request], results.append)
+            return results[0]
+
+    with canned_server(http_answer("200 OK", headers, b"not gzip at all")) as url:
+        result = anyio.run(go, url)
+    assert result.error is not None and "Failed to decode gzip content" in result.error["message"]

@@ -3,7 +3,10 @@ answer said -- real usage, a 429's pause and remaining headers -- goes back to t
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -13,7 +16,7 @@ import pytest
 from holyclient import AsyncClient
 from holyclient._constants import PATHS
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
-from holyclient.ratelimit import Admission, Feedback
+from holyclient.ratelimit import Admission, Feedback, TokenEstimator
 from support import KEY, completion
 
 
@@ -149,3 +152,60 @@ def test_an_undecodable_gzip_answer_is_a_decoding_failure_named_as_such() -> Non
     with canned_server(http_answer("200 OK", headers, b"not gzip at all")) as url:
         result = anyio.run(go, url)
     assert result.error is not None and "Failed to decode gzip content" in result.error["message"]
+
+
+async def test_an_answer_billing_no_tokens_is_fed_back_as_zero_not_as_one() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        nothing = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        return httpx2.Response(200, json=completion("ok", usage=nothing))
+
+    limiter = RecordingLimiter()
+    estimator = TokenEstimator(counter=lambda body: 2)  # each prompt counted as 2 tokens
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    runner = BatchRunner(client, concurrency=1, limiter=limiter, token_estimator=estimator, sleep=_no_wait)
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": ""}]}
+    await runner.run([BatchRequest(f"r{i}", body) for i in range(2)], lambda result: None)
+    assert [feedback.total_tokens for _, feedback in limiter.observed] == [0, 0]
+    assert estimator.ratio == 0.25  # billed 0 of 4 counted: the lowest correction, not 2 of 4
+
+
+GUARD = 20.0  # seconds: a timeout the direct path lost hangs until this guard, instead of the test run
+
+
+@contextlib.contextmanager
+def _full_backlog() -> Iterator[str]:
+    """A listener whose accept queue is full: the kernel drops new SYNs, so connecting never completes."""
+    with socket.socket() as listener, socket.socket() as queued:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        queued.connect(listener.getsockname())  # fills the queue; never accepted
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+
+
+async def _direct(url: str, request: BatchRequest, timeout: httpx2.Timeout) -> BatchResult:
+    """One request through a client that owns its (aiohttp) transport: the runner's direct path."""
+    async with AsyncClient(api_key=KEY, base_url=url, max_retries=0) as client:
+        results: list[BatchResult] = []
+        with anyio.fail_after(GUARD):
+            await BatchRunner(client, max_retries=0, timeout=timeout, sleep=_no_wait).run(
+                [request], results.append
+            )
+        return results[0]
+
+
+async def test_the_direct_path_bounds_connecting_by_the_connect_timeout() -> None:
+    request = BatchRequest("r0", {"model": "text-embedding-3-small", "input": "x"}, "/v1/embeddings")
+    with _full_backlog() as url:
+        result = await _direct(url, request, httpx2.Timeout(GUARD * 2, connect=0.3))
+    assert result.error is not None and result.error["code"] == "timeout"
+
+
+async def test_the_direct_path_bounds_a_write_the_server_never_reads_by_the_write_timeout() -> None:
+    from raw_http import deaf_server
+
+    big = {"model": "text-embedding-3-small", "input": "x" * (4 << 20)}  # sent in slices: the write blocks
+    with deaf_server() as url:
+        result = await _direct(
+            url, BatchRequest("r0", big, "/v1/embeddings"), httpx2.Timeout(GUARD * 2, write=0.3)
+        )
+    assert result.error is not None and result.error["code"] == "timeout"

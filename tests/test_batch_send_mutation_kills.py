@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -209,3 +210,26 @@ async def test_the_direct_path_bounds_a_write_the_server_never_reads_by_the_writ
             url, BatchRequest("r0", big, "/v1/embeddings"), httpx2.Timeout(GUARD * 2, write=0.3)
         )
     assert result.error is not None and result.error["code"] == "timeout"
+
+
+async def test_a_usage_the_tracker_cannot_record_leaves_the_result_standing_and_is_logged(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json=completion("ok"))
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("tracker broke")
+
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    monkeypatch.setattr(client.usage, "settle", broken)
+    monkeypatch.setattr(client.usage, "record", broken)
+    caplog.set_level(logging.DEBUG, logger="holyclient")
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+    result = await _run_one(client, BatchRequest("r7", body))
+    assert result.ok and result.body is not None and result.body["choices"][0]["message"]["content"] == "ok"
+    (record,) = [r for r in caplog.records if "usage not recorded" in r.getMessage()]
+    assert record.getMessage() == "Batch request r7: usage not recorded"
+    assert (
+        record.levelno == logging.DEBUG and record.exc_info is not None and record.exc_info[0] is RuntimeError
+    )

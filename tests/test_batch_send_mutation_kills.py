@@ -233,3 +233,29 @@ async def test_a_usage_the_tracker_cannot_record_leaves_the_result_standing_and_
     assert (
         record.levelno == logging.DEBUG and record.exc_info is not None and record.exc_info[0] is RuntimeError
     )
+
+
+async def test_an_error_answer_keeps_its_request_id_and_the_requests_model() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        refusal = {"error": {"message": "bad request", "type": "invalid_request_error"}}
+        return httpx2.Response(400, json=refusal, headers={"x-request-id": "req-400"})
+
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    body = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]}
+    result = await _run_one(client, BatchRequest("r0", body))
+    assert (result.status_code, result.request_id, result.model) == (400, "req-400", "gpt-4.1-mini")
+    assert result.body == {"error": {"message": "bad request", "type": "invalid_request_error"}}
+
+
+async def test_an_unreadable_2xx_is_an_invalid_response_kept_as_uncertain_spend() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"choices": "not a list"})  # the work may be done and billed
+
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    client = AsyncClient(api_key=KEY, http_client=http, budget_usd=1.0)
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+    result = await _run_one(client, BatchRequest("r0", body))
+    assert result.error is not None and result.error["code"] == "invalid_response"
+    assert isinstance(result.error["message"], str) and result.error["message"]
+    usage = client.usage.snapshot()
+    assert usage.reserved_usd == 0 and usage.uncertain_requests == 1 and usage.uncertain_usd > 0

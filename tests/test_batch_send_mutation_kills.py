@@ -259,3 +259,25 @@ async def test_an_unreadable_2xx_is_an_invalid_response_kept_as_uncertain_spend(
     assert isinstance(result.error["message"], str) and result.error["message"]
     usage = client.usage.snapshot()
     assert usage.reserved_usd == 0 and usage.uncertain_requests == 1 and usage.uncertain_usd > 0
+
+
+async def test_a_retried_error_that_echoes_the_key_is_logged_without_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    answers = [
+        httpx2.Response(
+            500, json={"error": {"message": f"upstream rejected key {KEY}", "type": "server_error"}}
+        ),
+        httpx2.Response(200, json=completion("ok")),
+    ]
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return answers.pop(0)
+
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    caplog.set_level(logging.DEBUG, logger="holyclient")
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+    result = await _run_one(client, BatchRequest("r0", body))
+    assert result.ok and result.attempts == 2
+    (retrying,) = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert "upstream rejected key" in retrying and KEY not in retrying

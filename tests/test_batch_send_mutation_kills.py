@@ -249,7 +249,8 @@ async def test_an_error_answer_keeps_its_request_id_and_the_requests_model() -> 
 
 async def test_an_unreadable_2xx_is_an_invalid_response_kept_as_uncertain_spend() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, json={"choices": "not a list"})  # the work may be done and billed
+        unreadable = {"choices": "not a list"}  # the work may be done and billed
+        return httpx2.Response(200, json=unreadable, headers={"x-request-id": "req-200"})
 
     http = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
     client = AsyncClient(api_key=KEY, http_client=http, budget_usd=1.0)
@@ -257,6 +258,7 @@ async def test_an_unreadable_2xx_is_an_invalid_response_kept_as_uncertain_spend(
     result = await _run_one(client, BatchRequest("r0", body))
     assert result.error is not None and result.error["code"] == "invalid_response"
     assert isinstance(result.error["message"], str) and result.error["message"]
+    assert (result.status_code, result.request_id, result.model) == (200, "req-200", "gpt-4.1")
     usage = client.usage.snapshot()
     assert usage.reserved_usd == 0 and usage.uncertain_requests == 1 and usage.uncertain_usd > 0
 
@@ -281,3 +283,13 @@ async def test_a_retried_error_that_echoes_the_key_is_logged_without_it(
     assert result.ok and result.attempts == 2
     (retrying,) = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
     assert "upstream rejected key" in retrying and KEY not in retrying
+
+
+async def test_a_result_names_the_model_that_answered_not_the_alias_requested() -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json=completion("ok", model="gpt-4.1-2025-04-14"))
+
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+    result = await _run_one(client, BatchRequest("r0", body))
+    assert result.ok and result.model == "gpt-4.1-2025-04-14"

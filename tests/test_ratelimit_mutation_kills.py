@@ -340,3 +340,138 @@ def test_the_local_limiter_takes_usage_without_a_token_limit_and_remaining_heade
     assert requests_only.requests is not None and requests_only.requests._in_window == 1
     requests_only.observe_sync(admission, Feedback(remaining_requests=50))
     assert requests_only.requests._in_window == 10  # 60 - 50: the server's view of what is left
+
+
+class FakeTime:
+    """A clock that only the recorded sleeps move (async for the limiters, sync for ``time.sleep``)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep_sync(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleep_sync(seconds)
+
+
+def test_usage_corrected_after_its_request_left_the_window_is_not_counted_in_it() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(100, 10, burst_seconds=10, clock=clock)
+    old = window.take(10)
+    clock.now = 20.0
+    window.take(1)  # the old request has left the window
+    window.correct(old, 50)
+    assert window.delay_for(60) < 1.0  # 1 + 60 in the window: only the bucket's short wait
+
+
+def test_real_usage_above_the_estimate_drains_the_bucket_too() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    bucket = RateLimiter(60, 60, burst_seconds=10, clock=clock)  # 1 token a second, 10 at most
+    handle = bucket.take(2)
+    bucket.correct(handle, 10)  # the bucket is empty now
+    assert bucket.delay_for(1) == pytest.approx(1.0)
+
+
+def test_a_window_wait_under_one_second_is_still_waited() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    bucket = RateLimiter(60, 60, burst_seconds=1, clock=clock)  # one unit a second
+    anyio.run(bucket.acquire, 1, clock.sleep)
+    clock.now = 0.5
+    anyio.run(bucket.acquire, 1, clock.sleep)
+    assert clock.sleeps == [pytest.approx(0.5)]
+
+
+def test_the_local_limiter_waits_out_a_short_pause_with_its_own_sleep() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    limiter = LocalLimiter(600, 600_000, window=60, clock=clock, sleep=clock.sleep)
+    limiter.apply(Admission("m", 0), Feedback(pause=0.5))
+    admission = anyio.run(limiter.acquire, "m", 10)
+    assert clock.sleeps == [0.5]
+    assert admission.stamp == 0.5 and admission.handle is not None  # stamped on the limiter's clock
+
+
+def test_the_local_limiters_sync_twin_waits_out_a_short_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    monkeypatch.setattr(time, "sleep", clock.sleep_sync)
+    limiter = LocalLimiter(60, None, window=60, clock=clock)  # one request a second, no token limit
+    limiter.apply(Admission("m", 0), Feedback(pause=0.5))
+    first = limiter.acquire_sync("m", 10)
+    assert clock.sleeps == [0.5] and first.stamp == 0.5 and first.handle is None  # nothing to correct
+    limiter.acquire_sync("m", 10)  # the bucket's next request is a second later
+    assert clock.sleeps == [0.5, pytest.approx(1.0)]
+
+
+def test_the_async_local_limiter_charges_real_usage_and_paces_tokens_with_its_sleep() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    limiter = LocalLimiter(None, 60, window=60, clock=clock, sleep=clock.sleep)  # a token a second
+    admission = anyio.run(limiter.acquire, "m", 1)
+    anyio.run(limiter.observe, admission, Feedback(total_tokens=5))  # 4 more than charged
+    anyio.run(limiter.acquire, "m", 1)
+    assert clock.sleeps == [pytest.approx(5.0)]  # the bucket had to refill the real usage first
+
+
+def test_a_remaining_tokens_header_alone_still_lowers_the_local_token_budget() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    limiter = LocalLimiter(600, 600, window=60, clock=clock, sleep=clock.sleep)
+    limiter.apply(Admission("m", 0), Feedback(remaining_tokens=10))  # no remaining-requests header
+    assert limiter.tokens is not None and limiter.tokens.delay_for(20) > 30  # 10 left: wait for the window
+
+
+def test_n_of_zero_reserves_one_completion_not_none() -> None:
+    from holyclient.ratelimit._estimate import completion_allowance
+
+    assert completion_allowance({"max_tokens": 7, "n": 0}) == 7
+
+
+def test_a_body_the_counter_cannot_count_falls_back_to_characters_over_four() -> None:
+    from holyclient.ratelimit._estimate import TokenEstimator, count_prompt_tokens
+
+    body = {"messages": [{"role": "user", "content": "x" * 40}]}  # no model: the counter gives up
+    assert count_prompt_tokens(body) == 0
+    assert TokenEstimator().prompt(body) == 10
+
+
+def test_the_estimate_learns_from_every_answer_so_far_not_only_the_last() -> None:
+    from holyclient.ratelimit._estimate import TokenEstimator
+
+    estimator = TokenEstimator(counter=lambda _: 10)
+    estimator.observe(10, 20)
+    estimator.observe(10, 40)
+    assert estimator.ratio == 3.0  # 60 billed for 20 counted
+
+
+@pytest.mark.parametrize("value", ["-5", "inf", "nan", "many"])
+def test_a_remaining_header_that_is_not_a_count_is_ignored(value: str) -> None:
+    assert read_feedback(200, {"x-ratelimit-remaining-requests": value}).remaining_requests is None
+
+
+def test_only_a_429_pauses_and_only_for_a_positive_retry_after() -> None:
+    assert read_feedback(503, {"retry-after": "2"}).pause is None
+    assert read_feedback(429, {"retry-after": "0"}).pause is None
+    assert read_feedback(429, {}).pause is None
+
+
+def test_remaining_headers_are_read_from_a_plain_mapping_of_lower_case_names() -> None:
+    headers = {"x-ratelimit-remaining-requests": "3", "x-ratelimit-remaining-tokens": "400"}
+    feedback = read_feedback(200, headers)
+    assert (feedback.remaining_requests, feedback.remaining_tokens) == (3, 400)

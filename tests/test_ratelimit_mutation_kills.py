@@ -475,3 +475,118 @@ def test_remaining_headers_are_read_from_a_plain_mapping_of_lower_case_names() -
     headers = {"x-ratelimit-remaining-requests": "3", "x-ratelimit-remaining-tokens": "400"}
     feedback = read_feedback(200, headers)
     assert (feedback.remaining_requests, feedback.remaining_tokens) == (3, 400)
+
+
+class _Counting(_Flaky):
+    """A :class:`_Flaky` client that counts the round trips tried."""
+
+    def __init__(self, server: Any) -> None:
+        super().__init__(server)
+        self.calls = 0
+
+    def eval(self, *args: Any) -> Any:
+        self.calls += 1
+        return super().eval(*args)
+
+
+def test_going_down_says_which_limits_the_fallback_keeps_and_waits_before_probing_again() -> None:
+    events: list[str] = []
+    down = _Counting(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, workers=2, client=down, on_event=events.append)
+    first = limiter.acquire_sync("m", 5)
+    limiter.acquire_sync("m", 5)
+    assert down.calls == 1  # the second admission did not probe Redis again within PROBE_INTERVAL
+    assert limiter.shared is False and first.shared is False
+    assert events == [
+        "shared limiter at redis://127.0.0.1:1/0 unreachable (ConnectionError); falling back to a local "
+        "limit of 30 requests and 3000 tokens per 60 s (the shared limit / 2 workers) until it is back"
+    ]
+
+
+def test_going_down_without_limits_says_the_fallback_has_none() -> None:
+    events: list[str] = []
+    down = _Flaky(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, window=30, api_key=KEY, client=down, on_event=events.append)
+    limiter.acquire_sync("m", 0)
+    assert len(events) == 1 and "falling back to a local limit of no rate limit (the shared" in events[0]
+
+
+def test_a_worker_that_finds_the_probe_taken_while_redis_is_down_admits_through_the_fallback() -> None:
+    down = _Flaky(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=down, on_event=lambda _: None)
+    limiter.acquire_sync("m", 5)  # Redis is known to be down
+    with limiter._thread_lock:  # another thread is probing Redis right now
+        admission = limiter.acquire_sync("gpt", 7)
+    assert (admission.model, admission.tokens, admission.shared) == ("gpt", 7, False)
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens._in_window == 12
+
+
+def test_real_usage_of_a_fallback_admission_is_charged_to_the_fallback_sync() -> None:
+    down = _Flaky(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=down, on_event=lambda _: None)
+    admission = limiter.acquire_sync("m", 5)
+    limiter.observe_sync(admission, Feedback(total_tokens=50))
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens._in_window == 50
+
+
+def test_feedback_with_usage_reported_once_redis_went_down_reaches_the_fallback_sync() -> None:
+    flaky = _Flaky(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=flaky, on_event=lambda _: None)
+    admission = limiter.acquire_sync("m", 5)
+    assert admission.shared is True and admission.id and admission.handle is None
+    flaky.down = True
+    limiter.observe_sync(admission, Feedback(pause=30.0, total_tokens=50))  # never raises
+    assert limiter.fallback.pause_left() > 25  # no local handle to correct: the pause is what it can take
+
+
+def test_a_refused_sync_admission_polls_again_after_the_wait_redis_named(
+    server_clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        server_clock[0] += seconds
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    limiter = _limiter(fakeredis.FakeServer(), rpm=60, window=60, burst_seconds=1.0)  # one request a second
+    limiter.acquire_sync("m", 0)
+    second = limiter.acquire_sync("m", 0)
+    assert second.shared and len(sleeps) >= 1 and all(0 < s <= redis_module.MAX_POLL for s in sleeps)
+
+
+async def test_a_lease_held_longer_than_ours_could_be_is_refused_naming_the_time_left() -> None:
+    from holyclient.ratelimit._lease import LeaseHeldError, ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    holder = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
+    assert await holder.take() is False
+    with pytest.raises(LeaseHeldError) as caught:
+        await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take()
+    assert str(caught.value) == (
+        "another worker is running this shard (its lease in Redis is live, 600 s left on it): "
+        "this worker stops, the other one finishes the shard"
+    )
+
+
+async def test_a_lease_renewed_while_we_waited_is_refused_saying_so() -> None:
+    from holyclient.ratelimit._lease import LeaseHeldError, ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    holder = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await holder.take() is False
+    await client.pexpire(holder.key, 1500)  # about to lapse: the next worker waits for it
+
+    async def renewing_sleep(seconds: float) -> None:
+        await holder.renew()  # the holder is alive after all
+
+    with pytest.raises(LeaseHeldError) as caught:
+        await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take(sleep=renewing_sleep)
+    assert str(caught.value) == (
+        "another worker is running this shard (it renewed its lease while this one waited, 10 s left on it): "
+        "this worker stops, the other one finishes the shard"
+    )

@@ -590,3 +590,92 @@ async def test_a_lease_renewed_while_we_waited_is_refused_saying_so() -> None:
         "another worker is running this shard (it renewed its lease while this one waited, 10 s left on it): "
         "this worker stops, the other one finishes the shard"
     )
+
+
+def test_the_local_window_counts_a_little_longer_than_the_servers_never_shorter() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(1, 100, clock=clock)
+    window.take(1)
+    clock.now = 100.5  # past the server's 100 s, inside our margin
+    assert window.delay_for(1) > 0
+
+
+def test_units_leaving_the_window_are_subtracted_from_it_not_set_as_its_count() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(10, 100, burst_seconds=100, clock=clock)  # the bucket never limits here
+    window.take(5)
+    clock.now = 50.0
+    window.take(3)
+    clock.now = 150.0
+    window.take(2)  # the first 5 have left: 3 + 2 in the window
+    assert window.delay_for(5) == 0
+
+
+def test_a_window_wait_lasts_until_just_enough_units_have_left() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(2, 100, burst_seconds=100, clock=clock)
+    window.take(1)
+    clock.now = 10.0
+    window.take(1)
+    clock.now = 20.0
+    horizon = 20.0 - 100 * 1.01 - 0.1
+    assert window.delay_for(1) == pytest.approx(0.0 - horizon)  # the first unit leaving is enough
+    assert window.delay_for(2) == pytest.approx(10.0 - horizon)  # both must leave
+
+
+class _ReleasedMeanwhile:
+    """An async Redis whose first ``SET NX`` finds the lease held by a worker that releases it at once."""
+
+    def __init__(self) -> None:
+        self.real = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+        self.sets = 0
+
+    async def set(self, *args: Any, **kwargs: Any) -> Any:
+        self.sets += 1
+        return None if self.sets == 1 else await self.real.set(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+async def test_a_lease_released_between_the_two_calls_is_taken_at_once() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = _ReleasedMeanwhile()
+    lease = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await lease.take(sleep=None) is False  # taken fresh, not over from a dead worker
+    assert client.sets == 2 and await client.real.get(lease.key) == lease.token.encode()
+
+
+async def test_a_lease_without_a_time_to_live_is_never_waited_for() -> None:
+    from holyclient.ratelimit._lease import LeaseHeldError, ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    lease = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    await client.set(lease.key, "someone")  # no expiry: it never lapses
+    waits: list[float] = []
+    with pytest.raises(LeaseHeldError):
+        await lease.take(on_wait=waits.append)
+    assert waits == []
+
+
+async def test_waiting_for_a_dead_workers_lease_announces_the_seconds_it_has_left() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    dead = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
+    assert await dead.take() is False
+    waits: list[float] = []
+
+    async def lapse(seconds: float) -> None:
+        await client.delete(dead.key)  # the dead worker's lease runs out
+
+    taker = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
+    assert await taker.take(on_wait=waits.append, sleep=lapse) is True
+    assert len(waits) == 1 and 599.5 < waits[0] <= 600.0

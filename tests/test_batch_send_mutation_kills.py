@@ -293,3 +293,39 @@ async def test_a_result_names_the_model_that_answered_not_the_alias_requested() 
     body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
     result = await _run_one(client, BatchRequest("r0", body))
     assert result.ok and result.model == "gpt-4.1-2025-04-14"
+
+
+_EMBEDDING = {"object": "list", "data": [{"index": 0, "embedding": [0.5]}], "usage": {"prompt_tokens": 2}}
+
+
+def _direct_heads(body: dict[str, Any]) -> tuple[BatchResult, list[bytes]]:
+    """One embeddings request on the direct path to a canned 200; the request heads the server read."""
+    from raw_http import canned_server, http_answer
+
+    heads: list[bytes] = []
+    answer = http_answer("200 OK", {"Content-Type": "application/json"}, json.dumps(_EMBEDDING).encode())
+
+    async def go(url: str) -> BatchResult:
+        async with AsyncClient(api_key=KEY, base_url=url, max_retries=0) as client:
+            return await _run_one(client, BatchRequest("r0", body, "/v1/embeddings"))
+
+    with canned_server(answer, heads) as url:
+        return anyio.run(go, url), heads
+
+
+def test_the_direct_path_sends_compact_utf8_json_as_httpx2_does() -> None:
+    body = {"model": "text-embedding-3-small", "input": "héllo wörld ✓"}
+    result, heads = _direct_heads(body)
+    assert result.ok
+    compact = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    (head,) = heads
+    assert f"content-length: {len(compact)}\r\n".encode() in head.lower()
+
+
+def test_a_body_with_nan_fails_on_the_direct_path_without_being_sent() -> None:
+    result, heads = _direct_heads(
+        {"model": "text-embedding-3-small", "input": "x", "dimensions": float("nan")}
+    )
+    assert heads == []
+    assert result.error is not None and result.error["code"] == "request_failed"
+    assert "JSON compliant" in result.error["message"]

@@ -679,3 +679,20 @@ async def test_waiting_for_a_dead_workers_lease_announces_the_seconds_it_has_lef
     taker = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
     assert await taker.take(on_wait=waits.append, sleep=lapse) is True
     assert len(waits) == 1 and 599.5 < waits[0] <= 600.0
+
+
+async def test_waiting_for_a_lease_about_to_lapse_sleeps_no_longer_than_it_has_left() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    dead = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await dead.take() is False
+    await client.pexpire(dead.key, 300)
+    sleeps: list[float] = []
+
+    async def lapse(seconds: float) -> None:
+        sleeps.append(seconds)
+        await client.delete(dead.key)
+
+    assert await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take(sleep=lapse) is True
+    assert len(sleeps) == 1 and 0 < sleeps[0] <= 0.3  # not a whole polling step (10 s / 15)

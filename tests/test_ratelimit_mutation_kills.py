@@ -696,3 +696,34 @@ async def test_waiting_for_a_lease_about_to_lapse_sleeps_no_longer_than_it_has_l
 
     assert await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take(sleep=lapse) is True
     assert len(sleeps) == 1 and 0 < sleeps[0] <= 0.3  # not a whole polling step (10 s / 15)
+
+
+class _DownAsync:
+    """An async Redis client that cannot be reached."""
+
+    async def eval(self, *args: Any) -> Any:
+        import redis
+
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+
+async def test_real_usage_of_a_fallback_admission_is_charged_to_the_fallback_async() -> None:
+    limiter = RedisLimiter(
+        URL, rpm=60, tpm=6000, api_key=KEY, async_client=_DownAsync(), on_event=lambda _: None
+    )
+    admission = await limiter.acquire("m", 5)
+    assert admission.shared is False
+    await limiter.observe(admission, Feedback(total_tokens=50))
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens._in_window == 50
+
+
+async def test_a_shared_admissions_429_pause_reaches_every_worker_async() -> None:
+    server = fakeredis.FakeServer()
+    seen = RedisLimiter(URL, rpm=100, api_key=KEY, async_client=fakeredis.FakeAsyncRedis(server=server))
+    other = _limiter(server, rpm=100, window=60)
+    admission = await seen.acquire("m", 0)
+    assert admission.shared is True
+    await seen.observe(admission, Feedback(pause=30.0))
+    assert seen.fallback.pause_left() == 0  # shared through Redis, not kept in this process
+    reply = other._eval_sync("m", other._args("acquire", 0, other._next_id()))
+    assert int(reply[0]) == 0 and 25 < float(reply[1]) <= 30

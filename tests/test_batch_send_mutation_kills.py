@@ -329,3 +329,39 @@ def test_a_body_with_nan_fails_on_the_direct_path_without_being_sent() -> None:
     assert heads == []
     assert result.error is not None and result.error["code"] == "request_failed"
     assert "JSON compliant" in result.error["message"]
+
+
+def test_a_callers_own_http_client_sees_every_batch_request_through_its_hooks() -> None:
+    from holyclient import DefaultAioHttpClient
+    from raw_http import canned_server, http_answer
+
+    seen: list[str] = []
+
+    async def hook(request: httpx2.Request) -> None:
+        seen.append(str(request.url))
+
+    answer = http_answer("200 OK", {"Content-Type": "application/json"}, json.dumps(_EMBEDDING).encode())
+
+    async def go(url: str) -> BatchResult:
+        http = DefaultAioHttpClient(event_hooks={"request": [hook]})
+        async with AsyncClient(api_key=KEY, base_url=url, http_client=http, max_retries=0) as client:
+            return await _run_one(client, BatchRequest("r0", {"model": "m", "input": "x"}, "/v1/embeddings"))
+
+    with canned_server(answer) as url:
+        result = anyio.run(go, url)
+    assert result.ok and len(seen) == 1 and seen[0].endswith("/v1/embeddings")
+
+
+@pytest.mark.parametrize(
+    "answered", [{}, {"model": ""}, {"model": 7}], ids=["missing", "empty", "not-a-name"]
+)
+async def test_a_result_without_an_answering_model_names_the_requested_one(answered: dict[str, Any]) -> None:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        body = completion("ok")
+        del body["model"]
+        return httpx2.Response(200, json={**body, **answered})
+
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+    result = await _run_one(client, BatchRequest("r0", body))
+    assert result.ok and result.model == "gpt-4.1"

@@ -727,3 +727,30 @@ async def test_a_shared_admissions_429_pause_reaches_every_worker_async() -> Non
     assert seen.fallback.pause_left() == 0  # shared through Redis, not kept in this process
     reply = other._eval_sync("m", other._args("acquire", 0, other._next_id()))
     assert int(reply[0]) == 0 and 25 < float(reply[1]) <= 30
+
+
+class _FlakyAsync:
+    """An async Redis client that is down while ``down`` is true."""
+
+    def __init__(self, server: Any) -> None:
+        self.real = fakeredis.FakeAsyncRedis(server=server)
+        self.down = False
+
+    async def eval(self, *args: Any) -> Any:
+        if self.down:
+            import redis
+
+            raise redis.exceptions.ConnectionError("Connection refused")
+        return await self.real.eval(*args)
+
+
+async def test_feedback_once_redis_went_down_reaches_the_fallback_and_says_why_async() -> None:
+    events: list[str] = []
+    flaky = _FlakyAsync(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, async_client=flaky, on_event=events.append)
+    admission = await limiter.acquire("m", 5)
+    assert admission.shared is True
+    flaky.down = True
+    await limiter.observe(admission, Feedback(pause=30.0, total_tokens=50))  # never raises
+    assert limiter.fallback.pause_left() > 25
+    assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]

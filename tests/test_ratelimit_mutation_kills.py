@@ -340,3 +340,417 @@ def test_the_local_limiter_takes_usage_without_a_token_limit_and_remaining_heade
     assert requests_only.requests is not None and requests_only.requests._in_window == 1
     requests_only.observe_sync(admission, Feedback(remaining_requests=50))
     assert requests_only.requests._in_window == 10  # 60 - 50: the server's view of what is left
+
+
+class FakeTime:
+    """A clock that only the recorded sleeps move (async for the limiters, sync for ``time.sleep``)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep_sync(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleep_sync(seconds)
+
+
+def test_usage_corrected_after_its_request_left_the_window_is_not_counted_in_it() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(100, 10, burst_seconds=10, clock=clock)
+    old = window.take(10)
+    clock.now = 20.0
+    window.take(1)  # the old request has left the window
+    window.correct(old, 50)
+    assert window.delay_for(60) < 1.0  # 1 + 60 in the window: only the bucket's short wait
+
+
+def test_real_usage_above_the_estimate_drains_the_bucket_too() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    bucket = RateLimiter(60, 60, burst_seconds=10, clock=clock)  # 1 token a second, 10 at most
+    handle = bucket.take(2)
+    bucket.correct(handle, 10)  # the bucket is empty now
+    assert bucket.delay_for(1) == pytest.approx(1.0)
+
+
+def test_a_window_wait_under_one_second_is_still_waited() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    bucket = RateLimiter(60, 60, burst_seconds=1, clock=clock)  # one unit a second
+    anyio.run(bucket.acquire, 1, clock.sleep)
+    clock.now = 0.5
+    anyio.run(bucket.acquire, 1, clock.sleep)
+    assert clock.sleeps == [pytest.approx(0.5)]
+
+
+def test_the_local_limiter_waits_out_a_short_pause_with_its_own_sleep() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    limiter = LocalLimiter(600, 600_000, window=60, clock=clock, sleep=clock.sleep)
+    limiter.apply(Admission("m", 0), Feedback(pause=0.5))
+    admission = anyio.run(limiter.acquire, "m", 10)
+    assert clock.sleeps == [0.5]
+    assert admission.stamp == 0.5 and admission.handle is not None  # stamped on the limiter's clock
+
+
+def test_the_local_limiters_sync_twin_waits_out_a_short_pause(monkeypatch: pytest.MonkeyPatch) -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    monkeypatch.setattr(time, "sleep", clock.sleep_sync)
+    limiter = LocalLimiter(60, None, window=60, clock=clock)  # one request a second, no token limit
+    limiter.apply(Admission("m", 0), Feedback(pause=0.5))
+    first = limiter.acquire_sync("m", 10)
+    assert clock.sleeps == [0.5] and first.stamp == 0.5 and first.handle is None  # nothing to correct
+    limiter.acquire_sync("m", 10)  # the bucket's next request is a second later
+    assert clock.sleeps == [0.5, pytest.approx(1.0)]
+
+
+def test_the_async_local_limiter_charges_real_usage_and_paces_tokens_with_its_sleep() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    limiter = LocalLimiter(None, 60, window=60, clock=clock, sleep=clock.sleep)  # a token a second
+    admission = anyio.run(limiter.acquire, "m", 1)
+    anyio.run(limiter.observe, admission, Feedback(total_tokens=5))  # 4 more than charged
+    anyio.run(limiter.acquire, "m", 1)
+    assert clock.sleeps == [pytest.approx(5.0)]  # the bucket had to refill the real usage first
+
+
+def test_a_remaining_tokens_header_alone_still_lowers_the_local_token_budget() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    clock = FakeTime()
+    limiter = LocalLimiter(600, 600, window=60, clock=clock, sleep=clock.sleep)
+    limiter.apply(Admission("m", 0), Feedback(remaining_tokens=10))  # no remaining-requests header
+    assert limiter.tokens is not None and limiter.tokens.delay_for(20) > 30  # 10 left: wait for the window
+
+
+def test_n_of_zero_reserves_one_completion_not_none() -> None:
+    from holyclient.ratelimit._estimate import completion_allowance
+
+    assert completion_allowance({"max_tokens": 7, "n": 0}) == 7
+
+
+def test_a_body_the_counter_cannot_count_falls_back_to_characters_over_four() -> None:
+    from holyclient.ratelimit._estimate import TokenEstimator, count_prompt_tokens
+
+    body = {"messages": [{"role": "user", "content": "x" * 40}]}  # no model: the counter gives up
+    assert count_prompt_tokens(body) == 0
+    assert TokenEstimator().prompt(body) == 10
+
+
+def test_the_estimate_learns_from_every_answer_so_far_not_only_the_last() -> None:
+    from holyclient.ratelimit._estimate import TokenEstimator
+
+    estimator = TokenEstimator(counter=lambda _: 10)
+    estimator.observe(10, 20)
+    estimator.observe(10, 40)
+    assert estimator.ratio == 3.0  # 60 billed for 20 counted
+
+
+@pytest.mark.parametrize("value", ["-5", "inf", "nan", "many"])
+def test_a_remaining_header_that_is_not_a_count_is_ignored(value: str) -> None:
+    assert read_feedback(200, {"x-ratelimit-remaining-requests": value}).remaining_requests is None
+
+
+def test_only_a_429_pauses_and_only_for_a_positive_retry_after() -> None:
+    assert read_feedback(503, {"retry-after": "2"}).pause is None
+    assert read_feedback(429, {"retry-after": "0"}).pause is None
+    assert read_feedback(429, {}).pause is None
+
+
+def test_remaining_headers_are_read_from_a_plain_mapping_of_lower_case_names() -> None:
+    headers = {"x-ratelimit-remaining-requests": "3", "x-ratelimit-remaining-tokens": "400"}
+    feedback = read_feedback(200, headers)
+    assert (feedback.remaining_requests, feedback.remaining_tokens) == (3, 400)
+
+
+class _Counting(_Flaky):
+    """A :class:`_Flaky` client that counts the round trips tried."""
+
+    def __init__(self, server: Any) -> None:
+        super().__init__(server)
+        self.calls = 0
+
+    def eval(self, *args: Any) -> Any:
+        self.calls += 1
+        return super().eval(*args)
+
+
+def test_going_down_says_which_limits_the_fallback_keeps_and_waits_before_probing_again() -> None:
+    events: list[str] = []
+    down = _Counting(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, workers=2, client=down, on_event=events.append)
+    first = limiter.acquire_sync("m", 5)
+    limiter.acquire_sync("m", 5)
+    assert down.calls == 1  # the second admission did not probe Redis again within PROBE_INTERVAL
+    assert limiter.shared is False and first.shared is False
+    assert events == [
+        "shared limiter at redis://127.0.0.1:1/0 unreachable (ConnectionError); falling back to a local "
+        "limit of 30 requests and 3000 tokens per 60 s (the shared limit / 2 workers) until it is back"
+    ]
+
+
+def test_going_down_without_limits_says_the_fallback_has_none() -> None:
+    events: list[str] = []
+    down = _Flaky(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, window=30, api_key=KEY, client=down, on_event=events.append)
+    limiter.acquire_sync("m", 0)
+    assert len(events) == 1 and "falling back to a local limit of no rate limit (the shared" in events[0]
+
+
+def test_a_worker_that_finds_the_probe_taken_while_redis_is_down_admits_through_the_fallback() -> None:
+    down = _Flaky(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=down, on_event=lambda _: None)
+    limiter.acquire_sync("m", 5)  # Redis is known to be down
+    with limiter._thread_lock:  # another thread is probing Redis right now
+        admission = limiter.acquire_sync("gpt", 7)
+    assert (admission.model, admission.tokens, admission.shared) == ("gpt", 7, False)
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens._in_window == 12
+
+
+def test_real_usage_of_a_fallback_admission_is_charged_to_the_fallback_sync() -> None:
+    down = _Flaky(fakeredis.FakeServer())
+    down.down = True
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=down, on_event=lambda _: None)
+    admission = limiter.acquire_sync("m", 5)
+    limiter.observe_sync(admission, Feedback(total_tokens=50))
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens._in_window == 50
+
+
+def test_feedback_with_usage_reported_once_redis_went_down_reaches_the_fallback_sync() -> None:
+    flaky = _Flaky(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=flaky, on_event=lambda _: None)
+    admission = limiter.acquire_sync("m", 5)
+    assert admission.shared is True and admission.id and admission.handle is None
+    flaky.down = True
+    limiter.observe_sync(admission, Feedback(pause=30.0, total_tokens=50))  # never raises
+    assert limiter.fallback.pause_left() > 25  # no local handle to correct: the pause is what it can take
+
+
+def test_a_refused_sync_admission_polls_again_after_the_wait_redis_named(
+    server_clock: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        server_clock[0] += seconds
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    limiter = _limiter(fakeredis.FakeServer(), rpm=60, window=60, burst_seconds=1.0)  # one request a second
+    limiter.acquire_sync("m", 0)
+    second = limiter.acquire_sync("m", 0)
+    assert second.shared and len(sleeps) >= 1 and all(0 < s <= redis_module.MAX_POLL for s in sleeps)
+
+
+async def test_a_lease_held_longer_than_ours_could_be_is_refused_naming_the_time_left() -> None:
+    from holyclient.ratelimit._lease import LeaseHeldError, ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    holder = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
+    assert await holder.take() is False
+    with pytest.raises(LeaseHeldError) as caught:
+        await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take()
+    assert str(caught.value) == (
+        "another worker is running this shard (its lease in Redis is live, 600 s left on it): "
+        "this worker stops, the other one finishes the shard"
+    )
+
+
+async def test_a_lease_renewed_while_we_waited_is_refused_saying_so() -> None:
+    from holyclient.ratelimit._lease import LeaseHeldError, ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    holder = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await holder.take() is False
+    await client.pexpire(holder.key, 1500)  # about to lapse: the next worker waits for it
+
+    async def renewing_sleep(seconds: float) -> None:
+        await holder.renew()  # the holder is alive after all
+
+    with pytest.raises(LeaseHeldError) as caught:
+        await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take(sleep=renewing_sleep)
+    assert str(caught.value) == (
+        "another worker is running this shard (it renewed its lease while this one waited, 10 s left on it): "
+        "this worker stops, the other one finishes the shard"
+    )
+
+
+def test_the_local_window_counts_a_little_longer_than_the_servers_never_shorter() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(1, 100, clock=clock)
+    window.take(1)
+    clock.now = 100.5  # past the server's 100 s, inside our margin
+    assert window.delay_for(1) > 0
+
+
+def test_units_leaving_the_window_are_subtracted_from_it_not_set_as_its_count() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(10, 100, burst_seconds=100, clock=clock)  # the bucket never limits here
+    window.take(5)
+    clock.now = 50.0
+    window.take(3)
+    clock.now = 150.0
+    window.take(2)  # the first 5 have left: 3 + 2 in the window
+    assert window.delay_for(5) == 0
+
+
+def test_a_window_wait_lasts_until_just_enough_units_have_left() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    clock = FakeTime()
+    window = RateLimiter(2, 100, burst_seconds=100, clock=clock)
+    window.take(1)
+    clock.now = 10.0
+    window.take(1)
+    clock.now = 20.0
+    horizon = 20.0 - 100 * 1.01 - 0.1
+    assert window.delay_for(1) == pytest.approx(0.0 - horizon)  # the first unit leaving is enough
+    assert window.delay_for(2) == pytest.approx(10.0 - horizon)  # both must leave
+
+
+class _ReleasedMeanwhile:
+    """An async Redis whose first ``SET NX`` finds the lease held by a worker that releases it at once."""
+
+    def __init__(self) -> None:
+        self.real = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+        self.sets = 0
+
+    async def set(self, *args: Any, **kwargs: Any) -> Any:
+        self.sets += 1
+        return None if self.sets == 1 else await self.real.set(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+async def test_a_lease_released_between_the_two_calls_is_taken_at_once() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = _ReleasedMeanwhile()
+    lease = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await lease.take(sleep=None) is False  # taken fresh, not over from a dead worker
+    assert client.sets == 2 and await client.real.get(lease.key) == lease.token.encode()
+
+
+async def test_a_lease_without_a_time_to_live_is_never_waited_for() -> None:
+    from holyclient.ratelimit._lease import LeaseHeldError, ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    lease = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    await client.set(lease.key, "someone")  # no expiry: it never lapses
+    waits: list[float] = []
+    with pytest.raises(LeaseHeldError):
+        await lease.take(on_wait=waits.append)
+    assert waits == []
+
+
+async def test_waiting_for_a_dead_workers_lease_announces_the_seconds_it_has_left() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    dead = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
+    assert await dead.take() is False
+    waits: list[float] = []
+
+    async def lapse(seconds: float) -> None:
+        await client.delete(dead.key)  # the dead worker's lease runs out
+
+    taker = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=600.0)
+    assert await taker.take(on_wait=waits.append, sleep=lapse) is True
+    assert len(waits) == 1 and 599.5 < waits[0] <= 600.0
+
+
+async def test_waiting_for_a_lease_about_to_lapse_sleeps_no_longer_than_it_has_left() -> None:
+    from holyclient.ratelimit._lease import ShardLease
+
+    client = fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer())
+    dead = ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0)
+    assert await dead.take() is False
+    await client.pexpire(dead.key, 300)
+    sleeps: list[float] = []
+
+    async def lapse(seconds: float) -> None:
+        sleeps.append(seconds)
+        await client.delete(dead.key)
+
+    assert await ShardLease(client, KEY, "out.jsonl.shard-0-of-2", seconds=10.0).take(sleep=lapse) is True
+    assert len(sleeps) == 1 and 0 < sleeps[0] <= 0.3  # not a whole polling step (10 s / 15)
+
+
+class _DownAsync:
+    """An async Redis client that cannot be reached."""
+
+    async def eval(self, *args: Any) -> Any:
+        import redis
+
+        raise redis.exceptions.ConnectionError("Connection refused")
+
+
+async def test_real_usage_of_a_fallback_admission_is_charged_to_the_fallback_async() -> None:
+    limiter = RedisLimiter(
+        URL, rpm=60, tpm=6000, api_key=KEY, async_client=_DownAsync(), on_event=lambda _: None
+    )
+    admission = await limiter.acquire("m", 5)
+    assert admission.shared is False
+    await limiter.observe(admission, Feedback(total_tokens=50))
+    assert limiter.fallback.tokens is not None and limiter.fallback.tokens._in_window == 50
+
+
+async def test_a_shared_admissions_429_pause_reaches_every_worker_async() -> None:
+    server = fakeredis.FakeServer()
+    seen = RedisLimiter(URL, rpm=100, api_key=KEY, async_client=fakeredis.FakeAsyncRedis(server=server))
+    other = _limiter(server, rpm=100, window=60)
+    admission = await seen.acquire("m", 0)
+    assert admission.shared is True
+    await seen.observe(admission, Feedback(pause=30.0))
+    assert seen.fallback.pause_left() == 0  # shared through Redis, not kept in this process
+    reply = other._eval_sync("m", other._args("acquire", 0, other._next_id()))
+    assert int(reply[0]) == 0 and 25 < float(reply[1]) <= 30
+
+
+class _FlakyAsync:
+    """An async Redis client that is down while ``down`` is true."""
+
+    def __init__(self, server: Any) -> None:
+        self.real = fakeredis.FakeAsyncRedis(server=server)
+        self.down = False
+
+    async def eval(self, *args: Any) -> Any:
+        if self.down:
+            import redis
+
+            raise redis.exceptions.ConnectionError("Connection refused")
+        return await self.real.eval(*args)
+
+
+async def test_feedback_once_redis_went_down_reaches_the_fallback_and_says_why_async() -> None:
+    events: list[str] = []
+    flaky = _FlakyAsync(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, async_client=flaky, on_event=events.append)
+    admission = await limiter.acquire("m", 5)
+    assert admission.shared is True
+    flaky.down = True
+    await limiter.observe(admission, Feedback(pause=30.0, total_tokens=50))  # never raises
+    assert limiter.fallback.pause_left() > 25
+    assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]

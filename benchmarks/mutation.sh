@@ -7,7 +7,7 @@
 #
 #   benchmarks/mutation.sh                  # every scope below (slow: hours on 2 cores)
 #   benchmarks/mutation.sh migrate          # one or more scopes: _retry _base _transport batch tokens migrate
-#                                           #   router router_logic ratelimit batch_send
+#                                           #   router router_logic router_front ratelimit batch_send
 #   python benchmarks/lua_mutants.py        # the Lua script of ratelimit/_script.py (a string mutmut skips)
 #   JOBS=2 benchmarks/mutation.sh _retry    # worker processes (default: 1, the machine is shared)
 #   MARK='' ...                            # also the tests marked slow (skipped by default: see below)
@@ -39,6 +39,8 @@ declare -A SOURCES=(
   [router]="src/holyclient/router/*.py"
   # the routing logic alone, without the Client plumbing (_router.py, _shell.py, _sender.py)
   [router_logic]="src/holyclient/router/_breaker.py src/holyclient/router/_core.py src/holyclient/router/_mirror.py src/holyclient/router/_select.py src/holyclient/router/_stats.py src/holyclient/router/_target.py src/holyclient/router/_usage.py"
+  # the router's Client plumbing: the call-level caller, the shell, the single-attempt sender
+  [router_front]="src/holyclient/router/_router.py src/holyclient/router/_caller.py src/holyclient/router/_shell.py src/holyclient/router/_sender.py"
   [ratelimit]="src/holyclient/ratelimit/*.py"
   [batch_send]="src/holyclient/batch/_wire.py src/holyclient/batch/_process.py"
 )
@@ -54,6 +56,7 @@ declare -A TESTS=(
   [migrate]="tests/migrate tests/bad_input/test_migrate_rows.py"
   [router]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/test_router_logic_mutation_kills.py tests/test_router_front_mutation_kills.py tests/test_call_extension_point.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py"
   [router_logic]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/test_router_logic_mutation_kills.py tests/test_router_front_mutation_kills.py tests/test_call_extension_point.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py"
+  [router_front]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/test_router_logic_mutation_kills.py tests/test_router_front_mutation_kills.py tests/test_call_extension_point.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py tests/test_batch_endpoints.py"
   [ratelimit]="tests/test_ratelimit_script.py tests/test_ratelimit_mutation_kills.py tests/test_ratelimit_redis.py tests/test_client_limiter.py tests/test_batch_ratelimit.py tests/test_batch_shard_lease.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_safe_url.py tests/test_send_pipeline_seams.py tests/test_ray_adapter.py tests/bad_input/test_batch_scaleout_rows.py"
   [batch_send]="tests/test_batch_wire.py tests/test_batch_runner.py tests/test_batch_failures.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_batch_shard.py tests/test_batch_resume.py tests/test_batch_pack.py tests/test_calibration.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/otel/test_otel_router_batch.py"
 )

@@ -85,6 +85,13 @@ class _Counting:
     def observe_sync(self, *_: Any) -> None:
         return None
 
+    async def acquire(self, *_: Any) -> object:
+        self.acquired += 1
+        return object()
+
+    async def observe(self, *_: Any) -> None:
+        return None
+
 
 def test_a_router_s_single_attempts_wait_for_the_target_s_limiter(
     pair: tuple[LocalServer, LocalServer], tmp_path: Any
@@ -164,3 +171,41 @@ def test_the_mirror_runs_in_a_named_daemon_thread(
         release.set()
         router.close()
     assert seen and all(t.daemon for t in seen)  # a hanging shadow never keeps the program alive
+
+
+async def test_an_async_router_s_single_attempt_waits_for_the_target_s_limiter(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    a, _ = pair
+    limiter = _Counting()
+    async with AsyncRouter([Target(a.base_url, api_key=KEY_A, name="a", limiter=limiter)]) as router:
+        exchange = await sender_of(router).asend(RequestOptions("GET", "/models"))
+    assert exchange.response.status_code == 200 and limiter.acquired == 1
+
+
+def test_a_router_s_single_attempt_says_which_target_answered(pair: tuple[LocalServer, LocalServer]) -> None:
+    a, _ = pair
+    with Router([Target(a.base_url, api_key=KEY_A, name="a")]) as router:
+        exchange = sender_of(router).send(RequestOptions("GET", "/models"))
+        assert exchange.response.status_code == 200
+        assert exchange.response._target == "a"
+        exchange.response.close()
+
+
+async def test_an_async_router_fetches_next_pages_from_the_serving_target_with_the_same_query(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    a, b = pair
+    targets = [
+        Target(a.base_url, api_key=KEY_A, name="a", weight=0),
+        Target(b.base_url, api_key=KEY_B, name="b"),
+    ]
+    async with AsyncRouter(targets) as router:
+        for i in range(3):
+            await router.files.create(file=f'{{"n": {i}}}\n'.encode(), purpose="batch")
+        first = await router.files.list(limit=1)
+        assert first._target == "b" and first.has_next_page()
+        second = await first.get_next_page()
+    assert len(second.data) == 1 and second.data[0].id != first.data[0].id
+    listed = [r for r in b.requests if r.path.startswith("/v1/files") and r.method == "GET"]
+    assert len(listed) == 2 and "limit=1" in listed[1].query

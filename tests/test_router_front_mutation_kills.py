@@ -209,3 +209,57 @@ async def test_an_async_router_fetches_next_pages_from_the_serving_target_with_t
     assert len(second.data) == 1 and second.data[0].id != first.data[0].id
     listed = [r for r in b.requests if r.path.startswith("/v1/files") and r.method == "GET"]
     assert len(listed) == 2 and "limit=1" in listed[1].query
+
+
+def test_the_router_s_client_options_reach_every_target(pair: tuple[LocalServer, LocalServer]) -> None:
+    a, b = pair
+    a.enqueue(Fault.status(429, retry_after=30))  # longer than max_retry_after: fail over at once
+    backup = Target(b.base_url, api_key=KEY_B, name="b")
+    with Router(
+        [Target(a.base_url, api_key=KEY_A, name="a", fallbacks=[backup])],
+        default_headers={"X-Team": "search"},
+        max_retry_after=1.0,
+        max_retries=3,
+        timeout=12.0,
+    ) as router:
+        assert router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)._target == "b"
+        assert (router.max_retries, router.timeout.read, router.base_url) == (3, 12.0, a.base_url)
+    assert [r.status for r in a.requests] == [429]  # not retried: the wait it asked for is too long
+    assert all(r.headers.get("x-team") == "search" for r in [*a.requests, *b.requests])
+
+
+def test_a_seeded_router_splits_and_mirrors_the_same_way_every_time(tmp_path: Any) -> None:
+    import random
+
+    def picks(seed: int) -> list[str]:
+        with LocalServer() as a, LocalServer() as b, LocalServer() as shadow:
+            router = Router(
+                [Target(a.base_url, api_key=KEY_A, name="a"), Target(b.base_url, api_key=KEY_B, name="b")],
+                rng=random.Random(seed),
+                shadow=Target(shadow.base_url, api_key=KEY_B, name="shadow"),
+                mirror=0.5,
+                mirror_to=tmp_path / f"pairs-{seed}-{len(list(tmp_path.iterdir()))}.jsonl",
+            )
+            served = [router.embeddings.create(model="m", input="x")._target for _ in range(16)]
+            router.close()
+            return [*served, str(router.stats()["shadow"].mirrored)]
+
+    first, again = picks(7), picks(7)
+    assert first == again and {"a", "b"} <= set(first)
+
+
+@pytest.mark.parametrize(
+    "mirror_args",
+    [{"shadow": "yes"}, {"mirror_to": "pairs.jsonl"}],
+    ids=["shadow-without-file", "file-without-shadow"],
+)
+def test_a_mirror_needs_both_a_shadow_and_a_file(mirror_args: dict[str, str], tmp_path: Any) -> None:
+    from holyclient import ConfigurationError
+
+    args: dict[str, Any] = {"mirror": 0.5}
+    if "shadow" in mirror_args:
+        args["shadow"] = Target("http://127.0.0.1:9/v1", api_key=KEY_B, name="shadow")
+    if "mirror_to" in mirror_args:
+        args["mirror_to"] = tmp_path / "pairs.jsonl"
+    with pytest.raises(ConfigurationError, match=r"mirror= needs a shadow=Target\(\.\.\.\)"):
+        Router([Target("http://127.0.0.1:9/v1", api_key=KEY_A, name="a")], **args)

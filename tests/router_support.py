@@ -23,17 +23,21 @@ class Host:
             raise self.fail
         if self.status != 200:
             return httpx2.Response(self.status, json={"error": {"message": "no", "type": "server_error"}})
-        body = json.loads(request.content)
-        return httpx2.Response(
-            200,
-            json={
-                "id": "c",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-                ],
-                "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
-            },
-        )
+        return chat_answer(request)
+
+
+def chat_answer(request: httpx2.Request) -> httpx2.Response:
+    """A chat completion answering ``request`` with its own model and a fixed usage."""
+    body = json.loads(request.content)
+    message = {"role": "assistant", "content": "ok"}
+    return httpx2.Response(
+        200,
+        json={
+            "id": "c",
+            "object": "chat.completion",
+            "created": 1,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+        },
+    )

@@ -15,6 +15,8 @@ import pytest
 fakeredis = pytest.importorskip("fakeredis")
 pytest.importorskip("lupa")
 
+from flaky_redis import Flaky as _Flaky  # noqa: E402
+from flaky_redis import FlakyAsync as _FlakyAsync  # noqa: E402
 from holyclient.ratelimit import Admission, Feedback, RedisLimiter, read_feedback  # noqa: E402
 from holyclient.ratelimit import _redis as redis_module  # noqa: E402
 
@@ -188,21 +190,6 @@ def test_the_fallbacks_admissions_are_charged_when_they_happened_and_leave_the_w
     assert _try(limiter)[0] == 0  # still in the window
     server_clock[0] += 11.0  # 61 s after it was admitted: gone, though charged only 11 s ago
     assert _try(limiter)[0] == 1
-
-
-class _Flaky:
-    """A sync Redis client that is down while ``down`` is true."""
-
-    def __init__(self, server: Any) -> None:
-        self.real = fakeredis.FakeRedis(server=server)
-        self.down = False
-
-    def eval(self, *args: Any) -> Any:
-        if self.down:
-            import redis
-
-            raise redis.exceptions.ConnectionError("Connection refused")
-        return self.real.eval(*args)
 
 
 def test_what_the_fallback_admitted_is_fed_back_to_the_fallback_even_once_redis_is_back(
@@ -727,21 +714,6 @@ async def test_a_shared_admissions_429_pause_reaches_every_worker_async() -> Non
     assert seen.fallback.pause_left() == 0  # shared through Redis, not kept in this process
     reply = other._eval_sync("m", other._args("acquire", 0, other._next_id()))
     assert int(reply[0]) == 0 and 25 < float(reply[1]) <= 30
-
-
-class _FlakyAsync:
-    """An async Redis client that is down while ``down`` is true."""
-
-    def __init__(self, server: Any) -> None:
-        self.real = fakeredis.FakeAsyncRedis(server=server)
-        self.down = False
-
-    async def eval(self, *args: Any) -> Any:
-        if self.down:
-            import redis
-
-            raise redis.exceptions.ConnectionError("Connection refused")
-        return await self.real.eval(*args)
 
 
 async def test_feedback_once_redis_went_down_reaches_the_fallback_and_says_why_async() -> None:

@@ -11,6 +11,8 @@ import pytest
 fakeredis = pytest.importorskip("fakeredis")
 pytest.importorskip("lupa")
 
+from flaky_redis import Flaky as _Flaky  # noqa: E402
+from flaky_redis import FlakyAsync as _FlakyAsync  # noqa: E402
 from holyclient.ratelimit import Admission, Feedback, RedisLimiter, read_feedback  # noqa: E402
 from holyclient.ratelimit import _redis as redis_module  # noqa: E402
 
@@ -95,21 +97,6 @@ def test_key_names_carry_a_hash_of_the_api_key_never_the_key() -> None:
     assert KEY not in repr(limiter)
 
 
-class _Flaky:
-    """A sync Redis client that is down while ``down`` is true."""
-
-    def __init__(self, server: Any) -> None:
-        self.real = fakeredis.FakeRedis(server=server)
-        self.down = False
-
-    def eval(self, *args: Any) -> Any:
-        if self.down:
-            import redis
-
-            raise redis.exceptions.ConnectionError("Connection refused")
-        return self.real.eval(*args)
-
-
 def test_redis_unreachable_falls_back_to_limit_over_workers_says_so_and_comes_back(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -175,21 +162,6 @@ def test_the_window_follows_the_redis_server_s_clock_and_never_the_worker_s(
     assert admitted == 0 and 59 < wait < 62  # still the server's window
     server_clock[0] += 61.0  # the server's clock passes the window: the budget is back
     assert [_try(limiter)[0] for _ in range(4)] == [1, 1, 1, 0]
-
-
-class _FlakyAsync(_Flaky):
-    """The async twin of :class:`_Flaky`."""
-
-    def __init__(self, server: Any) -> None:
-        self.real = fakeredis.FakeAsyncRedis(server=server)
-        self.down = False
-
-    async def eval(self, *args: Any) -> Any:
-        if self.down:
-            import redis
-
-            raise redis.exceptions.ConnectionError("Connection refused")
-        return await self.real.eval(*args)
 
 
 def _outage_then_back(monkeypatch: pytest.MonkeyPatch, flaky: Any, **client: Any) -> RedisLimiter:

@@ -17,25 +17,9 @@ import pytest
 
 from holyclient import APIConnectionError, ConfigurationError, Router, Target
 from holyclient.router import CircuitBreaker
+from router_support import chat_answer
 
 MESSAGES = [{"role": "user", "content": "hi"}]
-
-
-def _answer(request: httpx2.Request) -> httpx2.Response:
-    body = json.loads(request.content)
-    return httpx2.Response(
-        200,
-        json={
-            "id": "c",
-            "object": "chat.completion",
-            "created": 1,
-            "model": body["model"],
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-            ],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
-        },
-    )
 
 
 class Host:
@@ -49,7 +33,7 @@ class Host:
         self.seen.append(request)
         if self.down:
             raise httpx2.ConnectError("refused", request=request)
-        return _answer(request)
+        return chat_answer(request)
 
 
 def _target(url: str, host: Host, **kwargs: Any) -> Target:

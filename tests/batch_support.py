@@ -1,4 +1,4 @@
-"""Helpers shared by the batch tests: writing input files and reading output files.
+"""Helpers shared by the batch tests: writing input files, reading output files, a recording limiter.
 
 Each batch test module used to carry its own copy of these; the bodies a module sends stay its own
 (``body=``), the file handling is here once.
@@ -10,6 +10,8 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from holyclient.ratelimit import Admission, Feedback
 
 CHAT_URL = "/v1/chat/completions"
 
@@ -44,3 +46,29 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
     """Output lines by ``custom_id``."""
     return {line["custom_id"]: line for line in read_lines(path)}
+
+
+class RecordingLimiter:
+    """A limiter (the ``Limiter`` protocol) that admits everything and keeps what it was told."""
+
+    rpm: float | None = 100.0
+
+    def __init__(self, *, tpm: float | None = 100_000.0) -> None:
+        self.tpm = tpm  # None: a limiter of requests only, which needs no token counts
+        self.admitted: list[tuple[str, int]] = []
+        self.admissions: list[Admission] = []
+        self.observed: list[tuple[Admission, Feedback]] = []
+
+    async def acquire(self, model: str, tokens: int) -> Admission:
+        self.admitted.append((model, tokens))
+        self.admissions.append(Admission(model, tokens, shared=True, id=f"a{len(self.admitted)}"))
+        return self.admissions[-1]
+
+    async def observe(self, admission: Admission, feedback: Feedback) -> None:
+        self.observed.append((admission, feedback))
+
+    def acquire_sync(self, model: str, tokens: int) -> Admission:
+        raise AssertionError("the batch runner is async")
+
+    def observe_sync(self, admission: Admission, feedback: Feedback) -> None:
+        raise AssertionError("the batch runner is async")

@@ -14,35 +14,12 @@ import anyio
 import httpx2
 import pytest
 
+from batch_support import RecordingLimiter
 from holyclient import AsyncClient
 from holyclient._constants import PATHS
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
-from holyclient.ratelimit import Admission, Feedback, TokenEstimator
+from holyclient.ratelimit import TokenEstimator
 from support import KEY, completion
-
-
-class RecordingLimiter:
-    """A limiter (the ``Limiter`` protocol) that admits everything and keeps what it was told."""
-
-    rpm: float | None = 100.0
-    tpm: float | None = 100_000.0
-
-    def __init__(self) -> None:
-        self.admitted: list[tuple[str, int]] = []
-        self.observed: list[tuple[Admission, Feedback]] = []
-
-    async def acquire(self, model: str, tokens: int) -> Admission:
-        self.admitted.append((model, tokens))
-        return Admission(model, tokens, shared=True, id=f"a{len(self.admitted)}")
-
-    async def observe(self, admission: Admission, feedback: Feedback) -> None:
-        self.observed.append((admission, feedback))
-
-    def acquire_sync(self, model: str, tokens: int) -> Admission:
-        raise AssertionError("the batch runner is async")
-
-    def observe_sync(self, admission: Admission, feedback: Feedback) -> None:
-        raise AssertionError("the batch runner is async")
 
 
 async def _no_wait(seconds: float) -> None:

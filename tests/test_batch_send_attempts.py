@@ -197,6 +197,29 @@ async def test_the_stats_count_attempts_rate_limits_and_the_time_of_successful_a
     assert stats.concurrency == 1
 
 
+async def test_sustained_429s_lower_the_runners_concurrency_and_successes_bring_it_back(
+    recorded_sleep: Sleep,
+) -> None:
+    now = [1000.0]
+    refused: set[str] = set()
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        now[0] += 0.1  # each answer takes a tenth of a second of the runner's clock
+        prompt = _prompt(request)
+        if int(prompt[1:]) < 8 and prompt not in refused:  # the first eight requests are refused once
+            refused.add(prompt)
+            return httpx2.Response(429, json=_SLOW_DOWN, headers={"retry-after": "1"})
+        return httpx2.Response(200, json=completion("ok"))
+
+    runner = BatchRunner(_client(handler), concurrency=8, clock=lambda: now[0], sleep=recorded_sleep)
+    seen_concurrency: list[int] = []
+    requests = [_chat(f"r{i}", f"p{i}") for i in range(80)]
+    await runner.run(requests, lambda result: seen_concurrency.append(runner.stats.concurrency))
+    assert runner.stats.succeeded == 80 and runner.stats.rate_limited == 8
+    assert min(seen_concurrency) < 8  # halved while most recent attempts were refused
+    assert runner.stats.concurrency == 8  # grown back, about one slot per round trip of successes
+
+
 # --- what the limiter is told -------------------------------------------------------------------------
 
 _EMBEDDING = {"object": "list", "data": [{"index": 0, "embedding": [0.5]}], "usage": {"prompt_tokens": 2}}

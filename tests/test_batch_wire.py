@@ -135,3 +135,42 @@ def test_a_key_the_server_echoes_back_is_blanked_in_the_output_line(
     text = json.dumps(results[0].output_line())
     assert "<redacted>" in text  # the answer is kept, the key in it blanked
     assert KEY not in text
+
+
+def _embedding_answer() -> bytes:
+    from raw_http import http_answer
+
+    body = {"object": "list", "data": [{"index": 0, "embedding": [0.5]}], "usage": {"prompt_tokens": 2}}
+    return http_answer("200 OK", {"Content-Type": "application/json"}, json.dumps(body).encode())
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "httpx2"])
+@pytest.mark.parametrize("status", ["300 Multiple Choices", "304 Not Modified", "307 Temporary Redirect"])
+def test_a_3xx_answer_that_is_not_a_redirect_httpx2_follows_is_sent_once_and_kept(
+    direct: bool, status: str
+) -> None:
+    from raw_http import canned_server, http_answer
+
+    heads: list[bytes] = []
+    with canned_server(
+        http_answer(status, {"Content-Type": "application/json"}), heads
+    ) as url:  # no Location
+        _, results, _ = _run(url, _requests(1), direct, max_retries=0)
+    (result,) = results
+    assert len(heads) == 1  # a POST sent again may be processed (and billed) again
+    assert result.status_code == int(status[:3]) and not result.ok
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "httpx2"])
+@pytest.mark.parametrize("status", ["307 Temporary Redirect", "308 Permanent Redirect"])
+def test_a_redirect_is_followed_as_httpx2_follows_it(direct: bool, status: str) -> None:
+    from raw_http import canned_server, http_answer
+
+    moved: list[bytes] = []
+    with canned_server(_embedding_answer(), moved) as target:
+        answer = http_answer(status, {"Location": f"{target}/embeddings"})
+        with canned_server(answer) as url:
+            _, results, _ = _run(url, _requests(1), direct, max_retries=0)
+    (result,) = results
+    assert result.ok and result.body is not None and result.body["data"][0]["embedding"] == [0.5]
+    assert len(moved) == 1 and moved[0].startswith(b"POST /v1/embeddings ")

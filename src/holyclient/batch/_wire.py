@@ -15,7 +15,7 @@ on an httpx2 response built only then (:meth:`~holyclient._steps.Exchange.httpx`
 
 It sends by itself only where that changes nothing else: a JSON POST, the client's own pool on the
 aiohttp transport, on asyncio, no proxy mounted. Anything else goes on down the chain (httpx2), and so
-does an attempt answered with a redirect (sent again through httpx2, which follows redirects).
+does an attempt answered with a redirect httpx2 follows (sent again through httpx2, which follows it).
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from .._send import AsyncSend, Prepared, Preparer
 
 _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+#: The answers httpx2 follows (given a ``Location``): only these are sent again through it. Any other
+#: 3xx (300, 304, a 307 without ``Location``) is the answer, as httpx2 would leave it: a POST sent again
+#: may be processed, and billed, again.
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 def _decoded(content: bytes, encoding: str) -> bytes:
@@ -125,6 +129,6 @@ class DirectWire:
             return response, _decoded(content, encoding) if encoding in _DECODERS else content
 
         response, content = await asent(exchange, prepared.request)  # the library's errors translated
-        if 300 <= response.status < 400:  # a redirect: httpx2 follows it, as for any call
+        if response.status in _REDIRECTS and "Location" in response.headers:  # httpx2 follows it
             return await send(prepared)
         return Exchange(prepared, Answer(response.status, response.headers, content))

@@ -299,14 +299,14 @@ async def test_a_connection_failure_keeps_the_requests_model() -> None:
 
     (result,) = await _run(BatchRunner(_client(handler), max_retries=0), _chat("r0"))
     assert result.error is not None and result.error["code"] == "connection_error"
-    assert (result.status_code, result.model, result.attempts) == (None, "gpt-4.1", 1)
+    assert (result.custom_id, result.status_code, result.model, result.attempts) == ("r0", None, "gpt-4.1", 1)
 
 
 async def test_a_request_the_budget_refuses_says_why_keeps_its_model_and_counts_no_attempt() -> None:
     handler, seen = _fails(0)
     client = _client(handler, budget_usd=0.000001)
     (result,) = await _run(BatchRunner(client, max_retries=2), _chat("r0"))
-    assert seen == [] and (result.model, result.attempts) == ("gpt-4.1", 0)
+    assert seen == [] and (result.custom_id, result.model, result.attempts) == ("r0", "gpt-4.1", 0)
     assert result.error is not None and result.error["code"] == "budget_exceeded"
     assert "budget" in result.error["message"].lower() and "None" not in result.error["message"]
 

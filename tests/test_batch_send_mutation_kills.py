@@ -296,6 +296,7 @@ def test_the_direct_path_sends_compact_utf8_json_as_httpx2_does() -> None:
     assert result.ok
     compact = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
     (head,) = heads
+    assert head.startswith(b"POST /v1/embeddings HTTP/1.1\r\n")
     assert f"content-length: {len(compact)}\r\n".encode() in head.lower()
 
 

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
+import anyio
 import httpx2
 import pytest
 
@@ -325,3 +326,29 @@ async def test_a_secret_header_an_error_answer_echoes_stays_out_of_the_result_an
     assert "upstream refused" in json.dumps(result.body) and secret not in json.dumps(result.body)
     (retrying,) = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
     assert "upstream refused" in retrying and secret not in retrying
+
+
+async def test_the_halves_of_a_refused_pack_wait_for_a_slot_like_any_request() -> None:
+    in_flight, most = [0], [0]
+
+    async def handler(request: httpx2.Request) -> httpx2.Response:
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        await anyio.sleep(0.005)  # long enough for another request to start, were a slot free
+        in_flight[0] -= 1
+        inputs = json.loads(request.content)["input"]
+        if "bad" in inputs:  # the server blames an input: the runner halves the pack to find it
+            return httpx2.Response(400, json={"error": {"message": "bad input", "param": "input"}})
+        data = [{"object": "embedding", "index": i, "embedding": [0.5]} for i in range(len(inputs))]
+        return httpx2.Response(200, json={"object": "list", "data": data, "usage": {"prompt_tokens": 1}})
+
+    client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
+    runner = BatchRunner(client, concurrency=1, pack_inputs=4, max_retries=0)
+    texts = ["a", "bad", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]
+    requests = [
+        BatchRequest(f"r{i:02}", {"model": "m", "input": text}, "/v1/embeddings")
+        for i, text in enumerate(texts)
+    ]
+    results = await _run(runner, *requests)
+    assert [r.ok for r in results] == [text != "bad" for text in texts]
+    assert most[0] == 1  # one slot: never two requests at once, halves included

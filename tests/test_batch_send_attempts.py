@@ -352,3 +352,31 @@ async def test_the_halves_of_a_refused_pack_wait_for_a_slot_like_any_request() -
     results = await _run(runner, *requests)
     assert [r.ok for r in results] == [text != "bad" for text in texts]
     assert most[0] == 1  # one slot: never two requests at once, halves included
+
+
+async def test_each_router_target_keeps_its_own_timeout_on_the_direct_path() -> None:
+    from holyclient import AsyncRouter, Target
+    from holyclient.testing import Fault, LocalServer, RecordedRequest
+
+    calls: list[RecordedRequest] = []
+
+    def drop_the_second(recorded: RecordedRequest) -> Fault | None:
+        calls.append(recorded)
+        return Fault.drop() if len(calls) == 2 else None
+
+    # the primary answers at once under a short timeout, then drops a connection: that request fails over
+    # to a target that answers in 0.6 s, within its own 5 s timeout but not within the primary's 0.3 s
+    with LocalServer(hook=drop_the_second) as fast, LocalServer(latency=0.6) as slow:
+        patient = Target(slow.base_url, api_key=KEY, name="patient", timeout=5.0)
+        primary = Target(
+            fast.base_url,
+            api_key=KEY,
+            name="primary",
+            fallbacks=[patient],
+            failover_if_sent=True,
+            timeout=0.3,
+        )
+        async with AsyncRouter([primary], max_retries=0) as router:
+            results = await _run(BatchRunner(router, concurrency=1, max_retries=0), _chat("r0"), _chat("r1"))
+    assert [r.error for r in results] == [None, None]
+    assert (len(fast.requests), len(slow.requests)) == (2, 1)

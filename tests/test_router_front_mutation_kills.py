@@ -3,16 +3,21 @@
 
 from __future__ import annotations
 
+import json
+import random
 import threading
 from collections.abc import Iterator
 from typing import Any
 
+import httpx2
 import pytest
 
-from holyclient import AsyncRouter, Router, Target
+from holyclient import APIConnectionError, AsyncRouter, Router, Target
+from holyclient._constants import DEFAULT_MAX_RETRIES
 from holyclient._core import RequestOptions
 from holyclient._send import Exchange, Prepared, sender_of
 from holyclient.testing import Fault, LocalServer
+from router_support import Host
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 KEY_A, KEY_B = "sk-primary-aaaa", "sk-backup-bbbb"
@@ -229,23 +234,24 @@ def test_the_router_s_client_options_reach_every_target(pair: tuple[LocalServer,
 
 
 def test_a_seeded_router_splits_and_mirrors_the_same_way_every_time(tmp_path: Any) -> None:
-    import random
-
-    def picks(seed: int) -> list[str]:
+    def picks(run: int) -> tuple[list[str], list[str]]:
+        pairs = tmp_path / f"pairs-{run}.jsonl"
         with LocalServer() as a, LocalServer() as b, LocalServer() as shadow:
             router = Router(
                 [Target(a.base_url, api_key=KEY_A, name="a"), Target(b.base_url, api_key=KEY_B, name="b")],
-                rng=random.Random(seed),
+                rng=random.Random(7),
                 shadow=Target(shadow.base_url, api_key=KEY_B, name="shadow"),
                 mirror=0.5,
-                mirror_to=tmp_path / f"pairs-{seed}-{len(list(tmp_path.iterdir()))}.jsonl",
+                mirror_to=pairs,
+                mirror_concurrency=16,  # a slot for every copy: none is dropped however slow the shadow
             )
-            served = [router.embeddings.create(model="m", input="x")._target for _ in range(16)]
+            served = [router.embeddings.create(model="m", input=f"x{i}")._target for i in range(16)]
             router.close()
-            return [*served, str(router.stats()["shadow"].mirrored)]
+        mirrored = sorted(json.loads(line)["body"]["input"] for line in pairs.read_text().splitlines())
+        return served, mirrored
 
-    first, again = picks(7), picks(7)
-    assert first == again and {"a", "b"} <= set(first)
+    first, again = picks(1), picks(2)
+    assert first == again and {"a", "b"} <= set(first[0]) and 0 < len(first[1]) < 16
 
 
 @pytest.mark.parametrize(
@@ -261,5 +267,112 @@ def test_a_mirror_needs_both_a_shadow_and_a_file(mirror_args: dict[str, str], tm
         args["shadow"] = Target("http://127.0.0.1:9/v1", api_key=KEY_B, name="shadow")
     if "mirror_to" in mirror_args:
         args["mirror_to"] = tmp_path / "pairs.jsonl"
-    with pytest.raises(ConfigurationError, match=r"mirror= needs a shadow=Target\(\.\.\.\)"):
+    with pytest.raises(ConfigurationError, match=r"^mirror= needs a shadow=Target\(\.\.\.\)"):
         Router([Target("http://127.0.0.1:9/v1", api_key=KEY_A, name="a")], **args)
+
+
+def _mocked(url: str, host: Host, **kwargs: Any) -> Target:
+    """A target answered by ``host`` in process (no retries: each failure reaches the router)."""
+    http = httpx2.Client(transport=httpx2.MockTransport(host))
+    return Target(url, http_client=http, max_retries=0, api_key=KEY_A, **kwargs)
+
+
+def test_a_router_s_breaker_opens_after_five_failures_and_probes_after_thirty_seconds_by_default() -> None:
+    now = [0.0]
+    host = Host()
+    host.fail = httpx2.ConnectError("refused")
+    router = Router([_mocked("https://a.test/v1", host)], clock=lambda: now[0])
+    states = []
+    for _ in range(5):
+        with pytest.raises(APIConnectionError):
+            router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        states.append(router.stats()["a.test"].breaker)
+    assert states == ["closed"] * 4 + ["open"]
+    now[0] = 29.99
+    assert router.stats()["a.test"].breaker == "open"
+    now[0] = 30.0
+    assert router.stats()["a.test"].breaker == "half-open"
+
+
+def test_a_router_without_max_retries_says_the_client_default() -> None:
+    router = Router([Target("http://127.0.0.1:9/v1", api_key=KEY_A, name="a")])
+    assert router.max_retries == DEFAULT_MAX_RETRIES == 2
+
+
+def test_a_router_that_mirrors_nothing_splits_as_if_it_had_no_mirror(
+    pair: tuple[LocalServer, LocalServer], tmp_path: Any
+) -> None:
+    a, b = pair
+    shadow = Target("http://127.0.0.1:9/v1", api_key=KEY_B, name="shadow")
+
+    def served(**mirror_args: Any) -> list[str]:
+        targets = [Target(a.base_url, api_key=KEY_A, name="a"), Target(b.base_url, api_key=KEY_B, name="b")]
+        with Router(targets, rng=random.Random(3), **mirror_args) as router:
+            return [router.embeddings.create(model="m", input="x")._target for _ in range(12)]
+
+    alone = served()
+    assert {"a", "b"} <= set(alone)
+    assert served(mirror=0.0, shadow=shadow, mirror_to=tmp_path / "pairs.jsonl") == alone
+    assert served(mirror=0.0, mirror_to=tmp_path / "pairs.jsonl") == alone
+    assert not (tmp_path / "pairs.jsonl").exists()
+
+
+@pytest.mark.parametrize(("rate", "lines"), [(0.0, 0), (1.0, 2)])
+def test_a_router_records_the_sample_its_record_rate_draws(
+    pair: tuple[LocalServer, LocalServer], tmp_path: Any, rate: float, lines: int
+) -> None:
+    a, _ = pair
+    sample = tmp_path / "sample.jsonl"
+    with Router([Target(a.base_url, api_key=KEY_A, name="a")], record_to=sample, record_rate=rate) as router:
+        for _ in range(2):
+            router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    assert (len(sample.read_text().splitlines()) if sample.exists() else 0) == lines
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": 5}]},  # TypeError when counted
+        {"model": "gpt-4o-mini"},  # ValueError: neither messages, prompt nor input
+    ],
+    ids=["content-not-text", "nothing-to-count"],
+)
+def test_a_body_the_counter_cannot_read_still_fails_over_after_it_may_have_been_sent(
+    body: dict[str, Any],
+) -> None:
+    first, backup = Host(), Host()
+    first.fail = httpx2.ReadTimeout("no answer")  # after sending: it may have been billed
+    router = Router(
+        [
+            _mocked(
+                "https://a.test/v1",
+                first,
+                fallbacks=[_mocked("https://b.test/v1", backup)],
+                failover_if_sent=True,
+            )
+        ]
+    )
+    exchange = sender_of(router).send(RequestOptions("POST", "/chat/completions", body=body))
+    assert exchange.response._target == "b.test" and exchange.response.status_code == 200
+    assert (first.seen, backup.seen) == (1, 1)
+
+
+def test_a_router_s_unlimited_single_attempt_skips_the_target_s_limiter(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    a, _ = pair
+    limiter = _Counting()
+    with Router([Target(a.base_url, api_key=KEY_A, name="a", limiter=limiter)]) as router:
+        exchange = sender_of(router).send(RequestOptions("GET", "/models"), limited=False)
+        exchange.response.close()
+    assert exchange.response.status_code == 200 and limiter.acquired == 0
+
+
+async def test_an_async_router_s_unlimited_single_attempt_skips_the_target_s_limiter(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    a, _ = pair
+    limiter = _Counting()
+    async with AsyncRouter([Target(a.base_url, api_key=KEY_A, name="a", limiter=limiter)]) as router:
+        exchange = await sender_of(router).asend(RequestOptions("GET", "/models"), limited=False)
+    assert exchange.response.status_code == 200 and limiter.acquired == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from holyclient import AsyncRouter, Router, Target
+from holyclient.router import _router as router_module
 from holyclient.testing import Fault, LocalServer, RecordedRequest
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -198,3 +200,101 @@ def test_async_router_records_a_failing_shadow_and_frees_its_slot(servers, gate:
             and 0 < pair["new"]["latency_s"] < 60
         )
         assert pair["old"]["status"] == 200
+
+
+def test_the_mirror_keeps_four_copies_in_flight_by_default(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    router = Router(
+        [Target(old.base_url, api_key=KEY_OLD, name="old")],
+        shadow=Target(new.base_url, api_key=KEY_NEW, name="new"),
+        mirror=1.0,
+        mirror_to=tmp_path / "pairs.jsonl",
+    )
+    for _ in range(6):
+        router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    stats = router.stats()["new"]
+    assert (stats.mirrored, stats.mirror_dropped) == (4, 2)  # the shadow holds every copy it got
+    gate.open.set()
+    router.close()
+    assert len((tmp_path / "pairs.jsonl").read_text().splitlines()) == 4
+
+
+def test_each_side_of_a_pair_says_who_answered_and_how_long_it_took(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    gate.open.set()
+    new.enqueue(Fault.status(500))  # the first copy fails, the second succeeds
+    pairs = []
+    for n in range(2):
+        started = time.perf_counter()
+        router = _router(old, new, tmp_path / f"pairs-{n}.jsonl")
+        router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        router.close()  # waits for the copy
+        elapsed = time.perf_counter() - started
+        pair = json.loads((tmp_path / f"pairs-{n}.jsonl").read_text())
+        pairs.append(pair)
+        for side, name in (("old", "old"), ("new", "new")):
+            assert pair[side]["target"] == name
+            assert 0 < pair[side]["latency_s"] <= elapsed  # a duration within the call, not a clock reading
+    assert [p["new"]["status"] for p in pairs] == [500, 200]
+
+
+def test_close_gives_up_on_a_hanging_shadow_at_its_deadline(
+    servers, gate: Gate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    old, new = servers
+    monkeypatch.setattr(router_module, "MIRROR_CLOSE_WAIT", 0.0)
+    waits: list[float | None] = []
+    join = threading.Thread.join
+
+    def recording_join(thread: threading.Thread, timeout: float | None = None) -> None:
+        if thread.name == "holyclient-mirror":
+            waits.append(timeout)
+        join(thread, timeout)
+
+    monkeypatch.setattr(threading.Thread, "join", recording_join)
+    router = _router(old, new, tmp_path / "pairs.jsonl")
+    router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    assert gate.arrived.acquire(timeout=10)
+    router.close()
+    assert waits == [0.0]  # the time left before the deadline, never more
+    assert router._core.mirror.in_flight == 1 and not (tmp_path / "pairs.jsonl").exists()
+    gate.open.set()
+
+
+def test_an_async_router_s_close_cancels_a_shadow_still_hanging_at_its_deadline(
+    servers, gate: Gate, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    old, new = servers
+    monkeypatch.setattr(router_module, "MIRROR_CLOSE_WAIT", 0.0)
+
+    async def main() -> None:
+        router = _router(old, new, tmp_path / "pairs.jsonl", cls=AsyncRouter)
+        await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        copies = set(router._mirror_tasks)
+        assert await asyncio.to_thread(gate.arrived.acquire, timeout=10)
+        await router.close()
+        await asyncio.wait(copies)
+        assert all(copy.cancelled() for copy in copies) and router._core.mirror.in_flight == 0
+
+    asyncio.run(main())
+    gate.open.set()
+    assert not (tmp_path / "pairs.jsonl").exists()  # cancelled at the deadline, not waited for
+
+
+def test_an_async_router_forgets_each_mirror_copy_once_it_ends(servers, gate: Gate, tmp_path: Path):
+    old, new = servers
+    gate.open.set()
+
+    async def main() -> None:
+        router = _router(old, new, tmp_path / "pairs.jsonl", cls=AsyncRouter)
+        await router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        copies = set(router._mirror_tasks)
+        await asyncio.wait(copies)
+        await asyncio.sleep(0)  # the copies' done callbacks
+        assert (
+            len(copies) == 1 and router._mirror_tasks == set()
+        )  # a long-lived router holds no finished copy
+        await router.close()
+
+    asyncio.run(main())
+    assert len((tmp_path / "pairs.jsonl").read_text().splitlines()) == 1

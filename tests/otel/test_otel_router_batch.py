@@ -58,6 +58,18 @@ async def test_async_router_spans_carry_the_target_that_answered(
     assert span.attributes["holyclient.stream.outcome"] == "complete"
 
 
+def _batch_lines(count: int) -> list[dict[str, object]]:
+    return [
+        {
+            "custom_id": f"r{i}",
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": {"model": "gpt-4.1", "messages": MESSAGES},
+        }
+        for i in range(count)
+    ]
+
+
 async def test_a_batch_run_is_a_parent_span_with_its_counts(server: LocalServer, captured: Captured) -> None:
     client = AsyncClient(
         base_url=server.base_url,
@@ -65,15 +77,7 @@ async def test_a_batch_run_is_a_parent_span_with_its_counts(server: LocalServer,
         tracer_provider=captured.tracer_provider,
         meter_provider=captured.meter_provider,
     )
-    requests = [
-        {
-            "custom_id": f"r{i}",
-            "method": "POST",
-            "url": "/v1/chat/completions",
-            "body": {"model": "gpt-4.1", "messages": MESSAGES},
-        }
-        for i in range(5)
-    ]
+    requests = _batch_lines(5)
     results: list[object] = []
     async with client:
         stats = await BatchRunner(client, concurrency=2).run(requests, results.append)
@@ -82,3 +86,14 @@ async def test_a_batch_run_is_a_parent_span_with_its_counts(server: LocalServer,
     assert batch.attributes["holyclient.batch.started"] == 5
     assert batch.attributes["holyclient.batch.failed"] == 0
     assert batch.attributes["holyclient.batch.attempts"] == 5
+
+
+async def test_a_batch_run_through_a_router_is_a_parent_span_with_its_counts(
+    server: LocalServer, global_providers: Captured
+) -> None:
+    results: list[object] = []
+    async with AsyncRouter([Target(server.base_url, api_key=KEY, name="only")], max_retries=0) as router:
+        stats = await BatchRunner(router, concurrency=2).run(_batch_lines(3), results.append)
+    (batch,) = [span for span in global_providers.spans() if span.name == "holyclient.batch"]
+    assert batch.attributes["holyclient.batch.succeeded"] == stats.succeeded == 3
+    assert batch.attributes["holyclient.batch.started"] == 3

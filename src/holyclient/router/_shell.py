@@ -131,7 +131,8 @@ class RouterShell:
             mirror=mirrored,
         )
         # The client a router is, built as every client is: without a key (each target's client holds
-        # its own and sends), so without a pool; untraced (each target's client traces its calls).
+        # its own and sends), so without a pool. Each target's client traces its calls; the router's own
+        # instruments only open what spans a whole run (a batch run's ``holyclient.batch`` parent span).
         first = self._core.weighted[0]
         retries = client_options.get("max_retries")
         self._clients = {}
@@ -144,7 +145,6 @@ class RouterShell:
             budget_usd=budget_usd,
             record_to=record_to,
             record_rate=record_rate,
-            instrument=False,
         )
         keys = {target.name: target.resolve_key() for target in self._core.targets}  # all, before any client
         options = {k: v for k, v in client_options.items() if v is not None}

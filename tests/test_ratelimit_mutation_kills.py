@@ -830,3 +830,21 @@ async def test_what_the_fallback_admitted_is_fed_back_to_the_fallback_even_once_
     await limiter.observe(admission, Feedback(pause=30.0))
     assert limiter.fallback.pause_left() > 25
     assert fakeredis.FakeRedis(server=server).get(limiter.keys("m")[3]) is None
+
+
+async def test_a_refused_async_admission_polls_again_through_the_limiters_own_sleep(
+    server_clock: list[float],
+) -> None:
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        server_clock[0] += seconds
+
+    server = fakeredis.FakeServer()
+    limiter = RedisLimiter(
+        URL, rpm=60, window=60, api_key=KEY, sleep=sleep, async_client=fakeredis.FakeAsyncRedis(server=server)
+    )  # one request a second
+    assert (await limiter.acquire("m", 0)).shared
+    assert (await limiter.acquire("m", 0)).shared
+    assert sleeps and all(0 < s <= redis_module.MAX_POLL for s in sleeps)

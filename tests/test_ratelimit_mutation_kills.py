@@ -848,3 +848,17 @@ async def test_a_refused_async_admission_polls_again_through_the_limiters_own_sl
     assert (await limiter.acquire("m", 0)).shared
     assert (await limiter.acquire("m", 0)).shared
     assert sleeps and all(0 < s <= redis_module.MAX_POLL for s in sleeps)
+
+
+@pytest.mark.parametrize(("limit", "window"), [(0, 60), (-1, 60), (10, 0), (10, -1)])
+def test_a_local_window_refuses_a_limit_or_window_that_is_not_positive(limit: float, window: float) -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    with pytest.raises(ValueError, match=r"^rate limit and window must be positive$"):
+        RateLimiter(limit, window)
+
+
+def test_a_local_window_is_a_minute_by_default() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    assert RateLimiter(60).window == 60.0 and RateLimiter(60).rate == 1.0

@@ -148,3 +148,43 @@ def test_a_bad_url_is_refused_naming_it_without_its_password() -> None:
     assert str(caught.value) == (
         "limiter URL 'http://user:***@cache:6379/0': expected redis://HOST:PORT/DB (or rediss://, unix://)"
     )
+
+
+PORT_PROBLEM = (
+    "not a URL: the port must be a number from 0 to 65535 (a password with '#', '/', '?' "
+    "or '@' in it must be percent-encoded: %23 %2F %3F %40)"
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("redis://cache:6379/0", None),
+        ("redis://cache:6379", None),
+        ("rediss://user:pw@cache/15", None),
+        ("unix:///run/redis.sock", None),
+        ("unix:///run/redis/db-x.sock?db=0", None),
+        ("redis://cache:port/0", PORT_PROBLEM),
+        ("http://cache:6379/0", "expected redis://HOST:PORT/DB (or rediss://, unix://)"),
+        ("redis:///0", "no host in the URL"),
+        ("redis://cache:6379/X", "database must be a number, got 'X'"),
+        ("redis://cache:6379/\u00b2", "database must be a number, got '\u00b2'"),
+    ],
+)
+def test_a_limiter_url_is_checked_for_scheme_port_host_and_database(url: str, problem: str | None) -> None:
+    assert redis_module.check_url(url) == problem
+
+
+def test_a_local_limiter_counts_per_minute_by_default_and_starts_unpaused() -> None:
+    from holyclient.ratelimit import LocalLimiter
+
+    limiter = LocalLimiter(10, 600, clock=lambda: 0.0)
+    assert repr(limiter) == "LocalLimiter(rpm=10, tpm=600, window=60.0)"
+    assert limiter.requests is not None and limiter.tokens is not None
+    assert (limiter.requests.limit, limiter.requests.window) == (10.0, 60.0)
+    assert (limiter.tokens.limit, limiter.tokens.window) == (600.0, 60.0)
+    assert limiter.pause_left() == 0.0
+    assert limiter.requests.take(1) == limiter.tokens.take(5)[:1] + [1.0] == [0.0, 1.0]  # on its clock
+    half = LocalLimiter(10, 600, window=30)
+    assert half.requests is not None and half.tokens is not None
+    assert half.requests.window == half.tokens.window == 30.0

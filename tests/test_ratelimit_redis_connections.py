@@ -138,13 +138,15 @@ def test_aclose_also_closes_a_connection_another_open_loop_made_and_forgets_it(
     other = asyncio.new_event_loop()
     try:
         other.run_until_complete(limiter.acquire("m", 0))  # that loop stays open
+        asyncio.run(limiter.acquire("m", 0))  # a loop of its own, its own connection, closed with it
+        assert [connection.closes for connection in opened] == [0, 1]
         asyncio.run(limiter.aclose())
-        assert [connection.closes for connection in opened] == [1]
+        assert [connection.closes for connection in opened] == [1, 1]
         other.run_until_complete(limiter.acquire("m", 0))  # a new connection, not the closed one
         other.run_until_complete(_settle_loop())  # the old closer, replaced, is finalized
         other.run_until_complete(limiter.acquire("m", 0))
-        assert len(opened) == 2  # the new one was neither closed under the loop nor opened again
-        assert [connection.closes for connection in opened] == [1, 0]
+        assert len(opened) == 3  # the new one was neither closed under the loop nor opened again
+        assert [connection.closes for connection in opened] == [1, 1, 0]
     finally:
         other.run_until_complete(other.shutdown_asyncgens())
         other.close()

@@ -142,6 +142,7 @@ def test_aclose_also_closes_a_connection_another_open_loop_made_and_forgets_it(
         assert [connection.closes for connection in opened] == [0, 1]
         asyncio.run(limiter.aclose())
         assert [connection.closes for connection in opened] == [1, 1]
+        assert limiter._closers == {}  # the other loop's closer is forgotten with its connection
         other.run_until_complete(limiter.acquire("m", 0))  # a new connection, not the closed one
         other.run_until_complete(_settle_loop())  # the old closer, replaced, is finalized
         other.run_until_complete(limiter.acquire("m", 0))

@@ -14,6 +14,7 @@ from holyclient.batch import (
     InputLineError,
     OutputError,
     OutputWriter,
+    input_versions,
     iter_requests,
     parse_line,
     prepare_output,
@@ -174,3 +175,16 @@ def test_reading_a_validated_input_again_gives_the_requests_validation_accepted(
     assert list(iter_requests(path, "gpt-4.1", validated=True)) == checked
     assert [r.body.get("model") for r in checked] == ["gpt-4.1", "gpt-4.1", None, "gpt-4o"]
     assert checked[-1].custom_id == "4"
+
+
+def test_validation_fingerprints_bodies_only_when_asked_and_a_resume_gets_the_same_versions(
+    tmp_path: Path,
+) -> None:
+    """A fresh run needs no versions (fingerprinting every body costs as much as sending it on a fast
+    endpoint); a resume collects them afterwards, and they must be the ones validation would give."""
+    source = tmp_path / "in.jsonl"
+    write_jsonl(source, [_line(f"r{i}", body={**BODY, "user": f"u{i}"}) for i in range(5)])
+    assert validate_input(source, versions=False).versions is None
+    full = validate_input(source).versions
+    assert full is not None and len(full) == 5
+    assert input_versions(source).digest() == full.digest()

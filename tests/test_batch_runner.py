@@ -292,3 +292,27 @@ async def test_a_request_unlucky_among_many_successes_keeps_retrying_soon() -> N
     # four faults in a row on one request while the others succeed: each wait stays a fifth of the
     # policy's first backoff (0.5 s), instead of growing 0.1 -> 0.2 -> 0.4 -> 0.8 s
     assert len(delays) == 4 and all(d <= 0.1 for d in delays)
+
+
+async def test_a_run_reuses_a_few_workers_instead_of_a_task_per_request() -> None:
+    """A task per request cost the fast path more CPU than any other part of ours; a worker takes the
+    next request when it is done with one, and one more starts only while all are busy."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    created = 0
+    previous = loop.get_task_factory()
+
+    def counting(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        nonlocal created
+        created += 1
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    loop.set_task_factory(counting)
+    try:
+        runner = BatchRunner(_client(_echo), concurrency=4)
+        results = await _collect(runner, _requests(200))
+    finally:
+        loop.set_task_factory(previous)
+    assert sorted(int(r.custom_id[1:]) for r in results) == list(range(200))
+    assert created <= 4 * 4 + 1  # at most max_pending workers, never one per request

@@ -726,3 +726,139 @@ async def test_feedback_once_redis_went_down_reaches_the_fallback_and_says_why_a
     await limiter.observe(admission, Feedback(pause=30.0, total_tokens=50))  # never raises
     assert limiter.fallback.pause_left() > 25
     assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]
+
+
+async def test_admissions_leave_the_shared_window_one_by_one_not_as_one_sync_and_async(
+    server_clock: list[float],
+) -> None:
+    server = fakeredis.FakeServer()
+    threads = _limiter(server, rpm=2, window=60)
+    tasks = RedisLimiter(
+        URL,
+        rpm=2,
+        window=60,
+        api_key=KEY,
+        burst_seconds=1000.0,
+        async_client=fakeredis.FakeAsyncRedis(server=server),
+    )
+    for acquired in (threads.acquire_sync("m", 0), await tasks.acquire("n", 0)):
+        assert acquired.shared
+    threads.acquire_sync("m", 0)
+    await tasks.acquire("n", 0)
+    server_clock[0] += 61.0  # both admissions of each model leave: two units, not one
+    assert _try(threads)[0] == 1 and _try(threads)[0] == 1
+    probe = _limiter(server, rpm=2, window=60)
+    for _ in range(2):
+        reply = probe._eval_sync("n", probe._args("acquire", 0, probe._next_id()))
+        assert int(reply[0]) == 1
+
+
+async def test_async_admissions_are_named_apart_and_stamped_so_real_usage_corrects_the_shared_budget() -> (
+    None
+):
+    server = fakeredis.FakeServer()
+    limiter = RedisLimiter(
+        URL, tpm=100, api_key=KEY, burst_seconds=1000.0, async_client=fakeredis.FakeAsyncRedis(server=server)
+    )
+    first, second = await limiter.acquire("m", 10), await limiter.acquire("m", 10)
+    assert first.id and second.id and first.id != second.id
+    assert abs(first.stamp - time.time()) < 60  # the Redis server's clock
+    await limiter.observe(first, Feedback(total_tokens=50))  # 40 more than charged
+    other = _limiter(server, tpm=100)
+    assert _try(other, tokens=40)[0] == 1  # 10 + 10 + 40 + 40
+    assert _try(other, tokens=1)[0] == 0
+
+
+def test_feedback_that_changes_nothing_costs_no_round_trip_to_redis() -> None:
+    counting = _Counting(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=60, tpm=6000, api_key=KEY, client=counting, burst_seconds=1000.0)
+    free, charged = limiter.acquire_sync("m", 0), limiter.acquire_sync("m", 10)
+    before = counting.calls
+    limiter.observe_sync(free, Feedback())  # no usage, no headers
+    limiter.observe_sync(charged, Feedback(total_tokens=10))  # exactly the estimate
+    limiter.observe_sync(charged, Feedback(total_tokens=4))  # below it: never refunded
+    assert counting.calls == before
+
+
+def test_real_usage_one_token_above_the_estimate_is_charged_to_the_shared_budget() -> None:
+    server = fakeredis.FakeServer()
+    limiter = _limiter(server, tpm=100, window=60)
+    limiter.observe_sync(limiter.acquire_sync("m", 10), Feedback(total_tokens=11))
+    assert _try(limiter, tokens=89)[0] == 1
+    assert _try(limiter, tokens=1)[0] == 0
+
+
+def test_a_remaining_header_alone_lowers_its_own_shared_budget() -> None:
+    requests = _limiter(fakeredis.FakeServer(), rpm=100, window=60)
+    requests.observe_sync(requests.acquire_sync("m", 0), Feedback(remaining_requests=1))
+    assert _try(requests)[0] == 1 and _try(requests)[0] == 0
+    tokens = _limiter(fakeredis.FakeServer(), tpm=1000, window=60)
+    tokens.observe_sync(tokens.acquire_sync("m", 0), Feedback(remaining_tokens=100))
+    assert _try(tokens, tokens=100)[0] == 1 and _try(tokens, tokens=1)[0] == 0
+
+
+async def test_the_outages_admissions_are_charged_once_when_redis_is_back_async(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(redis_module, "PROBE_INTERVAL", 0.0)
+    server = fakeredis.FakeServer()
+    flaky = _FlakyAsync(server)
+    events: list[str] = []
+    limiter = RedisLimiter(
+        URL, rpm=4, window=60, api_key=KEY, burst_seconds=1000.0, async_client=flaky, on_event=events.append
+    )
+    flaky.down = True
+    assert not (await limiter.acquire("m", 0)).shared
+    assert len(events) == 1 and "unreachable (ConnectionError)" in events[0]
+    flaky.down = False
+    assert (await limiter.acquire("m", 0)).shared  # charges the outage's one admission first
+    assert (await limiter.acquire("m", 0)).shared  # ... and not again
+    other = _limiter(server, rpm=4, window=60)
+    assert _try(other)[0] == 1 and _try(other)[0] == 0
+
+
+async def test_what_the_fallback_admitted_is_fed_back_to_the_fallback_even_once_redis_is_back_async(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(redis_module, "PROBE_INTERVAL", 0.0)
+    server = fakeredis.FakeServer()
+    flaky = _FlakyAsync(server)
+    limiter = RedisLimiter(URL, rpm=100, window=60, api_key=KEY, async_client=flaky, on_event=lambda _: None)
+    flaky.down = True
+    admission = await limiter.acquire("m", 0)
+    flaky.down = False
+    await limiter.observe(admission, Feedback(pause=30.0))
+    assert limiter.fallback.pause_left() > 25
+    assert fakeredis.FakeRedis(server=server).get(limiter.keys("m")[3]) is None
+
+
+async def test_a_refused_async_admission_polls_again_through_the_limiters_own_sleep(
+    server_clock: list[float],
+) -> None:
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        server_clock[0] += seconds
+
+    server = fakeredis.FakeServer()
+    limiter = RedisLimiter(
+        URL, rpm=60, window=60, api_key=KEY, sleep=sleep, async_client=fakeredis.FakeAsyncRedis(server=server)
+    )  # one request a second
+    assert (await limiter.acquire("m", 0)).shared
+    assert (await limiter.acquire("m", 0)).shared
+    assert sleeps and all(0 < s <= redis_module.MAX_POLL for s in sleeps)
+
+
+@pytest.mark.parametrize(("limit", "window"), [(0, 60), (-1, 60), (10, 0), (10, -1)])
+def test_a_local_window_refuses_a_limit_or_window_that_is_not_positive(limit: float, window: float) -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    with pytest.raises(ValueError, match=r"^rate limit and window must be positive$"):
+        RateLimiter(limit, window)
+
+
+def test_a_local_window_is_a_minute_by_default() -> None:
+    from holyclient.ratelimit import RateLimiter
+
+    assert RateLimiter(60).window == 60.0 and RateLimiter(60).rate == 1.0

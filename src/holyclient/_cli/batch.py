@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.input} is not JSONL; nothing was sent")
     check = ModelCheck(allow_unknown=args.allow_unknown_models)
     try:
-        report = validate_input(args.input, args.model, on_request=on_request, check=check)
+        report = validate_input(args.input, args.model, on_request=on_request, check=check, versions=False)
     except OSError as exc:
         return _fail(f"{args.input}: {exc.strerror or exc}")
     if report.problem_count:
@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
 def _send(args: argparse.Namespace, report: Any) -> int:
     from .._client import AsyncClient
     from .._exceptions import ConfigurationError
-    from ..batch import OutputLock, prepare_output
+    from ..batch import OutputLock, input_versions, prepare_output
 
     try:  # command-line advice ("set HOLYSHEEP_API_KEY or pass --api-key"), not the library's
         settings = client_settings(args)
@@ -231,11 +231,12 @@ def _send(args: argparse.Namespace, report: Any) -> int:
         return _fail(str(exc))
     lock = OutputLock(args.output)
     try:
+        versions = report.versions or (lambda: input_versions(args.input, args.model))  # if resuming
         state = prepare_output(
             args.output,
             retry_failed=args.retry_failed,
             known=report.ids,
-            versions=report.versions,
+            versions=versions,
             force=args.force,
         )
         return _run(args, client, state, report.requests)

@@ -10,11 +10,10 @@ the body was not JSON at all, redacted).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
-
-from pydantic import BaseModel
 
 from .._constants import (
     CHAT_COMPLETIONS_URL,
@@ -26,33 +25,26 @@ from .._constants import (
 from .._core import parse_model
 from .._exceptions import APIResponseValidationError
 
-#: The API path of each Batch API url, relative to the client's base URL (which ends in ``/v1``).
-
-
-class _Choices(BaseModel):
-    choices: list[Any]
-
-
-class _Data(BaseModel):
-    data: list[Any]
-
-
-class _Output(BaseModel):
-    output: list[Any]
-
-
-class _Results(BaseModel):
-    results: list[Any]
-
-
-_SHAPES: dict[str, type[BaseModel]] = {
-    CHAT_COMPLETIONS_URL: _Choices,
-    COMPLETIONS_URL: _Choices,
-    EMBEDDINGS_URL: _Data,
-    RESPONSES_URL: _Output,
-    MODERATIONS_URL: _Results,
+#: The list each endpoint's answer must hold (chat and completions ``choices``, embeddings ``data``, the
+#: Responses API ``output``, moderations ``results``): checked on the parsed JSON, no model built.
+_KEYS = {
+    CHAT_COMPLETIONS_URL: "choices",
+    COMPLETIONS_URL: "choices",
+    EMBEDDINGS_URL: "data",
+    RESPONSES_URL: "output",
+    MODERATIONS_URL: "results",
 }
-_KEYS = {url: next(iter(shape.model_fields)) for url, shape in _SHAPES.items()}
+
+
+@functools.cache
+def _shape(url: str) -> type[Any]:
+    """A pydantic model of the answer's shape, built only to raise a bad answer's error as a plain call
+    would (pydantic is not imported by a batch whose answers are all good)."""
+    from pydantic import create_model
+
+    fields: dict[str, Any] = {_KEYS[url]: (list[Any], ...)}
+    model: type[Any] = create_model(f"_{_KEYS[url].title()}", **fields)
+    return model
 
 
 def read_answer(url: str, content: bytes, exchange: Callable[[], tuple[Any, Any]]) -> dict[str, Any]:
@@ -69,7 +61,7 @@ def read_answer(url: str, content: bytes, exchange: Callable[[], tuple[Any, Any]
     if isinstance(raw, dict) and isinstance(raw.get(_KEYS[url]), list):
         return raw
     request, response = exchange()
-    parse_model(_SHAPES[url], content, response, request=request)  # raises the client's error
+    parse_model(_shape(url), content, response, request=request)  # raises the client's error
     raise APIResponseValidationError(  # pragma: no cover - pydantic accepted what json.loads refused
         f"Unexpected response shape for {url}", response=response, body=None, request=None
     )

@@ -26,7 +26,15 @@ from .._core import kind
 from ._bodies import InputLineError, check_body, with_default_model
 from ._types import BatchRequest, request_fingerprint
 
-__all__ = ["IdSet", "InputLineError", "InputReport", "iter_requests", "parse_line", "validate_input"]
+__all__ = [
+    "IdSet",
+    "InputLineError",
+    "InputReport",
+    "input_versions",
+    "iter_requests",
+    "parse_line",
+    "validate_input",
+]
 
 _SORT_CHUNK = 16384
 
@@ -152,7 +160,8 @@ class InputReport:
         problems: ``(line, message)``, at most ``max_problems`` of them (``problem_count`` counts all).
         models: requests per model.
         ids: the valid requests' ``custom_id`` values.
-        versions: each valid request's ``custom_id`` with its body's fingerprint (:func:`version_key`).
+        versions: each valid request's ``custom_id`` with its body's fingerprint (:func:`version_key`);
+            ``None`` when not collected.
     """
 
     requests: int = 0
@@ -160,7 +169,7 @@ class InputReport:
     problem_count: int = 0
     models: dict[str, int] = field(default_factory=dict)
     ids: IdSet = field(default_factory=IdSet)
-    versions: IdSet = field(default_factory=IdSet)
+    versions: IdSet | None = field(default_factory=IdSet)
 
     def add_problem(self, line: int, message: str, limit: int) -> None:
         self.problem_count += 1
@@ -175,6 +184,7 @@ def validate_input(
     max_problems: int = 20,
     on_request: Any = None,
     check: Callable[[BatchRequest, str], None] | None = None,
+    versions: bool = True,
 ) -> InputReport:
     """Validate every line of ``path`` (one pass, plus one more only if duplicates are suspected).
 
@@ -182,10 +192,13 @@ def validate_input(
         on_request: called with each valid :class:`BatchRequest` (the dry run's cost estimate).
         check: more checks of a parsed request (model known, prompt fits), called with the request and
             the prefix naming its body's fields (``"body."`` or ``""``); raises ``InputLineError``.
+        versions: also collect :attr:`InputReport.versions` (``None`` otherwise): only a resume needs
+            them, and fingerprinting every body costs as much as sending it on a fast endpoint
+            (:func:`input_versions` collects them later, when a resume turns out to need them).
     """
     report = InputReport()
     digests: array[int] = array("Q")
-    versions: array[int] = array("Q")
+    kept: array[int] | None = array("Q") if versions else None
     for number, position, raw in _lines(path):
         try:
             request, prefix = _parse(raw, number, default_model, position)
@@ -198,19 +211,29 @@ def validate_input(
         model = str(request.body.get("model"))
         report.models[model] = report.models.get(model, 0) + 1
         digests.append(digest(request.custom_id))
-        versions.append(digest(version_key(request.custom_id, request_fingerprint(request.body))))
+        if kept is not None:
+            kept.append(_version(request))
         if on_request is not None:
             on_request(request)
     ordered = _sorted_array(digests)
     del digests
     suspects = {ordered[i] for i in range(1, len(ordered)) if ordered[i] == ordered[i - 1]}
     report.ids = IdSet.from_sorted(ordered)
-    report.versions = IdSet(versions)
-    del versions
+    report.versions = IdSet(kept) if kept is not None else None
+    del kept
     if suspects:
         _report_duplicates(path, default_model, suspects, report, max_problems)
     report.problems.sort()
     return report
+
+
+def _version(request: BatchRequest) -> int:
+    return digest(version_key(request.custom_id, request_fingerprint(request.body)))
+
+
+def input_versions(path: Path, default_model: str | None = None) -> IdSet:
+    """The :attr:`InputReport.versions` of an input that passed :func:`validate_input`."""
+    return IdSet(_version(request) for request in iter_requests(path, default_model, validated=True))
 
 
 def _report_duplicates(

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -167,7 +168,7 @@ def prepare_output(
     *,
     retry_failed: bool = False,
     known: IdSet | None = None,
-    versions: IdSet | None = None,
+    versions: IdSet | Callable[[], IdSet] | None = None,
     force: bool = False,
 ) -> OutputState:
     """Read an existing output file to resume from it, repairing its last line.
@@ -180,11 +181,14 @@ def prepare_output(
     Args:
         known: the input's ``custom_id`` values; results for others are refused unless ``force``.
         versions: the input's requests with their fingerprints; results made from a different body under
-            the same ``custom_id`` (INPUT edited since) are refused unless ``force``.
+            the same ``custom_id`` (INPUT edited since) are refused unless ``force``. A function giving
+            them is called only if the file holds results (a fresh run need not fingerprint INPUT).
 
     Raises:
         OutputError: a complete line that is not a result line, or results of another input.
     """
+    if callable(versions):  # collected only when there are results to check against them
+        versions = versions() if path.exists() and path.stat().st_size else None
     state = scan_output(path, retry_failed=retry_failed, known=known, versions=versions)
     if state.first_foreign is not None and not force:
         line, custom_id = state.first_foreign
@@ -217,6 +221,10 @@ def _drop_failures(path: Path) -> None:
     os.replace(temporary, path)
 
 
+#: ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`` without building an encoder per line
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 class OutputWriter:
     """Appends results to a JSONL file, one complete line per ``write`` call.
 
@@ -237,7 +245,7 @@ class OutputWriter:
         self.write_line(result.output_line())
 
     def write_line(self, line: dict[str, Any]) -> None:
-        data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        data = (_compact(line) + "\n").encode()
         view = memoryview(data)
         try:
             while view:

@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._constants import CHAT_COMPLETIONS_URL
 from .._core import NOT_GIVEN
 from .._otel import batch_span
 from ..ratelimit import Clock, Sleep, TokenEstimator
 from ._concurrency import AdaptiveConcurrency, Slots
+from ._feed import Feed, RequestLike
 from ._guard import BatchStoppedError, StopBreaker, unwrapped
 from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, may_be_one_input, split, unpack
 from ._process import RequestProcessor
@@ -47,32 +47,6 @@ DEFAULT_BATCH_MAX_RETRIES = 8
 DEFAULT_CONCURRENCY = 64
 
 ResultHandler = Callable[[BatchResult], "Awaitable[None] | None"]
-RequestLike = BatchRequest | Mapping[str, Any]
-
-
-def as_request(item: RequestLike, position: int) -> BatchRequest:
-    """A :class:`BatchRequest` from one, from a Batch API input line, or from a bare request body.
-
-    A bare body (a mapping with ``messages``) gets its 1-based ``position`` as ``custom_id``.
-    """
-    if isinstance(item, BatchRequest):
-        return item
-    if "custom_id" in item and "body" in item:
-        return BatchRequest(
-            str(item["custom_id"]), item["body"], str(item.get("url") or CHAT_COMPLETIONS_URL)
-        )
-    if "messages" in item:
-        return BatchRequest(str(position), item)
-    raise TypeError("a batch request needs custom_id and body, or is a chat request body with messages")
-
-
-async def _aiter(items: Iterable[RequestLike] | AsyncIterable[RequestLike]) -> AsyncIterator[RequestLike]:
-    if isinstance(items, AsyncIterable):
-        async for item in items:
-            yield item
-    else:
-        for item in items:
-            yield item
 
 
 class BatchRunner(RequestProcessor):
@@ -187,21 +161,14 @@ class BatchRunner(RequestProcessor):
                 unknown endpoint, unreachable server); results not yet delivered are left unsent.
         """
         started = self._clock()
-        pending = Slots(self.max_pending)  # takes a free place without yielding, unlike anyio.Semaphore
         self._breaker = StopBreaker(self.stop_after, self._clock)
+        feed = Feed(requests, self._pack)
         try:
             with batch_span(self.client, self.stats), unwrapped():  # the run's parent span, with its counts
                 async with anyio.create_task_group() as tg:
                     self._stop_scope = tg.cancel_scope
-                    position = 0
-                    packer = Packer(*self._pack) if self._pack is not None else None
-                    async for item in _aiter(requests):
-                        position += 1
-                        request = as_request(item, position)
-                        for ready in packer.add(request) if packer is not None else (request,):
-                            await self._start(tg, ready, pending, on_result)
-                    for ready in packer.flush() if packer is not None else ():
-                        await self._start(tg, ready, pending, on_result)
+                    if feed.wants_worker(self.max_pending):
+                        tg.start_soon(self._work, tg, feed, on_result)
             if self._breaker.reason is None:
                 await self._deliver(self._breaker.flush(), on_result)
         finally:
@@ -232,22 +199,22 @@ class BatchRunner(RequestProcessor):
                     yield receive
                 tg.cancel_scope.cancel()
 
-    async def _start(self, tg: Any, request: BatchRequest, pending: Slots, on_result: ResultHandler) -> None:
-        await pending.acquire()
-        # a new request waits here, not in a task: retries get freed slots first
-        await self._slots.acquire()
-        self.stats.started += len(request.parts) if isinstance(request, PackedRequest) else 1
-        tg.start_soon(self._run_one, request, pending, on_result)
-
-    async def _run_one(self, request: BatchRequest, pending: Slots, on_result: ResultHandler) -> None:
-        try:
+    async def _work(self, tg: Any, feed: Feed, on_result: ResultHandler) -> None:
+        """One worker: takes requests until the input ends. A worker holds one request at a time (in flight
+        or waiting to retry), so ``max_pending`` workers bound the unfinished requests; one more starts
+        only once every worker holds a request and this one has its slot, so at most one new request waits
+        for a slot at a time -- retries get freed slots first."""
+        while (request := await feed.take()) is not None:
+            await self._slots.acquire()
+            self.stats.started += len(request.parts) if isinstance(request, PackedRequest) else 1
+            if feed.wants_worker(self.max_pending):
+                tg.start_soon(self._work, tg, feed, on_result)
             result = await self.process(request, slot_held=True)
             results = await self._unpacked(request, result)
             kept = [result for result in results if not self._breaker.hold(result)]
             if kept:
                 await self._deliver([*self._breaker.flush(), *kept], on_result)
-        finally:
-            pending.release()
+            feed.done()
 
     async def _unpacked(self, request: BatchRequest, result: BatchResult) -> list[BatchResult]:
         """The results of a request's lines: itself, or each line of a packed request. A packed request

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._runner import BatchRunner, RequestLike, as_request
+from ._feed import RequestLike, as_request
+from ._runner import BatchRunner
 from ._types import BatchResult
 
 if TYPE_CHECKING:

@@ -15,12 +15,15 @@ from .._constants import CHAT_COMPLETIONS_URL
 #: An output line's ``id`` as holyclient writes it: the request's fingerprint, then random hex. The
 #: fingerprint lets a resume notice that INPUT changed under the same ``custom_id``.
 _FINGERPRINTED_ID = re.compile(r"batch_req_([0-9a-f]{12})_[0-9a-f]{12}")
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` without building an
+#: encoder per call (a batch fingerprints every body)
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def request_fingerprint(body: Mapping[str, Any]) -> str | None:
     """12 hex digits identifying a request body (``None`` for a body that is not plain JSON)."""
     try:
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        text = _canonical(body)
     except (TypeError, ValueError):
         return None
     return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()

@@ -274,15 +274,17 @@ class RedisLimiter:
         ``asyncio.run`` per job would leave one open connection per run, and a later loop could reuse
         a dead loop's ``id``. The loop closes every suspended async generator before it closes
         (``shutdown_asyncgens``, as ``asyncio.run`` and trio do), with the loop still running: this
-        generator's ``finally`` is where the client is closed and forgotten.
+        generator's ``finally`` is where the client is closed and forgotten -- unless :meth:`aclose`
+        already closed it (from another loop) and this loop has opened a new one since: that one and
+        its closer are left alone (this generator is then finalized because the new closer replaced it).
         """
         try:
             yield
         finally:
-            self._closers.pop(key, None)
-            if self._async_clients.get(key) is client:
+            if key in self._async_clients and self._async_clients[key] is client:
                 del self._async_clients[key]
-            await client.aclose()
+                self._closers.pop(key, None)
+                await client.aclose()
 
     async def _eval(self, model: str, args: Sequence[Any]) -> Any:
         client = await self._async_client()
@@ -383,6 +385,7 @@ class RedisLimiter:
         if closer is not None:
             await closer.aclose()  # closes this loop's client and forgets it
         for key, client in list(self._async_clients.items()):
-            if key != -1:
+            if key != -1:  # another loop's, still open: its closer finds it gone and does nothing
                 await client.aclose()
+                self._closers.pop(key, None)
         self._async_clients = {k: v for k, v in self._async_clients.items() if k == -1}

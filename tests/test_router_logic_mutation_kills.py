@@ -72,6 +72,17 @@ def _no_usage(name: str) -> UsageSnapshot:
     return UsageTracker().snapshot()
 
 
+def _attempt_lasting(seconds: float) -> tuple[RouterCore, Any]:
+    """A one-target core and a routing whose attempt has been under way for ``seconds`` by its timer."""
+    now = [100.0]
+    core = _core(Target("https://a.test/v1", api_key="k"))
+    core.timer = lambda: now[0]
+    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
+    routing.next()
+    now[0] += seconds
+    return core, routing
+
+
 def test_a_router_names_each_target_with_its_weight_and_never_its_key():
     core = _core(
         Target("https://a.test/v1", api_key="sk-holy-secret-a", weight=3),
@@ -84,12 +95,7 @@ def test_a_router_names_each_target_with_its_weight_and_never_its_key():
 
 @pytest.mark.parametrize(("status", "ok"), [(200, True), (399, True), (400, False), (404, False)])
 def test_single_attempts_count_a_4xx_answer_as_an_error_with_its_latency(status: int, ok: bool):
-    now = [100.0]
-    core = _core(Target("https://a.test/v1", api_key="k"))
-    core.timer = lambda: now[0]
-    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
-    routing.next()
-    now[0] = 100.25
+    core, routing = _attempt_lasting(0.25)
     routing.answered(status)
     stats = core.stats(_no_usage)["a.test"]
     assert (stats.requests, stats.successes, stats.errors) == (1, int(ok), int(not ok))
@@ -187,12 +193,7 @@ def test_a_timeout_after_sending_is_not_sent_elsewhere_and_says_why():
 
 
 def test_a_failed_attempt_keeps_its_latency_and_its_error_type_in_what_was_tried():
-    now = [100.0]
-    core = _core(Target("https://a.test/v1", api_key="k"))
-    core.timer = lambda: now[0]
-    routing = core.start(RequestOptions("post", "/chat/completions", body={"model": "m"}))
-    routing.next()
-    now[0] = 100.25
+    core, routing = _attempt_lasting(0.25)
     refused = APIConnectionError("refused")
     refused.maybe_processed = False  # never connected: safe to try elsewhere
     routing.failed(refused)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from holyclient import APIConnectionError
 from holyclient._core._request import RequestOptions
-from holyclient.pricing._stream_usage import ask_for_usage
+from holyclient.pricing import ask_for_usage, charging_for
 from holyclient.tokens import count_request, count_tokens
 from support import chunk, sse
 
@@ -60,13 +60,15 @@ def _local_usage(text: str) -> tuple[int, int]:
 
 
 def test_usage_is_asked_for_unless_the_caller_chose_stream_options():
-    body, hide = ask_for_usage("/chat/completions", {"model": "m", "stream": True})
+    chat = charging_for("POST", "/chat/completions")
+    body, hide = ask_for_usage(chat, {"model": "m", "stream": True})
     assert body == {"model": "m", "stream": True, "stream_options": {"include_usage": True}} and hide
     for chosen in ({"include_usage": False}, {"include_usage": True}, None):
         original = {"model": "m", "stream_options": chosen}
-        assert ask_for_usage("/chat/completions", original) == (original, False)
-    assert ask_for_usage("/completions", {"model": "m"})[1]
-    assert ask_for_usage("/responses", {"model": "m"}) == ({"model": "m"}, False)  # usage always comes
+        assert ask_for_usage(chat, original) == (original, False)
+    assert ask_for_usage(charging_for("POST", "/completions"), {"model": "m"})[1]
+    # usage always comes
+    assert ask_for_usage(charging_for("POST", "/responses"), {"model": "m"}) == ({"model": "m"}, False)
 
 
 # --- sync ------------------------------------------------------------------------------------------

@@ -100,13 +100,8 @@ class Ledger:
         if self.reservation is not None:
             self.tracker.settle(self.reservation, usage, approximate=approximate)
             return
-        if usage is None:
-            return
-        if not model and self.body is not None:
-            body_model = self.body.get("model")
-            model = body_model if isinstance(body_model, str) else None
-        if model:
-            self.tracker.charge(model, usage, charging, self.body, approximate=approximate)
+        if usage is not None:
+            self.tracker.charge(model or self.model(), usage, charging, self.body, approximate=approximate)
 
     def failed(self, exc: BaseException) -> None:
         """Settle an attempt that failed with ``exc``: uncertain spend when its endpoint declares the
@@ -126,8 +121,9 @@ class Ledger:
         self._done = True
         if self.reservation is not None:
             self.tracker.settle_uncertain(self.reservation)
-        elif self.charging.billed and self.body is not None:
-            self.tracker.charge_uncertain(self.charging, self.body)
+        elif self.charging.billed:
+            body = self.body if self.body is not None else {}
+            self.tracker.charge_uncertain(self.charging, body, self.model())
 
     def release(self) -> None:
         """Give the hold back: nothing was billed."""
@@ -138,6 +134,12 @@ class Ledger:
             self.tracker.settle(self.reservation, None)
 
     refused = release
+
+    def model(self) -> str:
+        """The request's model, as totals are kept: the body's ``model``, else (a multipart upload,
+        whose model is a form field) the endpoint's name in angle brackets, ``"<transcription>"``."""
+        model = self.body.get("model") if self.body is not None else None
+        return model if isinstance(model, str) and model else f"<{self.charging.name}>"
 
     def prompt_tokens(self) -> int | None:
         """The request's prompt tokens: the hold's count, else counted now (None: nothing to count)."""

@@ -243,10 +243,14 @@ class UsageTracker:
                 return
             self._uncertain_locked(reservation.model, reservation.prompt_tokens, amount, reservation.priced)
 
-    def charge_uncertain(self, charging: Charging, body: Mapping[str, Any]) -> None:
+    def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
         """Record as uncertain spend what a request that held nothing (no budget) would have held: its
-        outcome is unknown. Counted now, so a client without a budget pays for counting only then."""
-        model = str(body.get("model") or "")
+        outcome is unknown. Counted now, so a client without a budget pays for counting only then.
+
+        Args:
+            model: the name its totals are kept under (default: the body's ``model``).
+        """
+        model = model or str(body.get("model") or "")
         info = self.prices.get(model) if charging.holds != "unpriced" else None
         if info is None:
             with self._lock:

@@ -80,9 +80,9 @@ class ChainedTracker(UsageTracker):
         self.parent.record(model, usage, approximate=approximate)
         super().charge(model, usage, charging, body, approximate=approximate)
 
-    def charge_uncertain(self, charging: Charging, body: Mapping[str, Any]) -> None:
-        self.parent.charge_uncertain(charging, body)
-        super().charge_uncertain(charging, body)
+    def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
+        self.parent.charge_uncertain(charging, body, model)
+        super().charge_uncertain(charging, body, model)
 
     def flush(self) -> None:
         """Apply settlements queued by finalisers (streams dropped unclosed), here and so in the total."""

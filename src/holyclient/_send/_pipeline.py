@@ -52,6 +52,9 @@ __all__ = ["Pipeline", "PipelineClient"]
 
 logger = logging.getLogger(LOGGER_NAME)
 
+#: Send-step chains a pipeline keeps built (see :meth:`Pipeline._chain`).
+_CHAINS_KEPT = 8
+
 
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
@@ -60,7 +63,9 @@ class Pipeline:
 
     def __init__(self, client: PipelineClient) -> None:
         self.client = client
-        self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
+        self._headers: (
+            tuple[tuple[str, str | None, str | None], dict[str, str], list[tuple[str, str]]] | None
+        ) = None
         self._urls: dict[str, str] = {}
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
 
@@ -142,17 +147,18 @@ class Pipeline:
         return url.copy_merge_params(cast("Any", query)) if query else url
 
     def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:
-        """A JSON POST's headers as a list, rebuilt only when the key or identity changes."""
+        """A JSON POST's headers as a list, rebuilt only when the key, identity or default headers change
+        (``client.default_headers`` may be edited in place: compared by value, not identity)."""
         client = self.client
         stamp = (key, client.organization, client.project)
         cached = self._headers
-        if cached is not None and cached[0] == stamp and not extra:
-            return cached[1]
+        if cached is not None and cached[0] == stamp and cached[1] == client.default_headers and not extra:
+            return cached[2]
         headers = build_headers(key, self.identity(), extra)
         headers = {"Accept-Encoding": "gzip, deflate", **headers, "Content-Type": "application/json"}
         listed = list(headers.items())
         if not extra:
-            self._headers = (stamp, listed)
+            self._headers = (stamp, dict(client.default_headers), listed)
         return listed
 
     def status_error(self, response: Any, content: bytes, request: Any) -> Any:
@@ -241,13 +247,19 @@ class Pipeline:
         return exchange
 
     def _chain(self, steps: tuple[SendStep, ...]) -> AsyncSend:
-        """``steps`` bound around the wire (built once per tuple of steps: a batch sends thousands)."""
+        """``steps`` bound around the wire (built once per tuple of steps: a batch sends thousands).
+
+        At most :data:`_CHAINS_KEPT` chains are kept: a caller that makes a new tuple per call (a
+        stopwatch per request) would otherwise grow the cache, and every entry keeps its steps alive.
+        """
         known = self._chains.get(id(steps))
         if known is not None and known[0] is steps:
             return known[1]
         send: AsyncSend = self._awire
         for step in reversed(steps):
             send = functools.partial(step, send=send)
+        if len(self._chains) >= _CHAINS_KEPT:
+            self._chains.clear()
         self._chains[id(steps)] = (steps, send)
         return send
 

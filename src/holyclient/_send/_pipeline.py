@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, request_timeout
-from ..pricing import Ledger, charging_for
+from ..pricing import Ledger, billed_usage, charging_for
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
@@ -180,8 +180,6 @@ class Pipeline:
             raise
         ledger = exchange.ledger
         if ledger is not None and ledger.charging.settles:
-            from ..pricing import billed_usage
-
             ledger.settle(*billed_usage(client._unwrap(result)))
         elif ledger is not None:
             ledger.release()

@@ -168,3 +168,62 @@ def test_an_outage_admission_is_owed_to_the_shared_window_until_exactly_one_wind
     clock.now += age
     assert limiter.acquire_sync("m", 0).shared
     assert _held(server) == 1 + owed
+
+
+async def test_the_fallback_counts_its_window_on_the_limiters_clock() -> None:
+    clock = Clock()
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        assert len(sleeps) < 5, (
+            f"still waiting after {sleeps}: the fallback does not read the limiter's clock"
+        )
+        sleeps.append(seconds)
+        clock.now += seconds
+
+    redis = FlakyAsync(fakeredis.FakeServer())
+    redis.down = True
+    limiter = RedisLimiter(
+        URL,
+        rpm=1,
+        window=WINDOW,
+        api_key=KEY,
+        async_client=redis,
+        clock=clock,
+        sleep=sleep,
+        on_event=lambda _: None,
+    )
+    assert not (await limiter.acquire("m", 0)).shared
+    assert not (await limiter.acquire("m", 0)).shared  # one request a window: waits it out on `clock`
+    assert len(sleeps) == 1 and WINDOW < sleeps[0] < WINDOW + 1
+
+
+async def test_a_threads_probe_and_an_event_loops_probe_at_once_both_finish() -> None:
+    """The sync and async twins probe Redis under locks of their own: both charge the outage's admission
+    and the second to settle it finds it settled already (once taken for "cannot happen")."""
+    clock, server = Clock(), fakeredis.FakeServer()
+    sync_redis, async_redis = GatedSync(server), GatedAsync(server)
+    limiter = _limiter(clock, client=sync_redis, async_client=async_redis)
+    sync_redis.down = async_redis.down = True
+    assert not limiter.acquire_sync("m", 0).shared  # the outage: one admission owed
+    sync_redis.down = async_redis.down = False
+    clock.now += PROBE_INTERVAL
+    probed: list[Admission] = []
+    thread = threading.Thread(target=lambda: probed.append(limiter.acquire_sync("m", 0)))
+    thread.start()
+    try:
+        assert await anyio.to_thread.run_sync(sync_redis.charging.wait, 30)
+        async with anyio.create_task_group() as tg:
+
+            async def probe() -> None:
+                probed.append(await limiter.acquire("m", 0))
+
+            tg.start_soon(probe)
+            await async_redis.charging.wait()  # both probes are charging the same admission
+            sync_redis.go.set()
+            await anyio.to_thread.run_sync(thread.join, 30)  # the thread's probe settles it first
+            async_redis.go.set()
+    finally:
+        sync_redis.go.set()
+        thread.join(30)
+    assert len(probed) == 2 and all(admission.shared for admission in probed)

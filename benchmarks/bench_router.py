@@ -91,7 +91,7 @@ def main() -> None:
     report("Router, one target", routed, plain)
     report("Router, mirror=1.0 to slow shadow", mirrored, plain)
     print(
-        f"mirror: {stats.mirrored} copies sent, {stats.mirror_dropped} dropped (concurrency {args.mirror_concurrency}), {written} pairs written"
+        f"mirror: {stats.mirrored} pairs kept, {stats.mirror_dropped} copies dropped (concurrency {args.mirror_concurrency}), {stats.mirror_lost} lost, {written} pairs written"
     )
 
 

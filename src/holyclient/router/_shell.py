@@ -164,6 +164,8 @@ class RouterShell:
             t.name for t in self._core.targets if budget_usd is not None or t.budget_usd is not None
         )
         self._core.charge_uncertain = self._charge_uncertain
+        if mirrored is not None:
+            mirrored.tracker = total  # where the mirror says that it stopped, or that copies are refused
 
     def _charge_uncertain(self, name: str, options: RequestOptions) -> None:
         """Count a failed-over attempt that may have been billed as uncertain spend on its target (and so
@@ -227,6 +229,7 @@ class RouterShell:
     copy = with_options
 
     def _mirror_slot(self, options: RequestOptions) -> str | None:
+        """A slot for a copy of ``options`` to the shadow, or None (not drawn, stopped, or all slots taken)."""
         mirror = self._core.mirror
         if mirror is None or not mirror.wants(options):
             return None

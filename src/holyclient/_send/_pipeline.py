@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
-from .._http import default_timeout, request_timeout
+from .._http import default_timeout, ready, request_timeout
 from ..pricing import CHARGED_PATHS
 from ._steps import AsyncSend, Exchange, Ledger, PipelineClient, Prepared, SendStep, asent, sent
 
@@ -49,6 +49,10 @@ ModelT = TypeVar("ModelT", bound="BaseModel")
 __all__ = ["Pipeline", "PipelineClient"]
 
 logger = logging.getLogger(LOGGER_NAME)
+
+#: The models whose token counting :meth:`Pipeline.ready` has loaded in this process (tokenizers are
+#: loaded once per process).
+_COUNTED: set[str] = set()
 
 
 class Pipeline:
@@ -77,15 +81,39 @@ class Pipeline:
             BudgetExceededError: what is left cannot cover the attempt's worst case.
         """
         client = self.client
+        if options.body is None or not self.counts(options):
+            return Ledger(client._usage, None)
+        return Ledger(client._usage, client._usage.reserve(options.body))
+
+    def counts(self, options: RequestOptions) -> bool:
+        """Whether step 2 counts (and reserves) an attempt of ``options``."""
+        client = self.client
         body = options.body
-        if (
+        return not (
             body is None
             or (options.path not in CHARGED_PATHS and "messages" not in body)
             # counted only for a budget, or to learn a model's correction from its billed usage
             or (client._budget_usd is None and not client._usage.learns(body))
-        ):
-            return Ledger(client._usage, None)
-        return Ledger(client._usage, client._usage.reserve(body))
+        )
+
+    def ready(self, options: RequestOptions) -> None:
+        """Load now what a call's attempts load on first use: the HTTP client (its library, its TLS
+        context), the price table the answer is charged with and, when step 2 counts, the token counter
+        and the model's tokenizer. Called before the call's span opens, so that the span and its
+        ``time_to_first_chunk`` time the wire, not a process's first imports (0.1 to 0.5 s; a CLI only
+        ever makes first calls). Cheap once done: each is made once and kept."""
+        client = self.client
+        ready(client._http)
+        prices = client._usage.prices
+        body = options.body
+        model = body.get("model") if body is not None else None
+        if isinstance(model, str) and model not in _COUNTED and self.counts(options):
+            from ..tokens import count_tokens
+
+            info = prices.get(model)
+            if info is not None:
+                count_tokens("", info.name)  # the model's tokenizer, and its count ranges for a stand-in
+            _COUNTED.add(model)
 
     def key(self) -> str:
         """Step 3: the key for this attempt (a provider is called every time: keys rotate)."""

@@ -15,11 +15,14 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
+from opentelemetry.trace import StatusCode
 
+from holyclient import Client
 from holyclient.testing import LocalServer
+
+from .conftest import Captured
 
 KEY = "sk-otel-first-call-1234"
 
@@ -89,12 +92,6 @@ print(json.dumps({**during, "names": names}))
 """
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
-    with LocalServer() as local:
-        yield local
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "model", "budget"),
@@ -107,10 +104,10 @@ def server() -> Iterator[LocalServer]:
     ],
 )
 def test_the_first_call_in_a_process_loads_nothing_inside_its_span(
-    server: LocalServer, mode: str, model: str, budget: str
+    otel_server: LocalServer, mode: str, model: str, budget: str
 ) -> None:
     result = subprocess.run(
-        [sys.executable, "-c", _CHILD, server.base_url, mode, model, budget],
+        [sys.executable, "-c", _CHILD, otel_server.base_url, mode, model, budget],
         capture_output=True,
         text=True,
         timeout=120,
@@ -121,3 +118,19 @@ def test_the_first_call_in_a_process_loads_nothing_inside_its_span(
     assert seen["spans"] == 1 and seen["names"] == [f"chat {model}"]
     assert seen["imports"] == []  # every module the call needs was imported before its span started
     assert seen["files"] == []  # and every file it reads (tokenizer ranks, price table) was read
+
+
+def test_what_fails_while_loading_first_use_costs_is_reported_on_the_calls_span(
+    otel_server: LocalServer, captured: Captured, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading before the span must not hide a failure from it: an HTTP client that cannot be made (a
+    missing ``SSL_CERT_FILE``) fails the call inside its span, as it did when it was made there."""
+    monkeypatch.setenv("SSL_CERT_FILE", "/nonexistent/holyclient-test-ca.pem")
+    client = Client(
+        api_key=KEY, base_url=otel_server.base_url, tracer_provider=captured.tracer_provider, max_retries=0
+    )
+    with pytest.raises(FileNotFoundError):
+        client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+    span = captured.span()
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes is not None and span.attributes["error.type"] == "FileNotFoundError"

@@ -101,19 +101,23 @@ class Pipeline:
         context), the price table the answer is charged with and, when step 2 counts, the token counter
         and the model's tokenizer. Called before the call's span opens, so that the span and its
         ``time_to_first_chunk`` time the wire, not a process's first imports (0.1 to 0.5 s; a CLI only
-        ever makes first calls). Cheap once done: each is made once and kept."""
+        ever makes first calls). Cheap once done: each is made once and kept. Never raises: what fails
+        here fails again in the attempt, inside the span, which reports it."""
         client = self.client
-        ready(client._http)
-        prices = client._usage.prices
-        body = options.body
-        model = body.get("model") if body is not None else None
-        if isinstance(model, str) and model not in _COUNTED and self.counts(options):
-            from ..tokens import count_tokens
+        try:
+            ready(client._http)
+            prices = client._usage.prices
+            body = options.body
+            model = body.get("model") if body is not None else None
+            if isinstance(model, str) and model not in _COUNTED and self.counts(options):
+                from ..tokens import count_tokens
 
-            info = prices.get(model)
-            if info is not None:
-                count_tokens("", info.name)  # the model's tokenizer, and its count ranges for a stand-in
-            _COUNTED.add(model)
+                info = prices.get(model)
+                if info is not None:
+                    count_tokens("", info.name)  # the model's tokenizer, and its ranges for a stand-in
+                _COUNTED.add(model)
+        except Exception:  # an HTTP client that cannot be made, a price table that cannot be read...
+            logger.debug("Loading a call's first-use costs failed; its attempt will say why", exc_info=True)
 
     def key(self) -> str:
         """Step 3: the key for this attempt (a provider is called every time: keys rotate)."""

@@ -50,21 +50,18 @@ __all__ = ["Pipeline", "PipelineClient"]
 
 logger = logging.getLogger(LOGGER_NAME)
 
-#: The models whose token counting :meth:`Pipeline.ready` has loaded in this process (tokenizers are
-#: loaded once per process).
-_COUNTED: set[str] = set()
-
 
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
 
-    __slots__ = ("_chains", "_headers", "_urls", "client")
+    __slots__ = ("_chains", "_headers", "_ready", "_urls", "client")
 
     def __init__(self, client: PipelineClient) -> None:
         self.client = client
         self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
         self._urls: dict[str, str] = {}
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
+        self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
 
     # --- the steps ---------------------------------------------------------------------------------
 
@@ -101,23 +98,27 @@ class Pipeline:
         context), the price table the answer is charged with and, when step 2 counts, the token counter
         and the model's tokenizer. Called before the call's span opens, so that the span and its
         ``time_to_first_chunk`` time the wire, not a process's first imports (0.1 to 0.5 s; a CLI only
-        ever makes first calls). Cheap once done: each is made once and kept. Never raises: what fails
-        here fails again in the attempt, inside the span, which reports it."""
+        ever makes first calls). Done once per path and model. Never raises: what fails here fails
+        again in the attempt, inside the span, which reports it."""
+        body = options.body
+        model = body.get("model") if body is not None else None
+        done = (options.path, model if isinstance(model, str) else None)
+        if done in self._ready:
+            return
         client = self.client
         try:
             ready(client._http)
             prices = client._usage.prices
-            body = options.body
-            model = body.get("model") if body is not None else None
-            if isinstance(model, str) and model not in _COUNTED and self.counts(options):
+            if isinstance(model, str) and self.counts(options):
                 from ..tokens import count_tokens
 
                 info = prices.get(model)
                 if info is not None:
                     count_tokens("", info.name)  # the model's tokenizer, and its ranges for a stand-in
-                _COUNTED.add(model)
         except Exception:  # an HTTP client that cannot be made, a price table that cannot be read...
             logger.debug("Loading a call's first-use costs failed; its attempt will say why", exc_info=True)
+            return
+        self._ready.add(done)
 
     def key(self) -> str:
         """Step 3: the key for this attempt (a provider is called every time: keys rotate)."""

@@ -48,10 +48,14 @@ class Router(RouterShell, Client):
         clock: the breakers' clock (tests pass a fake).
         rng: the random source of the weighted split and the mirror's sampling.
         shadow: the target that receives mirrored copies.
-        mirror: the fraction of requests also sent to ``shadow`` in the background.
-        mirror_to: the JSONL file the (old, new) pairs are appended to.
+        mirror: the fraction of requests also sent to ``shadow`` in the background. Each copy is paid
+            like any request: charged to the shadow (``stats()[shadow].cost_usd``) and the router's
+            total, and refused before sending when the budgets cannot cover it (``mirror_refused``).
+        mirror_to: the JSONL file the (old, new) pairs are appended to. When it cannot be written the
+            router warns once (``usage.snapshot().warnings``) and stops mirroring.
         mirror_concurrency: the most mirrored copies in flight; more are dropped.
-        budget_usd: the budget of all targets together (each ``Target`` may have its own as well).
+        budget_usd: the budget of all targets together, shadow copies included (each ``Target`` may
+            have its own as well: give the shadow one to cap what mirroring spends).
         record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
         record_rate: as for :class:`~holyclient.Client`.
         timeout: passed to every target's client (a ``Target``'s own options win), as the next three.

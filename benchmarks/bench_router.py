@@ -81,8 +81,8 @@ def main() -> None:
             lambda: mirrored_router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES),
             args.requests,
         )
+        mirrored_router.close()  # waits for the copies in flight: their pairs are then counted
         stats = mirrored_router.stats()["shadow"]
-        mirrored_router.close()
         written = len(pairs.read_text().splitlines()) if pairs.exists() else 0
     print(
         f"{args.requests} sequential requests; primary {args.latency * 1000:.0f} ms, shadow {args.shadow_latency * 1000:.0f} ms"

@@ -30,7 +30,7 @@ def _recipe() -> tuple[list[str], str, str]:
     text = (ROOT / GUIDE).read_text(encoding="utf-8")
     start = text.index("## Without changing the code")
     section = text[start : text.index("\n## ", start + 1)]
-    pip = re.search(r"^pip install (.+)$", section, re.M)
+    pip = re.search(r"^pip install ((?:.*\\\n)*.*)$", section, re.M)
     app = re.search(r"^```python\n(# app\.py\n.*?)^```$", section, re.M | re.S)
     commands = re.search(
         r"<!-- run by tests/otel/test_otel_guide_recipe\.py[^>]*-->\n```bash\n(.*?)^```$",
@@ -38,7 +38,7 @@ def _recipe() -> tuple[list[str], str, str]:
         re.M | re.S,
     )
     assert pip and app and commands, "the recipe's section lost one of its three blocks"
-    return shlex.split(pip.group(1)), app.group(1), commands.group(1)
+    return shlex.split(pip.group(1).replace("\\\n", " ")), app.group(1), commands.group(1)
 
 
 def test_every_package_the_recipe_installs_is_installed_here():

@@ -56,6 +56,7 @@ class Router(RouterShell, Client):
         mirror_concurrency: the most mirrored copies in flight; more are dropped.
         budget_usd: the budget of all targets together, shadow copies included (each ``Target`` may
             have its own as well: give the shadow one to cap what mirroring spends).
+        budget_policy: as for :class:`~holyclient.Client`: what a request without ``max_tokens`` holds.
         record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
         record_rate: as for :class:`~holyclient.Client`.
         timeout: passed to every target's client (a ``Target``'s own options win), as the next three.

@@ -40,7 +40,7 @@ from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, request_timeout
 from .._http import ready as ready_transport
-from ..pricing import Ledger, billed_usage, charging_for
+from ..pricing import Ledger, billed_usage, charging_for, counts_tokens, holds
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class Pipeline:
         client = self.client
         charging = charging_for(options.method, options.path)
         tracker = client._usage
-        if client._budget_usd is None or not charging.billed:
+        if not holds(charging, client._budget_usd is not None):
             return Ledger(tracker, charging, options.body)
         return Ledger(tracker, charging, options.body, tracker.reserve(options.body or {}, charging))
 
@@ -111,12 +111,15 @@ class Pipeline:
             ready_transport(client._http)
             prices = client._usage.prices
             charging = charging_for(options.method, options.path)
-            if isinstance(model, str) and model and charging.counts:
-                from ..tokens import count_tokens, encoding_name_for_model
+            if (
+                isinstance(model, str)
+                and model
+                and counts_tokens(charging, body, client._budget_usd is not None)
+            ):
+                from ..tokens import count_tokens
 
-                held = client._budget_usd is not None and charging.billed
                 info = prices.get(model)
-                if info is not None and (held or encoding_name_for_model(model)[1]):
+                if info is not None:
                     count_tokens("", info.name)  # the model's tokenizer, and its ranges for a stand-in
         except Exception:  # an HTTP client that cannot be made, a price table that cannot be read...
             logger.debug("Loading a call's first-use costs failed; its attempt will say why", exc_info=True)

@@ -72,7 +72,7 @@ def handle_more(app: AppCore, ex: Exchange, endpoint: str, item_id: str) -> Coro
     try:
         return _answer(app, ex, endpoint, item_id, query, fields, files)
     except InvalidRequest as exc:
-        app._send_error(ex, 400, exc.message, "invalid_request_error", exc.param, exc.code)
+        app._send_error(ex, exc.status, exc.message, exc.type_, exc.param, exc.code)
     except (NotFound, NotStored) as exc:
         app._send_error(ex, 404, exc.message, "invalid_request_error", getattr(exc, "param", None))
     except Conflict as exc:
@@ -92,8 +92,14 @@ def _answer(
     body, now, suffix = ex.body, int(time.time()), ex.rid[4:]
     store = app.more_store
     payload: dict[str, Any]
+    relay = app.relay
+    if relay is not None and endpoint in ("responses.input_tokens", "completions"):
+        relay.check_model(body)
     if endpoint == "responses":
-        payload = rf.response_object(body, store.response_id(), now)
+        seen = body if relay is None else relay.responses(body)  # as the model's family sees it
+        payload = rf.response_object(seen, store.response_id(), now)
+        if seen is not body:
+            payload["text"] = {"format": {"type": "text"}, **dict(body.get("text") or {})}
         if body.get("background") is True:
             payload["background"] = True
         store.keep_response(body, payload)

@@ -79,7 +79,7 @@ def test_the_relay_families_of_the_issue_are_in_the_table() -> None:
     )
     assert families["claude"]["features"]["json_schema"]["support"] == "ignored"
     assert families["gemini"]["features"]["logprobs"]["support"] == "rejected"
-    assert families["deepseek-reasoner"]["extends"] == "deepseek"
+    assert families["deepseek-reasoner"]["features"]["reasoning_content"]["support"] == "returned"
 
 
 # -- the catalogue ---------------------------------------------------------------------------------
@@ -178,8 +178,11 @@ def test_deepseek_reasoner_thinks_aloud_and_refuses_logprobs(client: Any) -> Non
     assert answer.choices[0].message.reasoning_content == "Thinking about: hi"
     with pytest.raises(holyclient.BadRequestError, match="logprobs"):
         client.chat.completions.create(model="deepseek-reasoner", messages=HI, logprobs=True)
-    with pytest.raises(holyclient.BadRequestError, match="unavailable now"):  # what it extends
-        client.chat.completions.create(model="deepseek-reasoner", messages=HI, response_format=SCHEMA_FORMAT)
+    # no source says how the reasoner answers json_schema: it answers as OpenAI's API (parse() learns)
+    answer = client.chat.completions.create(
+        model="deepseek-reasoner", messages=HI, response_format=SCHEMA_FORMAT
+    )
+    assert json.loads(answer.choices[0].message.content) == {"answer": "hi"}
 
 
 # -- Claude and Gemini -----------------------------------------------------------------------------

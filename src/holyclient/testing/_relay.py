@@ -67,19 +67,14 @@ def _families() -> dict[str, JSON]:
 
 @lru_cache(maxsize=256)
 def features_of(model: str) -> Mapping[str, JSON]:
-    """The capability rows of ``model``'s family (with the rows it extends); empty for no family."""
+    """The capability rows of ``model``'s family; empty for a model in no family."""
     name = model.strip().lower().rsplit("/", 1)[-1]
     best, best_len = None, 0
     for family, entry in _families().items():
         for prefix in entry["match"]:
             if name.startswith(prefix) and len(prefix) > best_len:
                 best, best_len = family, len(prefix)
-    rows: JSON = {}
-    while best is not None:
-        entry = _families()[best]
-        rows = {**entry["features"], **rows}
-        best = entry.get("extends")
-    return rows
+    return _families()[best]["features"] if best is not None else {}
 
 
 class RelayError(InvalidRequest):

@@ -97,11 +97,16 @@ def _stream_arguments(
     return args, response_format, tools
 
 
-def _create_kwargs(args: Mapping[str, Any], response_format: Any = NOT_GIVEN) -> dict[str, Any]:
+def _create_kwargs(
+    args: Mapping[str, Any], response_format: Any = NOT_GIVEN, *, usage: bool = False
+) -> dict[str, Any]:
     """Keyword arguments for ``create(stream=True)``: only the call options given, so ``create``'s own
-    defaults apply, and ``params`` spread."""
+    defaults apply, and ``params`` spread. ``usage`` asks for the usage chunk when the caller did not
+    (a fallback stream reports each attempt's usage and cost, as ``parse()`` does)."""
     kwargs = dict(args)
     params = kwargs.pop("params", None) or {}
+    if usage and "stream_options" not in params:
+        params = {**params, "stream_options": {"include_usage": True}}
     if response_format is not NOT_GIVEN:
         kwargs["response_format"] = response_format_param(response_format)
     for name in ("extra_headers", "extra_query", "extra_body", "max_retries"):
@@ -211,7 +216,7 @@ class ParseMethods:
             )
         state = PortableChatState(plan, input_tools=input_tools)
         return ChatCompletionStreamManager(
-            lambda: open_with_fallback(plan, lambda a: create(**_create_kwargs(a))),
+            lambda: open_with_fallback(plan, lambda a: create(**_create_kwargs(a, usage=not plan.native))),
             response_format=fmt,
             input_tools=input_tools,
             state=state,
@@ -283,7 +288,9 @@ class AsyncParseMethods:
             )
         state = PortableChatState(plan, input_tools=input_tools)
         return AsyncChatCompletionStreamManager(
-            lambda: async_open_with_fallback(plan, lambda a: create(**_create_kwargs(a))),
+            lambda: async_open_with_fallback(
+                plan, lambda a: create(**_create_kwargs(a, usage=not plan.native))
+            ),
             response_format=fmt,
             input_tools=input_tools,
             state=state,

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from . import _completions_fake as cf
+from . import _variation
 from . import _media_fake as mf
 from . import _responses_fake as rf
 from ._app_core import AppCore
@@ -96,6 +97,7 @@ def _answer(
     if relay is not None and endpoint in ("responses.input_tokens", "completions"):
         relay.check_model(body)
     if endpoint == "responses":
+        _refuse_disabled(body, app.config.disabled_features)
         seen = body if relay is None else relay.responses(body)  # as the model's family sees it
         payload = rf.response_object(seen, store.response_id(), now)
         if seen is not body:
@@ -166,6 +168,24 @@ def _answer(
             payload["data"] = [_without_nulls(batch) for batch in payload["data"]]
     ex.payload = dict(payload)
     return app._dispatch(ex)
+
+
+def _refuse_disabled(body: dict[str, Any], disabled: frozenset[str]) -> None:
+    """A switched-off feature refused on ``/responses`` as on chat (``text.format`` for ``response_format``)."""
+    text = body.get("text")
+    shape = {
+        "response_format": text.get("format") if isinstance(text, dict) else None,
+        "tools": body.get("tools"),
+        "stream": body.get("stream"),
+    }
+    unsupported = _variation.unsupported_parameter(shape, disabled)
+    if unsupported is not None:
+        param = "text.format" if unsupported == "response_format" else unsupported
+        raise InvalidRequest(
+            f"Unsupported parameter: '{param}' is not supported with this model.",
+            param,
+            "unsupported_parameter",
+        )
 
 
 def _stored_chat(chats: StoredChats, endpoint: str, item_id: str, query: dict[str, str], body: Any) -> Any:

@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from . import _completions_fake as cf
-from . import _variation
 from . import _media_fake as mf
 from . import _responses_fake as rf
+from . import _variation
 from ._app_core import AppCore
 from ._exchange import Exchange
 from ._handlers import InvalidRequest

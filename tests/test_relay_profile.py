@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +210,14 @@ def test_gemini_takes_json_schema_and_refuses_logprobs(client: Any) -> None:
     assert json.loads(answer.choices[0].message.content) == {"answer": "hi"}
     with pytest.raises(holyclient.BadRequestError, match='Unknown name "logprobs"'):
         client.chat.completions.create(model="gemini-2.5-flash", messages=HI, logprobs=True)
+
+
+def test_the_structured_outputs_guide_lists_every_row_of_the_table_with_its_source_and_date() -> None:
+    guide = (Path(__file__).resolve().parents[1] / "docs/guides/structured-outputs.md").read_text()
+    listed = {
+        (*tuple(line.split()[:3]), line.split()[-1]) for line in guide.splitlines() if line.count("(") == 1
+    }
+    for family, entry in _table()["families"].items():
+        for name, row in entry["features"].items():
+            assert (family, name, row["support"], f"({row['as_of']})") in listed, (family, name)
+            assert row["source"].removeprefix("https://") in guide

@@ -121,32 +121,34 @@ class Structured:
         if len(self._methods) < 2 or not rejects(error, self.method):
             return False
         self._learn(self.method)
-        self.attempts.append(StructuredAttempt(self.method, "rejected", None, 0.0))
+        self.attempts.append(StructuredAttempt(self.method, "rejected"))
         self._methods.pop(0)
         self.method = self._methods[0]
         self.repair = None
         return True
 
     def record(self, usage: Any) -> None:
-        """Note an answered attempt and what it used."""
-        data = usage.model_dump() if isinstance(usage, pydantic.BaseModel) else usage
-        data = data if isinstance(data, dict) else None
-        cost = _cost(self.model, data) if data is not None else None
-        self.attempts.append(StructuredAttempt(self.method, "answered", data, cost))
+        """Note an answered attempt and what it used (priced when first asked)."""
+        model = self.model
+        self.attempts.append(
+            StructuredAttempt(self.method, "answered", usage, lambda data: _cost(model, data))
+        )
 
     def invalid(self, repair: list[dict[str, Any]]) -> bool:
         """The last answer did not validate: ``True`` when one repair request is to be sent."""
         if self.repair is not None:
             return False
         last = self.attempts[-1]
-        self.attempts[-1] = StructuredAttempt(last.method, "invalid", last.usage, last.cost_usd)
+        self.attempts[-1] = StructuredAttempt(last.method, "invalid", last.answered_usage, last.price)
         self.repair = repair
         return True
 
     def finish(self, result: Any) -> None:
         """Record how ``result`` was obtained and, after several attempts, their usage together on it."""
         set_structured_output(result, StructuredOutput(self.method, tuple(self.attempts)))
-        usages = [a.usage for a in self.attempts if a.usage is not None]
+        answered = [a for a in self.attempts if a.outcome != "rejected"]
         usage = getattr(result, "usage", None)
-        if len(usages) > 1 and isinstance(usage, pydantic.BaseModel):
-            result.usage = type(usage).model_validate(_summed(usages))
+        if len(answered) > 1 and isinstance(usage, pydantic.BaseModel):
+            result.usage = type(usage).model_validate(
+                _summed(a.usage for a in answered if a.usage is not None)
+            )

@@ -11,7 +11,9 @@ openai's shows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -23,15 +25,36 @@ class StructuredAttempt:
         method: ``"json_schema"``, ``"tool"`` or ``"json_object"``.
         outcome: ``"rejected"`` (a 400 saying the way is unavailable: not charged), ``"invalid"`` (the
             answer did not validate and was repaired by the next attempt) or ``"answered"``.
-        usage: the usage the answer reported (``None`` for a refusal).
+        usage: the usage the answer reported, as a dict (``None`` for a refusal).
         cost_usd: its list price from holyclient's price table (``0.0`` for a refusal, ``None`` for a
             model with no price); the client's ``usage`` tracker charged it as any other call.
     """
 
     method: str
     outcome: str
-    usage: dict[str, Any] | None
-    cost_usd: float | None
+    # The usage object as answered and how to price it: read on first access only, so a parse() whose
+    # result nobody inspects does not pay for a dump and a price lookup.
+    answered_usage: Any = field(default=None, repr=False, compare=False)
+    price: Callable[[dict[str, Any]], float | None] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def usage(self) -> dict[str, Any] | None:
+        value = self.answered_usage
+        data = value.model_dump() if hasattr(value, "model_dump") else value
+        return data if isinstance(data, dict) else None
+
+    @cached_property
+    def cost_usd(self) -> float | None:
+        if self.outcome == "rejected":
+            return 0.0
+        usage = self.usage
+        return None if usage is None or self.price is None else self.price(usage)
+
+    def __repr__(self) -> str:
+        return (
+            f"StructuredAttempt(method={self.method!r}, outcome={self.outcome!r}, usage={self.usage!r}, "
+            f"cost_usd={self.cost_usd!r})"
+        )
 
 
 @dataclass(frozen=True)

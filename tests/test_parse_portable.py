@@ -229,6 +229,20 @@ def test_a_stream_falls_back_at_its_opening_too() -> None:
     ]
 
 
+async def test_an_async_responses_stream_falls_back_at_its_opening_too() -> None:
+    with LocalServer(api_key=KEY, disabled_features={"json_schema"}) as server:
+        async with (
+            _async_client(server) as client,
+            client.responses.stream(model="acme-1", input="Paris", text_format=City) as stream,
+        ):
+            final = await stream.get_final_response()
+    _assert_city(final.output_parsed)
+    assert [(a.method, a.outcome) for a in final.structured_output.attempts] == [
+        ("json_schema", "rejected"),
+        ("tool", "answered"),
+    ]
+
+
 def test_a_router_learns_behind_its_model_map(relay: Any) -> None:
     target = Target(relay.base_url, api_key=KEY, model_map={"house-json": DEEPSEEK})
     with Router([target], max_retries=0) as router:
@@ -256,14 +270,18 @@ def test_doctors_capabilities_file_is_read_by_the_client_and_the_router(
     relay.reset()
     with _client(relay) as client:
         completion = client.chat.completions.parse(model=DEEPSEEK, messages=MESSAGES, response_format=City)
+        response = client.responses.parse(model=DEEPSEEK, input="Paris", text_format=City)
     with Router([Target(relay.base_url, api_key=KEY)], max_retries=0) as router:
         routed = router.chat.completions.parse(model=DEEPSEEK, messages=MESSAGES, response_format=City)
     for result in (completion, routed):
         _assert_city(result.choices[0].message.parsed)
         assert result.structured_output.method == "json_object"
-    body = _bodies(relay)[0]
+    _assert_city(response.output_parsed)
+    assert response.structured_output.method == "json_object"
+    body, sent = _bodies(relay)[:2]
     assert body["response_format"] == {"type": "json_object"} and "tools" not in body
     assert "json" in body["messages"][0]["content"] and '"population"' in body["messages"][0]["content"]
+    assert sent["text"] == {"format": {"type": "json_object"}} and "json" in sent["instructions"]
 
 
 def test_a_capabilities_file_that_is_not_one_is_named_in_the_error(

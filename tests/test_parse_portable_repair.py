@@ -132,6 +132,24 @@ def test_json_written_as_text_in_a_code_fence_is_read() -> None:
     assert json.loads(result.choices[0].message.content) == GOOD
 
 
+def test_json_mode_is_asked_after_a_refused_tool_and_its_answer_is_repaired_in_the_conversation() -> None:
+    refused = {"_status": 400, "error": {"message": "tools are not supported", "param": "tools"}}
+    script = Script(refused, _text_answer(json.dumps(BAD)), _text_answer(json.dumps(GOOD)))
+    with _client(script) as client:
+        result = client.chat.completions.parse(model=DEEPSEEK, messages=MESSAGES, response_format=City)
+    assert result.choices[0].message.parsed == City(**GOOD)
+    assert [(a.method, a.outcome) for a in result.structured_output.attempts] == [
+        ("tool", "rejected"),
+        ("json_object", "invalid"),
+        ("json_object", "answered"),
+    ]
+    first, repair = script.requests[1], script.requests[2]
+    assert first["response_format"] == {"type": "json_object"} and "tools" not in first
+    assert first["messages"][0]["role"] == "system" and "json" in first["messages"][0]["content"]
+    assert repair["messages"][-2] == {"role": "assistant", "content": json.dumps(BAD)}
+    assert repair["messages"][-1]["role"] == "user" and "population" in repair["messages"][-1]["content"]
+
+
 def test_a_thinking_models_tool_answer_goes_back_with_its_reasoning_content() -> None:
     refused = {"_status": 400, "error": {"message": "This response_format type is unavailable now"}}
     script = Script(refused, _tool_answer(BAD, reasoning_content="hmm"), _tool_answer(GOOD))

@@ -84,6 +84,13 @@ ROWS = [
         env=KEY,
     ),
     Row(
+        "save-capabilities-a-directory",
+        ("doctor", "--base-url", LOCAL, "--save-capabilities", "{tmp}/sub"),
+        D + "--save-capabilities: {tmp}/sub: cannot read: Is a directory",
+        files={"sub/keep.txt": "x"},
+        env=KEY,
+    ),
+    Row(
         "unpriced-model-without-yes",
         ("doctor", "--base-url", LOCAL, "--model", "my-own-model"),
         D + r"15 probes to http://127.0.0.1:9/v1, estimated cost at most unknown",

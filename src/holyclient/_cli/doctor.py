@@ -36,7 +36,8 @@ EPILOG = (
 examples:
     holyclient doctor --model gpt-4.1-mini
     holyclient doctor --model gpt-4.1 --model o3 --json
-    holyclient doctor --model deepseek-v3.2 --save-capabilities capabilities.json
+    holyclient doctor --model deepseek-v3.2 \\
+        --save-capabilities capabilities.json
     holyclient doctor --base-url http://127.0.0.1:8000/v1 \\
         --embed-model text-embedding-3-small"""
 )

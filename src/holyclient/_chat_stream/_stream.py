@@ -51,7 +51,11 @@ class ChatCompletionStream(EventStream["ChatCompletionChunk", Event], Generic[Re
 
 
 class ChatCompletionStreamManager(StreamManager[ChatCompletionStream[ResponseFormatT]]):
-    """What ``stream()`` returns: ``with`` it to send the request and get a :class:`ChatCompletionStream`."""
+    """What ``stream()`` returns: ``with`` it to send the request and get a :class:`ChatCompletionStream`.
+
+    ``state`` replaces the default state machine (``parse()``'s portable structured outputs pass one
+    that decodes the way it asked); it is used once, by the one ``with`` block.
+    """
 
     def __init__(
         self,
@@ -59,10 +63,14 @@ class ChatCompletionStreamManager(StreamManager[ChatCompletionStream[ResponseFor
         *,
         response_format: type[ResponseFormatT] | Mapping[str, Any] | None,
         input_tools: Iterable[Mapping[str, Any]] | None,
+        state: ChatCompletionStreamState[ResponseFormatT] | None = None,
     ) -> None:
         def open_stream() -> ChatCompletionStream[ResponseFormatT]:
-            state = ChatCompletionStreamState(input_tools=input_tools, response_format=response_format)
-            return ChatCompletionStream(api_request(), state)
+            raw = api_request()  # first: the request may decide how the state decodes (``parse()``'s way)
+            made = state or ChatCompletionStreamState(
+                input_tools=input_tools, response_format=response_format
+            )
+            return ChatCompletionStream(raw, made)
 
         super().__init__(open_stream)
 
@@ -100,9 +108,13 @@ class AsyncChatCompletionStreamManager(AsyncStreamManager[AsyncChatCompletionStr
         *,
         response_format: type[ResponseFormatT] | Mapping[str, Any] | None,
         input_tools: Iterable[Mapping[str, Any]] | None,
+        state: ChatCompletionStreamState[ResponseFormatT] | None = None,
     ) -> None:
         async def open_stream() -> AsyncChatCompletionStream[ResponseFormatT]:
-            state = ChatCompletionStreamState(input_tools=input_tools, response_format=response_format)
-            return AsyncChatCompletionStream(await api_request(), state)
+            raw = await api_request()
+            made = state or ChatCompletionStreamState(
+                input_tools=input_tools, response_format=response_format
+            )
+            return AsyncChatCompletionStream(raw, made)
 
         super().__init__(open_stream)

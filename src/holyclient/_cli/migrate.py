@@ -9,6 +9,9 @@ from typing import Any
 
 from ._argtypes import positive_int
 
+#: the exit code of a run that left a site migrate could not complete (ruff's 0/1/2, plus this one)
+INCOMPLETE = 3
+
 DESCRIPTION = """\
 Rewrite code that talks to the OpenAI API so it talks to https://api.holysheep.ai/v1:
 URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfiles, docs), OpenAI /
@@ -23,7 +26,11 @@ EPILOG = """\
 exit codes: 0 nothing to change, or every change written and nothing failed;
 1 --check/--diff found changes, or a file could not be parsed/written;
 2 bad usage, missing path, or files to rewrite that git could not restore: uncommitted,
-  untracked or ignored files, files not under git, or git failing (review with --diff, then --force).
+  untracked or ignored files, files not under git, or git failing (review with --diff, then --force);
+3 a site migrate could not complete (listed first with file:line and the fix: a constructor whose
+  base URL it cannot see or set, a base URL computed at run time, an OpenAI key beside an OpenAI URL),
+  whatever else happened; mark a site finished by hand with a `holyclient-migrate: ok` comment.
+
 Sites needing review are listed on stderr but do not change the exit code.
 
 examples:
@@ -151,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
     if args.check:  # which files, not only how many: the list a reviewer acts on
         for result in report.changed:
             print(f"  would change: {os.path.relpath(result.path)}", file=sys.stderr)
+    if report.incomplete:
+        return INCOMPLETE
     if report.failed or (dry and report.changed):
         return 1
     return 0

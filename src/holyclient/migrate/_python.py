@@ -18,6 +18,7 @@ from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
+from ._incomplete import kwargs_message, reaches_relay, runtime_message
 from ._report import Finding
 from ._rules import (
     BASE_URL,
@@ -231,14 +232,7 @@ class _Rewriter:
             self.runtime_base(line, f"{name}()", base)
             return
         if has_star:
-            self.findings.append(
-                (
-                    line,
-                    "runtime-url",
-                    "review",
-                    f"{name}(**...) may or may not pass a base URL; make sure it is {BASE_URL}",
-                )
-            )
+            self.findings.append((line, "kwargs-constructor", "incomplete", kwargs_message(name, self.base_url_env)))
             return
         new = [f"{target.base_kw}={self.base_url()}"]
         what = f"{name}() had no base URL: added {target.base_kw}"
@@ -270,7 +264,7 @@ class _Rewriter:
 
     def literal_key(self, line: int, what: str, value: ast.expr | None) -> None:
         """A key written into the source is an OpenAI key: it must be replaced, and we never show it."""
-        if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.strip():
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and secret_like(value.value):
             self.findings.append(
                 (
                     line,
@@ -288,16 +282,11 @@ class _Rewriter:
         ]
         if isinstance(value, (ast.JoinedStr, ast.BinOp)) and any("://" in s for s in literals):
             return
+        if reaches_relay(literals, self.base_url_env):
+            return  # os.environ.get("HOLYSHEEP_BASE_URL", "https://api.holysheep.ai/v1"): written by us
         src = (ast.get_source_segment(self.text, value) or "...").replace("\n", " ")
         src = src if len(src) <= 60 else src[:57] + "..."
-        self.findings.append(
-            (
-                line,
-                "runtime-url",
-                "review",
-                f"{what} base URL is computed at run time ({src}); make sure it is {BASE_URL}",
-            )
-        )
+        self.findings.append((line, "runtime-url", "incomplete", runtime_message(what, src)))
 
     def add_arguments(self, call: ast.Call, start: int, end: int, new: list[str]) -> None:
         text = self.text

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from . import _guard, _notebook, _python, _text, _walk, _writer
+from . import _guard, _notebook, _python, _scope, _text, _walk, _writer
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
 from ._guard import DirtyTreeError, MigrateError
 from ._pysource import UnsupportedSourceError
@@ -101,6 +101,9 @@ def process(
         return _failed(
             path, data, 1, "internal-error", f"skipped after an internal error: {type(exc).__name__}"
         )
+    keep, findings = _scope.judge(data, after != data, findings)
+    if not keep:
+        after = data
     sites = [Site(path, line, kind, action, message) for line, kind, action, message in findings]
     return FileResult(path, "changed" if after != data else "unchanged", sites, data, after)
 

@@ -219,7 +219,9 @@ ROWS = [
         ("migrate", "--force", "."),
         stderr=SUMMARY + "1 files, 1 mention OpenAI, 0 changed",
         exit=3,
-        files={".env": "OPENAI_API_KEY=sk-proj-a1b2c3d4e5f6g7h8i9j0\nOPENAI_BASE_URL=https://api.openai.com/v1\n"},
+        files={
+            ".env": "OPENAI_API_KEY=sk-proj-a1b2c3d4e5f6g7h8i9j0\nOPENAI_BASE_URL=https://api.openai.com/v1\n"
+        },
     ),
     Row(
         "empty-directory",

@@ -285,7 +285,9 @@ def test_js_literal_api_key_is_reported_and_other_vendor_key_untouched() -> None
     result = process("a.ts", src)
     # the literal key would travel with the baseURL migrate adds: nothing is rewritten (issue 31)
     assert result.after == src
-    assert [(s.line, s.kind) for s in result.sites if s.action == "incomplete"] == [(2, "openai-key-beside-url")]
+    assert [(s.line, s.kind) for s in result.sites if s.action == "incomplete"] == [
+        (2, "openai-key-beside-url")
+    ]
 
 
 def test_langchain_js_gets_a_configuration_base_url() -> None:

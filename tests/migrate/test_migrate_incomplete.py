@@ -16,7 +16,7 @@ INCOMPLETE = 3
 SECRET = "sk-proj-" + "Q2xhdWRlU2F5c0hlbGxvV29ybGQx" + "abcdEFGH1234"
 ENV_PAIR = f"OPENAI_API_KEY={SECRET}\nOPENAI_BASE_URL=https://api.openai.com/v1\n"
 
-HANDLER = '''\
+HANDLER = """\
 from openai import OpenAI
 
 from .config import cfg
@@ -28,7 +28,7 @@ class Handler:
         if cfg.get("API_BASE_URL") != "default":
             kwargs["base_url"] = cfg.get("API_BASE_URL")
         self.client = OpenAI(**kwargs)
-'''
+"""
 
 
 def test_env_pair_never_leaves_an_openai_key_beside_a_holysheep_url(tmp_path: Path) -> None:
@@ -57,7 +57,9 @@ def test_env_pair_run_exits_3_and_names_the_key_line_first(
 
 def test_a_placeholder_key_beside_the_url_is_migrated_whole() -> None:
     result = process(".env", b"OPENAI_API_KEY=your-key-here\nOPENAI_BASE_URL=https://api.openai.com/v1\n")
-    assert result.after.startswith(b"HOLYSHEEP_API_KEY=your-key-here\nOPENAI_BASE_URL=https://api.holysheep.ai/v1\n")
+    assert result.after.startswith(
+        b"HOLYSHEEP_API_KEY=your-key-here\nOPENAI_BASE_URL=https://api.holysheep.ai/v1\n"
+    )
     assert not [s for s in result.sites if s.action == "incomplete"]
 
 

@@ -37,7 +37,8 @@ examples:
     holyclient migrate ./src --check
     holyclient migrate ./src --diff > move.patch
     holyclient migrate ./src
-    holyclient migrate ./src --base-url-env HOLYSHEEP_BASE_URL"""
+    holyclient migrate ./src --base-url-env HOLYSHEEP_BASE_URL
+    holyclient migrate ./src --sdk"""
 
 
 def register(subparsers: Any) -> None:
@@ -74,6 +75,14 @@ def register(subparsers: Any) -> None:
         help="write the base URL as a read of $NAME defaulting to HolySheep's (os.environ.get in Python, "
         "process.env.NAME ?? in JS/TS, ${NAME:-...} in shell, Dockerfiles and compose files), so the "
         "migrated app can be pointed at a local or staging server",
+    )
+    parser.add_argument(
+        "--sdk",
+        action="store_true",
+        help="construct holyclient's client instead of openai's: `from openai import OpenAI, AsyncOpenAI` "
+        "and `openai.OpenAI(...)` become holyclient's (errors too; AzureOpenAI stays), which read "
+        "HOLYSHEEP_API_KEY / HOLYSHEEP_BASE_URL themselves, so OpenAI(**kwargs) completes; the report lists "
+        "what differs from openai",
     )
     parser.add_argument(
         "--force",
@@ -117,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
             keys=args.keys,
             rewrite_realtime=args.rewrite_realtime,
             base_url_env=args.base_url_env,
+            sdk=args.sdk,
             force=args.force,
             jobs=args.jobs,
             progress=_progress if sys.stderr.isatty() else None,

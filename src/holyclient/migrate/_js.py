@@ -224,8 +224,10 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
                 f.review(start, f"{kind.label}() configuration has no baseURL; add baseURL: '{BASE_URL}'")
         elif lit is None:
             value = masked_value(text, own, first, base)
-            if NEW_HOST not in value and "HOLYSHEEP_BASE_URL" not in value and not (
-                f.base_url_env and f"process.env.{f.base_url_env}" in value
+            if (
+                NEW_HOST not in value
+                and "HOLYSHEEP_BASE_URL" not in value
+                and not (f.base_url_env and f"process.env.{f.base_url_env}" in value)
             ):
                 f.review(start, js_message(kind.label, "baseURL computed at run time"))
         elif lit is not None and "api.openai.com" not in lit.group(2) and "holysheep" not in lit.group(2):

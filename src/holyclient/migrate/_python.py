@@ -16,9 +16,9 @@ from typing import Any
 
 from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
+from ._incomplete import kwargs_message, reaches_relay, runtime_message
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
-from ._incomplete import kwargs_message, reaches_relay, runtime_message
 from ._report import Finding
 from ._rules import (
     BASE_URL,
@@ -34,13 +34,21 @@ from ._rules import (
     secret_like,
     url_hits,
 )
+from ._sdk import switch
 
 
 class _Rewriter:
     def __init__(
-        self, text: str, *, keys: KeyMode, rewrite_realtime: bool, base_url_env: str | None = None
+        self,
+        text: str,
+        *,
+        keys: KeyMode,
+        rewrite_realtime: bool,
+        base_url_env: str | None = None,
+        sdk: bool = False,
     ) -> None:
         self.text = text
+        self.sdk = sdk
         self.base_url_env = base_url_env
         self.keys = keys
         self.rewrite_realtime = rewrite_realtime
@@ -125,6 +133,8 @@ class _Rewriter:
         for call in self.calls:
             self.constructor(call)
         module_level(self)
+        if self.sdk and not self.azure_file:
+            switch(self)
 
     def base_url(self) -> str:
         """The base URL expression to write: the literal, or ``os.environ.get(NAME, literal)``."""
@@ -227,12 +237,16 @@ class _Rewriter:
         kwargs = {k.arg: k.value for k in call.keywords if k.arg}
         has_star = any(k.arg is None for k in call.keywords)
         self.literal_key(line, f"{name}()", next((kwargs[k] for k in target.key_kws if k in kwargs), None))
+        if self.sdk and target is pn.SDK:
+            return  # --sdk: holyclient's client, which reads HOLYSHEEP_BASE_URL and the key itself
         base = next((kwargs[k] for k in target.base_kws if k in kwargs), None)
         if base is not None:
             self.runtime_base(line, f"{name}()", base)
             return
         if has_star:
-            self.findings.append((line, "kwargs-constructor", "incomplete", kwargs_message(name, self.base_url_env)))
+            self.findings.append(
+                (line, "kwargs-constructor", "incomplete", kwargs_message(name, self.base_url_env))
+            )
             return
         new = [f"{target.base_kw}={self.base_url()}"]
         what = f"{name}() had no base URL: added {target.base_kw}"
@@ -341,7 +355,12 @@ class _Rewriter:
 
 
 def rewrite(
-    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False, base_url_env: str | None = None
+    text: str,
+    *,
+    keys: KeyMode = "rename",
+    rewrite_realtime: bool = False,
+    base_url_env: str | None = None,
+    sdk: bool = False,
 ) -> tuple[list[Edit[str]], list[Finding]]:
     """Edits (character offsets into ``text``) and findings for one Python source.
 
@@ -353,6 +372,6 @@ def rewrite(
         return [], []
     if text.count("\r") != text.count("\r\n"):
         raise UnsupportedSourceError("bare carriage-return line breaks")
-    r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env)
+    r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env, sdk=sdk)
     r.run()
     return r.edits, sorted(r.findings)

@@ -137,7 +137,9 @@ class Report:
         lines.extend("  " + s.format() for s in self.sites if s.action in ("review", "error"))
         lines.extend("  " + s.format() for s in self.skipped)
         if self.sdk_notes:
-            lines.append("  switched to holyclient (--sdk); what differs from openai (README, \"Switching from openai\"):")
+            lines.append(
+                '  switched to holyclient (--sdk); what differs from openai (README, "Switching from openai"):'
+            )
             lines.extend("    - " + note for note in self.sdk_notes)
         return lines
 

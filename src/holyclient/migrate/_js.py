@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ._edits import Edit, Lines, indent_of, newline_of
 from ._incomplete import js_message
 from ._report import Action, Finding
-from ._rules import BASE_URL, NEW_HOST, NEW_KEY, KeyMode
+from ._rules import BASE_URL, NEW_HOST, NEW_KEY, KeyMode, secret_like
 
 _LITERAL = re.compile(
     r"//[^\n]*|/\*.*?\*/|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S
@@ -207,7 +207,7 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
         if re.search(r"(?<![\w$])" + p + r"\s*[:,}]|(?<![\w$])" + p + r"\s*$", own)
     }
     for key in found & set(kind.key_props):
-        if (lit := _literal(text, own, first, key)) is not None and lit.group(2).strip():
+        if (lit := _literal(text, own, first, key)) is not None and secret_like(lit.group(2)):
             f.findings.append(
                 (
                     line,

@@ -17,6 +17,7 @@ from typing import Any
 from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
 from ._incomplete import kwargs_message, reaches_relay, runtime_message
+from ._models import model_finding, unserved
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
 from ._report import Finding
@@ -119,6 +120,7 @@ class _Rewriter:
             for e in self.exprs
             if isinstance(e.value, ast.Constant) and isinstance(e.value.value, str)
         }
+        prose_lines = {e.lineno for e in self.exprs if isinstance(e.value, ast.Constant)}
         self.env_literals(prose)
         for kind, start, end in spans:
             if self.in_excluded(start) or any(a <= start < b for a, b in self.env_spans):
@@ -130,6 +132,9 @@ class _Rewriter:
                 # and a ``# OPENAI_API_KEY=sk-...`` comment is reported rather than renamed
                 for h in key_hits(self.text, start, end, mode=self.keys, check_value=kind == "comment"):
                     self.hit(h)
+        for node in self.constants:
+            if isinstance(node.value, str) and node.lineno not in prose_lines:
+                self.findings.extend(model_finding(node.lineno, name) for _, name in unserved(node.value))
         for call in self.calls:
             self.constructor(call)
         module_level(self)

@@ -114,9 +114,10 @@ class Counts:
 
 def mentions_openai(data: bytes) -> bool:
     """The prefilter: plain substring tests on the three spellings code uses (``openai`` modules and
-    hosts, ``OpenAI`` classes, ``OPENAI_*`` variables). A case-insensitive regex costs 10x more and
+    hosts, ``OpenAI`` classes, ``OPENAI_*`` variables), and ``gpt-`` for model names and frameworks
+    that default to OpenAI without naming it (CrewAI's ``LLM(model="gpt-4o")``). A case-insensitive regex costs 10x more and
     only adds spellings like ``Openai`` that never name an API."""
-    return b"openai" in data or b"OpenAI" in data or b"OPENAI" in data
+    return b"openai" in data or b"OpenAI" in data or b"OPENAI" in data or b"gpt-" in data
 
 
 def read(path: str) -> bytes | None:

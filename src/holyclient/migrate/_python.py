@@ -16,6 +16,7 @@ from typing import Any
 
 from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
+from ._frameworks import configure
 from ._incomplete import kwargs_message, reaches_relay, runtime_message
 from ._models import model_finding, unserved
 from ._pylegacy import module_level
@@ -138,6 +139,7 @@ class _Rewriter:
         for call in self.calls:
             self.constructor(call)
         module_level(self)
+        configure(self)
         if self.sdk and not self.azure_file:
             switch(self)
 
@@ -308,11 +310,16 @@ class _Rewriter:
         self.findings.append((line, "runtime-url", "incomplete", runtime_message(what, src)))
 
     def add_arguments(self, call: ast.Call, start: int, end: int, new: list[str]) -> None:
+        open_ = self.text.index("(", self.pos.node(call.func)[1])
+        self.add_items([*call.args, *call.keywords], open_, end, new)
+
+    def add_items(self, items: list[Any], open_: int, end: int, new: list[str]) -> None:
+        """Add ``new`` after the last of ``items`` (arguments, or a dict's keys and values) of the
+        bracket opened at ``open_`` and closed at ``end - 1``: on its own line when the items are
+        one a line, else on the same line."""
         text = self.text
         close = end - 1
-        items: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
         if not items:
-            open_ = text.index("(", self.pos.node(call.func)[1])
             self.edits.append((open_ + 1, open_ + 1, ", ".join(new)))
             return
         spans = [self.pos.node(i) for i in items]
@@ -347,6 +354,11 @@ class _Rewriter:
         return self.os_expr
 
     def insert_import_os(self) -> None:
+        self.insert_import("import os")
+
+    def insert_import(self, statement: str) -> None:
+        """``statement`` on its own line before the module's first statement after its docstring and
+        ``__future__`` imports."""
         body = self.tree.body
         for stmt in body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt is body[0]:
@@ -355,7 +367,7 @@ class _Rewriter:
                 continue
             lineno = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
             at = self.lines.start(lineno)
-            self.edits.append((at, at, f"import os{self.nl}"))
+            self.edits.append((at, at, f"{statement}{self.nl}"))
             return
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import _guard, _notebook, _python, _scope, _sdk, _text, _walk, _writer
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
+from ._frameworks import AGENTS_DEFAULT, AGENTS_SITE
 from ._guard import DirtyTreeError, MigrateError
 from ._pysource import UnsupportedSourceError
 from ._report import FileResult, Finding, Report, Site, Skipped
@@ -189,11 +190,27 @@ def migrate(
         sorted(results, key=lambda r: r.path),
         skipped=[Skipped(os.path.normpath(path), why) for path, why in counts.skipped],
     )
+    _agents_default_set_elsewhere(results)
     if any(s.kind == "sdk" and s.action == "rewrite" for s in report.sites):
         report.sdk_notes = list(_sdk.DIFFERENCES)
     if write:
         _write(report, force)
     return report
+
+
+def _agents_default_set_elsewhere(results: list[FileResult]) -> None:
+    """An Agents SDK ``Agent`` on the default client is complete when another file of the run sets the
+    default client (``set_default_openai_client``): each file is judged alone, this joins them."""
+    setter = next((r.path for r in results if AGENTS_DEFAULT.encode() in r.before), None)
+    if setter is None:
+        return
+    for r in results:
+        r.sites = [
+            Site(s.path, s.line, s.kind, "review", f"this Agent runs on the default client {setter} sets")
+            if s.kind == AGENTS_SITE and s.action == "incomplete"
+            else s
+            for s in r.sites
+        ]
 
 
 def _write(report: Report, force: bool) -> None:

@@ -110,3 +110,21 @@ def test_a_client_handed_in_is_configured_where_it_is_built() -> None:
         b"from pydantic_ai.providers.openai import OpenAIProvider\np = OpenAIProvider(openai_client=client)\n"
     )
     assert process("p.py", src).sites == []
+
+
+CREW = {
+    "crew.py": 'import os\nfrom crewai import LLM\nllm = LLM(model="gpt-4o", base_url=os.getenv("BASE_URL"))\n',
+    ".env": "BASE_URL=https://api.openai.com/v1\nAPI_BASE=https://api.openai.com/v1\n",
+}
+
+
+def test_crewai_bare_variables_in_the_env_file_complete_a_base_url_read_from_them(tmp_path: Path) -> None:
+    app = write_app(tmp_path, CREW)
+    report = migrate([app], write=False)
+    assert (app / ".env").read_bytes() != next(r.after for r in report.files if r.path.endswith(".env"))
+    assert report.incomplete == []
+    assert [(s.kind, s.action) for s in report.sites if s.path.endswith("crew.py")] == [
+        ("runtime-url", "review")
+    ]
+    alone = write_app(tmp_path / "alone", {"crew.py": CREW["crew.py"]})
+    assert [(s.line, s.kind) for s in migrate([alone], write=False).incomplete] == [(3, "runtime-url")]

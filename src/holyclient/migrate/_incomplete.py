@@ -9,9 +9,15 @@ migrate writes itself) is complete.
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable
 
 from ._rules import BASE_URL, NEW_HOST
+
+#: how a runtime-url message names the variable the base URL is read from (the run joins it to env files)
+_READS = re.compile(r"\(reads ([A-Za-z_][A-Za-z0-9_]*)\)")
+_ENV_LINE = re.compile(rb"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*[\"']?(\S*)", re.M)
 
 
 def reaches_relay(literals: Iterable[str], base_url_env: str | None = None) -> bool:
@@ -35,11 +41,45 @@ def kwargs_message(name: str, base_url_env: str | None) -> str:
     )
 
 
-def runtime_message(what: str, src: str) -> str:
+def env_var_read(value: ast.expr) -> str | None:
+    """``NAME`` when the expression is ``os.getenv("NAME", ...)``, ``os.environ.get("NAME")`` or
+    ``os.environ["NAME"]`` (any alias): an env file of the run may set it."""
+    arg: ast.expr | None = None
+    if isinstance(value, ast.Call) and isinstance(value.func, (ast.Attribute, ast.Name)) and value.args:
+        name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id
+        arg = value.args[0] if name in ("get", "getenv") else None
+    elif isinstance(value, ast.Subscript):
+        arg = value.slice
+    if (
+        isinstance(arg, ast.Constant)
+        and isinstance(arg.value, str)
+        and re.fullmatch(r"[A-Z_][A-Z0-9_]*", arg.value)
+    ):
+        return arg.value
+    return None
+
+
+def runtime_message(what: str, src: str, var: str | None = None) -> str:
+    reads = f" (reads {var})" if var else ""
     return (
-        f"{what} base URL is computed at run time ({src}); fix: make it {BASE_URL} (or read "
+        f"{what} base URL is computed at run time ({src}){reads}; fix: make it {BASE_URL} (or read "
         "HOLYSHEEP_BASE_URL), then mark the line `# holyclient-migrate: ok`"
     )
+
+
+def relay_variables(env_files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+    """Variable -> env file, for each variable an env file of the run sets to the relay's URL."""
+    found: dict[str, str] = {}
+    for path, data in env_files:
+        for m in _ENV_LINE.finditer(data):
+            if NEW_HOST.encode() in m.group(2):
+                found.setdefault(m.group(1).decode("latin-1"), path)
+    return found
+
+
+def read_var(message: str) -> str | None:
+    m = _READS.search(message)
+    return m.group(1) if m else None
 
 
 def js_message(label: str, why: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
 from ._frameworks import configure
-from ._incomplete import kwargs_message, reaches_relay, runtime_message
+from ._incomplete import env_var_read, kwargs_message, reaches_relay, runtime_message
 from ._models import model_finding, unserved
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
@@ -307,7 +307,9 @@ class _Rewriter:
             return  # os.environ.get("HOLYSHEEP_BASE_URL", "https://api.holysheep.ai/v1"): written by us
         src = (ast.get_source_segment(self.text, value) or "...").replace("\n", " ")
         src = src if len(src) <= 60 else src[:57] + "..."
-        self.findings.append((line, "runtime-url", "incomplete", runtime_message(what, src)))
+        self.findings.append(
+            (line, "runtime-url", "incomplete", runtime_message(what, src, env_var_read(value)))
+        )
 
     def add_arguments(self, call: ast.Call, start: int, end: int, new: list[str]) -> None:
         open_ = self.text.index("(", self.pos.node(call.func)[1])

@@ -17,9 +17,11 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from . import _guard, _notebook, _python, _scope, _sdk, _text, _walk, _writer
+from ._configs import is_env_file
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
 from ._frameworks import AGENTS_DEFAULT, AGENTS_SITE
 from ._guard import DirtyTreeError, MigrateError
+from ._incomplete import read_var, relay_variables
 from ._pysource import UnsupportedSourceError
 from ._report import FileResult, Finding, Report, Site, Skipped
 from ._rules import KeyMode
@@ -190,7 +192,7 @@ def migrate(
         sorted(results, key=lambda r: r.path),
         skipped=[Skipped(os.path.normpath(path), why) for path, why in counts.skipped],
     )
-    _agents_default_set_elsewhere(results)
+    _join_files(results)
     if any(s.kind == "sdk" and s.action == "rewrite" for s in report.sites):
         report.sdk_notes = list(_sdk.DIFFERENCES)
     if write:
@@ -198,9 +200,15 @@ def migrate(
     return report
 
 
-def _agents_default_set_elsewhere(results: list[FileResult]) -> None:
-    """An Agents SDK ``Agent`` on the default client is complete when another file of the run sets the
-    default client (``set_default_openai_client``): each file is judged alone, this joins them."""
+def _join_files(results: list[FileResult]) -> None:
+    """Each file is judged alone; this joins them. A base URL read from a variable that an env file of
+    the run sets to the relay is complete, and so is an Agents SDK ``Agent`` on the default client when
+    another file of the run sets it (``set_default_openai_client``)."""
+    relay = relay_variables((r.path, r.after) for r in results if is_env_file(r.path))
+    for r in results:
+        r.sites = [
+            _env_set(s, relay) if s.kind == "runtime-url" and s.action == "incomplete" else s for s in r.sites
+        ]
     setter = next((r.path for r in results if AGENTS_DEFAULT.encode() in r.before), None)
     if setter is None:
         return
@@ -211,6 +219,20 @@ def _agents_default_set_elsewhere(results: list[FileResult]) -> None:
             else s
             for s in r.sites
         ]
+
+
+def _env_set(site: Site, relay: dict[str, str]) -> Site:
+    """A base URL read from a variable that an env file of the run sets to the relay is complete."""
+    var = read_var(site.message)
+    if var is None or var not in relay:
+        return site
+    return Site(
+        site.path,
+        site.line,
+        site.kind,
+        "review",
+        f"base URL read from {var}, which {relay[var]} sets to the relay",
+    )
 
 
 def _write(report: Report, force: bool) -> None:

@@ -116,3 +116,20 @@ def test_a_computed_base_url_is_incomplete() -> None:
     src = b'import os\nfrom openai import OpenAI\nc = OpenAI(base_url=os.environ["OPENAI_BASE_URL"])\n'
     result = process("a.py", src)
     assert [(s.line, s.kind) for s in result.sites if s.action == "incomplete"] == [(3, "runtime-url")]
+
+
+def test_exit_code_3_is_documented_everywhere_exit_codes_are_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from holyclient._cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "100")
+    parser = build_parser()
+    assert "\n  3   migrate: a site it could not complete" in parser.format_help()
+    sub = next(a for a in parser._actions if a.dest == "command").choices["migrate"]  # type: ignore[attr-defined]
+    assert "\n  3   a site migrate could not complete" in sub.format_help()
+    root = Path(__file__).resolve().parents[2]
+    assert "| 3 | a site migrate could not complete" in (root / "docs/guides/migrating.md").read_text()
+    for page in ("README.md", "CONTRIBUTING.md", "docs/reference/cli.md"):
+        text = " ".join((root / page).read_text().split())
+        assert (
+            "3 a site it could not complete" in text or "exits 3 for a site it could not complete" in text
+        ), page

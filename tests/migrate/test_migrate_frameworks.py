@@ -128,3 +128,15 @@ def test_crewai_bare_variables_in_the_env_file_complete_a_base_url_read_from_the
     ]
     alone = write_app(tmp_path / "alone", {"crew.py": CREW["crew.py"]})
     assert [(s.line, s.kind) for s in migrate([alone], write=False).incomplete] == [(3, "runtime-url")]
+
+
+def test_an_apps_own_agents_package_is_not_the_agents_sdk() -> None:
+    src = b'from agents import Agent\n\nbot = Agent(name="mine", model="gpt-4o")\n'
+    assert [s for s in process("bot.py", src).sites if s.action == "incomplete"] == []
+
+
+def test_the_done_mark_never_silences_a_literal_key() -> None:
+    src = b"OPENAI_API_KEY=sk-proj-a1b2c3d4e5f6g7h8  # holyclient-migrate: ok\nOPENAI_BASE_URL=https://api.openai.com/v1\n"
+    result = process(".env", src)
+    assert result.after == src
+    assert [(s.line, s.kind) for s in result.sites] == [(1, "openai-key-beside-url")]

@@ -15,12 +15,17 @@ INCOMPLETE = 3
 DESCRIPTION = """\
 Rewrite code that talks to the OpenAI API so it talks to https://api.holysheep.ai/v1:
 URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfiles, docs), OpenAI /
-LangChain / LlamaIndex / JS client constructors without a base URL, openai<1.0 module config, and
-OPENAI_API_KEY names (renamed to HOLYSHEEP_API_KEY; values are never touched or printed). Azure OpenAI,
-other vendors and docs links are left alone. Edits are spliced into the original bytes and written
-atomically; realtime endpoints, URLs built at run time and a bare api.openai.com host in prose or a
-comment are reported for review. Skipped paths (symlinks, unreadable or binary files, ignored and
-vendored trees) are named with the reason."""
+LangChain / LlamaIndex / JS client constructors without a base URL, the frameworks' own clients
+(pydantic-ai, the Agents SDK, DSPy, Haystack and its YAML, CrewAI, AutoGen and OAI_CONFIG_LIST, Semantic
+Kernel, Mem0), openai<1.0 module config, and OPENAI_API_KEY names in every spelling (renamed to
+HOLYSHEEP_API_KEY; values are never touched or printed, and a value that may be a real key keeps its
+name). Azure OpenAI, other vendors and docs links are left alone. Edits are spliced into the original
+bytes and written atomically. A file holding a literal OpenAI key is never pointed at HolySheep. Sites
+migrate cannot complete (OpenAI(**kwargs), a base URL built at run time, an OpenAI key beside an OpenAI
+URL) are listed first with the fix; realtime endpoints, a bare api.openai.com host in prose or a comment
+and retired or unserved model names (with the closest model the relay serves) are reported for review.
+Skipped paths (symlinks, unreadable or binary files, ignored and vendored trees) are named with the
+reason."""
 
 EPILOG = """\
 exit codes: 0 nothing to change, or every change written and nothing failed;
@@ -51,7 +56,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("paths", nargs="*", default=["."], help="files and directories (default: .)")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if anything would change, 3 if a site cannot be completed",
+    )
     mode.add_argument(
         "--diff",
         action="store_true",
@@ -74,7 +83,8 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help="write the base URL as a read of $NAME defaulting to HolySheep's (os.environ.get in Python, "
         "process.env.NAME ?? in JS/TS, ${NAME:-...} in shell, Dockerfiles and compose files), so the "
-        "migrated app can be pointed at a local or staging server",
+        "migrated app can be pointed at a local or staging server; a site it cannot apply to (OpenAI(**kwargs)) "
+        "is listed as incomplete",
     )
     parser.add_argument(
         "--sdk",

@@ -39,6 +39,23 @@ if TYPE_CHECKING:
 #: the Agents SDK call that sets its default client; a run where one file makes it needs no other
 AGENTS_DEFAULT = "set_default_openai_client"
 AGENTS_SITE = "agents-default-client"
+#: names only the OpenAI Agents SDK exports: ``from agents import Agent`` alone may be an app's own package
+_AGENTS_SDK = {
+    f"agents.{n}"
+    for n in (
+        "Runner",
+        "function_tool",
+        "RunConfig",
+        "ModelSettings",
+        "OpenAIChatCompletionsModel",
+        "OpenAIResponsesModel",
+        "set_default_openai_client",
+        "set_default_openai_key",
+        "set_default_openai_api",
+        "handoff",
+        "trace",
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -138,7 +155,7 @@ def configure(self: FrameworkState) -> None:
             _constructor(self, call, framework, q)
         elif q in ("agents.set_default_openai_client", "agents.set_default_openai_key"):
             _no_tracing_key(self, call, q)
-        elif q == "agents.Agent":
+        elif q == "agents.Agent" and _AGENTS_SDK & set(self.names.bound.values()):
             _agents_agent(self, call)
         elif q == "pydantic_ai.Agent":
             model = _string(

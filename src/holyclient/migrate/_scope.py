@@ -7,7 +7,7 @@
   such a file is left exactly as it is, and the key's line is listed as incomplete with the lines that
   wait on it.
 * **Sites finished by hand.** A line holding ``holyclient-migrate: ok`` (in a comment) has its review
-  and incomplete sites dropped, as a linter's ``noqa`` does.
+  and incomplete sites dropped, as a linter's ``noqa`` does; a literal key's site is never dropped.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ def judge(data: bytes, changed: bool, findings: list[Finding]) -> tuple[bool, li
     """``(keep_edits, findings)``: the edits are dropped when they would pair a key with HolySheep."""
     if MARK.encode() in data:
         marked = {i + 1 for i, line in enumerate(data.split(b"\n")) if MARK.encode() in line}
-        findings = [f for f in findings if f[2] == "rewrite" or f[0] not in marked]
+        # a literal key is never silenced: the mark must not let a URL be rewritten beside it
+        findings = [f for f in findings if f[2] == "rewrite" or f[1] in SECRET_KINDS or f[0] not in marked]
     secrets = [f for f in findings if f[1] in SECRET_KINDS]
     relay = [f[0] for f in findings if f[2] == "rewrite" and f[1] != "key"]
     if not changed or not secrets or not relay:

@@ -1,4 +1,4 @@
-"""Framework configuration files (issue 31): each names the relay, or its OpenAI default is listed.
+"""Framework configuration files: each names the relay, or its OpenAI default is listed.
 
 * ``.env`` files: LlamaIndex reads only ``OPENAI_API_BASE``; pydantic-ai, the Agents SDK and the openai
   SDK only ``OPENAI_BASE_URL`` (CrewAI and litellm either). A file that sets one of them to OpenAI's or

@@ -1,4 +1,4 @@
-"""The frameworks' own spellings of an OpenAI client (issue 31): each defaults to api.openai.com when it
+"""The frameworks' own spellings of an OpenAI client: each defaults to api.openai.com when it
 is given no base URL, so each gets the relay's, or is listed with file:line when migrate cannot tell.
 
 ==============================================  =====================================================

@@ -89,7 +89,9 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"{'model':<18} {'budget':>7} {'policy':<11} {'calls':>6} {'used':>7} {'overrun $':>10} {'over':>5}")
+    print(
+        f"{'model':<18} {'budget':>7} {'policy':<11} {'calls':>6} {'used':>7} {'overrun $':>10} {'over':>5}"
+    )
     for r in rows:
         print(
             f"{r['model']:<18} {r['budget_usd']:>7.2f} {r['policy']:<11} {r['calls']:>6} "

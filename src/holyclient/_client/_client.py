@@ -76,6 +76,11 @@ class _LazyResources:
 class Client(_LazyResources, SyncRequestMethods, BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
+    The API is reached through its resources, as on openai's client: ``client.chat.completions``,
+    ``client.responses``, ``client.embeddings``, ``client.models``, ``client.files``, ``client.batches``,
+    ``client.images``, ``client.audio``, ``client.moderations``, ``client.completions`` and
+    ``client.beta`` (their methods are listed under "Resources" in the API reference).
+
     Args:
         api_key: defaults to ``HOLYSHEEP_API_KEY``. ``OPENAI_API_KEY`` is never read. A callable is
             called before every request (key rotation); its keys are never logged.

@@ -12,9 +12,10 @@ import difflib
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .._core import NOT_GIVEN, RequestOptions, build_body
+from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..pricing import Charging, charging_for
 from ._spec_params import ACCEPTED
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")
 AsyncPageT = TypeVar("AsyncPageT")
+ItemT = TypeVar("ItemT")
 
 #: Keyword arguments every method takes that shape the call rather than the body.
 CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
@@ -163,3 +165,44 @@ class AsyncAPIResource:
     def with_streaming_response(self) -> Any:
         """This resource returning ``async with`` context managers over the response, as openai's."""
         return self._client._streaming_view(type(self)(self._client._streaming_client()))
+
+
+class SyncCursorList(SyncAPIResource, Generic[ItemT]):
+    """A resource whose ``list()`` is openai's cursor page of ``ItemT`` (files, batches, stored chat
+    completions): the method written once, the operation named by the resource's ``_list``."""
+
+    _list: ClassVar[PageOperation[SyncCursorPage[Any], AsyncCursorPage[Any]]]
+
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> SyncCursorPage[ItemT]:
+        """The resource's objects, a page at a time (``limit``, ``after`` and its filters: ``order``,
+        ``purpose``, ``model``, ``metadata`` ...); iterating the page walks every page."""
+        return self._client._get_page(self._list.build(locals()), self._list.cast_to)
+
+
+class AsyncCursorList(AsyncAPIResource, Generic[ItemT]):
+    """The async twin of :class:`SyncCursorList`."""
+
+    _list: ClassVar[PageOperation[SyncCursorPage[Any], AsyncCursorPage[Any]]]
+
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncPaginator[AsyncCursorPage[ItemT], ItemT]:
+        """Async twin of :meth:`SyncCursorList.list`: ``await`` it for the first page, ``async for`` for
+        every object."""
+        return self._client._get_page(self._list.build(locals()), self._list.async_page)

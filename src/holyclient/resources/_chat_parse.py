@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
-from .._core import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions, given_args
 from .._parsing import (
     ParsedChatCompletion,
     parse_chat_completion,
@@ -45,7 +45,7 @@ def _parse_request(
     arguments: Mapping[str, Any],
 ) -> tuple[RequestOptions, Any, list[Mapping[str, Any]] | None]:
     """The request options of a ``parse()`` call, its ``response_format`` and its checked tools."""
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     _check_params("parse", args.get("params") or {})
     response_format = args.pop("response_format")
@@ -63,7 +63,7 @@ def _stream_arguments(
     arguments: Mapping[str, Any],
 ) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
     """Keyword arguments for ``create(stream=True)``, the ``response_format`` and the tools."""
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     params = args.pop("params", None) or {}
     _check_params("stream", params)  # now, as openai's signature would, not on entering the block

@@ -40,7 +40,9 @@ def _spy() -> None:
     def spy_call(self: Any, request: Any, path: str, content: bytes) -> Any:
         result = call(self, request, path, content)
         body = result.options.body or {}
-        SEEN.append({"path": path, "stream": result.options.stream, "asked": body.get("stream_options"), "frames": []})
+        SEEN.append(
+            {"path": path, "stream": result.options.stream, "asked": body.get("stream_options"), "frames": []}
+        )
         return result
 
     def spy_frame(self: Any, event: Any, call_: Any) -> bytes:
@@ -79,7 +81,9 @@ def _usage(client: holyclient.Client, aclient: holyclient.AsyncClient) -> dict[s
     }
 
 
-def scenario(server: LocalServer, recipe: Any, name: str, *, faults: tuple[Fault, ...] = (), **options: Any) -> dict[str, Any]:
+def scenario(
+    server: LocalServer, recipe: Any, name: str, *, faults: tuple[Fault, ...] = (), **options: Any
+) -> dict[str, Any]:
     """Run ``recipe.<name>`` (``call`` for the fault and budget scenarios) with fresh clients."""
     server.reset()
     SEEN.clear()

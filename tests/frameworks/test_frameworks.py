@@ -43,7 +43,9 @@ def _python(venv: str | None) -> str:
         return sys.executable
     python = ROOT / ".ci" / "frameworks" / venv / "bin" / "python"
     if not python.exists():
-        message = f"no framework venv {python.parent.parent}: make it with `bash .ci/install-frameworks {venv}`"
+        message = (
+            f"no framework venv {python.parent.parent}: make it with `bash .ci/install-frameworks {venv}`"
+        )
         if os.environ.get("CI"):
             pytest.fail(message + " (.ci/run does)")
         pytest.skip(message)
@@ -72,9 +74,6 @@ def _ok(scenario: dict[str, Any]) -> None:
     assert usage["requests"] == server["ok"], (usage, server)  # every answered request counted
     assert usage["cost_usd"] > 0 and usage["unpriced"] == []  # and priced
     assert usage["approximate"] == 0  # with the usage the server reported
-
-
-
 
 
 @pytest.mark.slow

@@ -42,4 +42,8 @@ class Person(BaseModel):
 
 
 def structured(llm: Any) -> Any:
-    return llm.as_structured_llm(Person).chat([ChatMessage(role="user", content="a person called Ada")]).raw.model_dump()
+    return (
+        llm.as_structured_llm(Person)
+        .chat([ChatMessage(role="user", content="a person called Ada")])
+        .raw.model_dump()
+    )

@@ -38,7 +38,11 @@ def structured(sync: Any) -> Any:
             "type": "json_schema",
             "json_schema": {
                 "name": "person",
-                "schema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+                "schema": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"],
+                },
             },
         },
     )

@@ -82,7 +82,9 @@ def test_responses_and_parse_take_openai_sentinels_like_openai(differential: Dif
     differential.check(app)
 
 
-def test_a_sentinel_inside_a_nested_object_is_left_out_as_openai_leaves_it(differential: Differential) -> None:
+def test_a_sentinel_inside_a_nested_object_is_left_out_as_openai_leaves_it(
+    differential: Differential,
+) -> None:
     tool = {
         "type": "function",
         "function": {"name": "f", "description": openai.omit, "parameters": {"type": "object"}},

@@ -121,7 +121,7 @@ def main(name: str) -> int:
     sys.path.insert(0, str(Path(__file__).parent / "recipes"))
     recipe = importlib.import_module(name)
     _spy()
-    report: dict[str, Any] = {"versions": recipe.versions() if hasattr(recipe, "versions") else {}}
+    report: dict[str, Any] = {"versions": {"holyclient": holyclient.__file__, **recipe.versions()}}
     with LocalServer(api_key=KEY) as server:  # the server accepts holyclient's key, and only it
         report["call"] = scenario(server, recipe, "call")
         report["stream"] = scenario(server, recipe, "stream")

@@ -58,12 +58,13 @@ def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     recipe = "fw_plain_openai" if name == "plain_openai_2" else f"fw_{name}"
     python = _python(FRAMEWORKS[name][0])
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HOLYSHEEP_"))}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])  # this checkout's code
     done = subprocess.run(
         [python, str(HARNESS), recipe], capture_output=True, text=True, timeout=100, env=env, check=False
     )
     assert done.returncode == 0, done.stderr[-4000:]
     result: dict[str, Any] = json.loads(done.stdout)
-    result["name"] = name
+    assert Path(result["versions"]["holyclient"]).is_relative_to(ROOT / "src"), result["versions"]
     return result
 
 

@@ -109,6 +109,41 @@ def scenario(
     return report
 
 
+def traced(server: LocalServer, recipe: Any) -> dict[str, Any]:
+    """Run ``recipe.traced`` with OpenTelemetry on (an in-memory SDK provider, set as the global one, as an
+    application does): which span is each holyclient span's parent?"""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    server.reset()
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    client, aclient = _clients(server, instrument=True, tracer_provider=provider)
+    _run(recipe.traced, recipe.wire(client, aclient))
+    spans = exporter.get_finished_spans()
+    names = {span.context.span_id: span.name for span in spans}
+    scopes = {span.context.span_id: _scope(span) for span in spans}
+    return {
+        "spans": [
+            {
+                "name": span.name,
+                "scope": _scope(span),
+                "parent": names.get(span.parent.span_id) if span.parent else None,
+                "parent_scope": scopes.get(span.parent.span_id) if span.parent else None,
+            }
+            for span in spans
+        ]
+    }
+
+
+def _scope(span: Any) -> str | None:
+    return span.instrumentation_scope.name if span.instrumentation_scope else None
+
+
 def _chain(exc: BaseException) -> list[BaseException]:
     found = []
     while exc is not None and exc not in found:
@@ -129,6 +164,8 @@ def main(name: str) -> int:
             report["structured"] = scenario(server, recipe, "structured")
         report["rate_limited"] = scenario(server, recipe, "call", faults=(Fault.status(429, retry_after=0),))
         report["budget_spent"] = scenario(server, recipe, "call", budget_usd=0.0)
+        if hasattr(recipe, "traced"):
+            report["traced"] = traced(server, recipe)
     json.dump(report, sys.stdout)
     return 0
 

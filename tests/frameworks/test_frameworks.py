@@ -65,6 +65,7 @@ def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr[-4000:]
     result: dict[str, Any] = json.loads(done.stdout)
     assert Path(result["versions"]["holyclient"]).is_relative_to(ROOT / "src"), result["versions"]
+    result["name"] = name
     return result
 
 
@@ -140,3 +141,15 @@ def test_the_docs_page_shows_the_recipe_the_tests_run(name: str) -> None:
     for line in block:
         assert line in lines[at:], f"{FRAMEWORKS[name][1]} lacks the recipe line {line!r}"
         at = lines.index(line, at) + 1
+
+
+@pytest.mark.slow
+def test_holyclient_s_span_is_a_child_of_the_framework_s_span(report: dict[str, Any]) -> None:
+    """Where the framework traces with OpenTelemetry (pydantic-ai), holyclient's span for each request sits
+    inside the framework's model request span."""
+    if "traced" not in report:
+        pytest.skip(f"{report['name']} does not trace with OpenTelemetry")
+    spans = report["traced"]["spans"]
+    ours = [span for span in spans if span["scope"] == "holyclient"]
+    assert len(ours) == 1, spans  # one span for the one request
+    assert ours[0]["parent_scope"] not in (None, "holyclient"), spans  # the framework's own span

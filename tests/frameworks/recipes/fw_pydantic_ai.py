@@ -40,3 +40,9 @@ class Person(BaseModel):
 
 async def structured(agent: Any) -> Any:
     return (await agent.run("a person called Ada", output_type=Person)).output.model_dump()
+
+
+async def traced(agent: Any) -> None:
+    """A run with pydantic-ai's OpenTelemetry instrumentation on."""
+    agent.instrument = True
+    await agent.run("hello")

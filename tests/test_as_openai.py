@@ -18,6 +18,7 @@ import pytest
 
 import holyclient
 from holyclient.openai_compat import PLACEHOLDER_KEY, AsyncHolyTransport, HolyTransport
+from holyclient.ratelimit import LocalLimiter
 from holyclient.testing import Fault, LocalServer
 
 KEY = "sk-as-openai-SECRET-5d2f8a"
@@ -98,6 +99,40 @@ async def test_a_call_goes_through_the_client_and_is_counted_and_priced(
     usage = snapshot(client)
     assert usage.requests == 1 and usage.completion_tokens == completion.usage.completion_tokens
     assert client.usage.snapshot().total_cost_usd > 0
+
+
+async def test_the_key_provider_the_recorder_and_the_limiter_apply(
+    make: Any, server: LocalServer, tmp_path: Any
+) -> None:
+    calls: list[str] = []
+
+    class Counting(LocalLimiter):
+        def acquire_sync(self, model: str, tokens: int) -> Any:
+            calls.append("limiter")
+            return super().acquire_sync(model, tokens)
+
+        async def acquire(self, model: str, tokens: int) -> Any:
+            calls.append("limiter")
+            return await super().acquire(model, tokens)
+
+    def provide() -> str:
+        calls.append("key")
+        return KEY
+
+    async def aprovide() -> str:
+        return provide()
+
+    limiter = Counting(rpm=1000)
+    probe = make()
+    provider = aprovide if isinstance(probe, holyclient.AsyncClient) else provide
+    client = make(api_key=provider, record_to=tmp_path / "sample.jsonl", limiter=limiter)
+    sdk = client.as_openai()
+    for _ in range(2):
+        await run(sdk.chat.completions.create(model="gpt-4.1", messages=USER))
+    assert calls == ["key", "limiter"] * 2  # before every request, as for holyclient's own calls
+    assert [r.status for r in server.requests] == [200, 200]  # the server accepts only that key
+    recorded = (tmp_path / "sample.jsonl").read_text().splitlines()
+    assert len(recorded) == 2 and KEY not in recorded[0] and '"/v1/chat/completions"' in recorded[0]
 
 
 async def test_a_stream_is_charged_and_hides_the_usage_chunk_nobody_asked_for(

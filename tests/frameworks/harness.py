@@ -164,6 +164,10 @@ def main(name: str) -> int:
             report["structured"] = scenario(server, recipe, "structured")
         report["rate_limited"] = scenario(server, recipe, "call", faults=(Fault.status(429, retry_after=0),))
         report["budget_spent"] = scenario(server, recipe, "call", budget_usd=0.0)
+        if hasattr(recipe, "trace_export_key"):
+            _, aclient = _clients(server)
+            exported = recipe.trace_export_key(aclient)
+            report["trace_export"] = {"is_holyclient_key": KEY in exported, "key": exported}
         if hasattr(recipe, "traced"):
             report["traced"] = traced(server, recipe)
     json.dump(report, sys.stdout)

@@ -157,3 +157,16 @@ def test_holyclient_s_span_is_a_child_of_the_framework_s_span(report: dict[str, 
     ours = [span for span in spans if span["scope"] == "holyclient"]
     assert len(ours) == 1, spans  # one span for the one request
     assert ours[0]["parent_scope"] not in (None, "holyclient"), spans  # the framework's own span
+
+
+@pytest.mark.slow
+def test_the_agents_sdk_would_export_its_traces_with_the_placeholder_never_holyclient_s_key(
+    report: dict[str, Any],
+) -> None:
+    """The Agents SDK posts traces to api.openai.com with its default client's key: from ``as_openai()``
+    that is the placeholder."""
+    if report["name"] != "openai_agents":
+        pytest.skip("only the Agents SDK exports with its client's key")
+    from holyclient.openai_compat import PLACEHOLDER_KEY
+
+    assert report["trace_export"] == {"is_holyclient_key": False, "key": PLACEHOLDER_KEY}

@@ -56,3 +56,13 @@ async def structured(agent: Any) -> Any:
     typed = agent.clone(output_type=Person, tools=[])
     person = await Runner.run(typed, "a person called Ada")
     return {"weather": str(weather.final_output), "person": person.final_output.model_dump()}
+
+
+def trace_export_key(aclient: Any) -> str:
+    """The key the SDK would export its traces to api.openai.com with, after the docs' one-line setup for
+    every agent (``set_default_openai_client``, which by default uses the client's key for tracing)."""
+    from agents import set_default_openai_client
+    from agents.tracing import default_exporter
+
+    set_default_openai_client(aclient.as_openai())
+    return str(default_exporter().api_key)

@@ -11,7 +11,8 @@ Scenarios::
     python benchmarks/bench_batch.py limits  # server RPM/TPM limits with matching --rpm/--tpm
     python benchmarks/bench_batch.py scale   # 10,000 and 100,000 requests: ratio, attempts, peak memory
     python benchmarks/bench_batch.py fast    # 20,000 embedding requests, no latency, concurrency 256:
-                                             # client CPU per request, holyclient batch vs raw aiohttp
+                                             # client CPU per request, holyclient batch vs raw aiohttp,
+                                             # and the Python calls per request (call_counts.py)
     python benchmarks/bench_batch.py all
 
 Throughput ratio = requests / seconds / ideal, ideal = concurrency / latency (also shown against the
@@ -44,6 +45,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from call_counts import counts_table, measure
 from perfect_runner import ISSUE_MIX, bound, parse_weights
 
 KEY = "sk-bench-local"
@@ -338,6 +340,7 @@ def scenario_fast(args: argparse.Namespace) -> None:
                     f"{cpu / floor[-1]:.2f}x",
                     flush=True,
                 )
+            calls = measure(server.base_url, ["batch_request"])  # this process, the server is another
         finally:
             server.stop()
     best_floor, best_ours = min(floor), min(ours)
@@ -350,6 +353,7 @@ def scenario_fast(args: argparse.Namespace) -> None:
         f"{ratios[len(ratios) // 2]:.2f}x",
         flush=True,
     )
+    print("\n".join(counts_table(calls)), flush=True)
 
 
 def cpu_ms(seconds: float, n: int) -> float:

@@ -15,6 +15,9 @@ the best round kept:
 6. OpenTelemetry cost      sync CPU per request with opentelemetry-api importable and no SDK (the API's
                            no-op providers: what every user with the API but no set-up pays) against
                            the same child with ``opentelemetry`` made unimportable (target <= 1.05x)
+7. Python calls            per sync request, async request and streamed chunk, holyclient's and openai's,
+                           counted by ``call_counts.py`` (no clock: the CI guard's figures) against the
+                           budget in ``call_budget.json`` (a count more than 10% over it is a miss)
 
 The raw floor is plain httpx2 or httpx posting JSON and ``json.loads``-ing the answer (for streams:
 iterating lines and ``json.loads``-ing each ``data:``), whichever is cheaper in this run. The server's
@@ -263,9 +266,18 @@ def worker_async(kind: str, url: str, concurrency: int, requests: int, server_pi
     return asyncio.run(main())
 
 
+def worker_counts(url: str) -> dict[str, Any]:
+    """Python calls per request, holyclient's and openai's (``call_counts.py``: the CI guard's figures)."""
+    import call_counts  # this script's folder is on sys.path; imported here, not by the timed workers
+
+    return call_counts.measure(url, call_counts.CLIENT_FIGURES)
+
+
 def run_worker(spec: dict[str, Any]) -> dict[str, Any]:
     mode = spec.pop("mode")
-    function = {"sync": worker_sync, "stream": worker_stream, "async": worker_async}[mode]
+    function = {"sync": worker_sync, "stream": worker_stream, "async": worker_async, "counts": worker_counts}[
+        mode
+    ]
     result: dict[str, Any] = function(**spec)
     return result
 
@@ -419,6 +431,8 @@ def measure(args: argparse.Namespace, levels: list[int], server: Server) -> dict
             for kind in ASYNC_KINDS:
                 spec = {"mode": "async", "kind": kind, "url": url, "concurrency": c, "server_pid": pid}
                 async_[str(c)][kind].append(spawn({**spec, "requests": args.async_requests}))
+    print("Python calls per request ...", file=sys.stderr)
+    calls = spawn({"mode": "counts", "url": url})
     print("import times ...", file=sys.stderr)
     imports = {
         "python -c pass": import_time("pass", args.import_runs),
@@ -440,6 +454,7 @@ def measure(args: argparse.Namespace, levels: list[int], server: Server) -> dict
         "stream": {k: best(v, "cpu_us") for k, v in stream.items()},
         "async": {c: {k: best(v, "rps", highest=True) for k, v in per.items()} for c, per in async_.items()},
         "imports": imports,
+        "calls": calls,
         "python": sys.version.split()[0],
         "versions": versions(),
         "counts": {
@@ -551,6 +566,10 @@ def report(results: dict[str, Any], levels: list[int], command: str, args: argpa
     lines += ["", f"import wall time (best of {args.import_runs}):"]
     for name, seconds in imports.items():
         lines.append(f"  {name:<34}{seconds * 1e3:>8.1f} ms")
+    import call_counts
+
+    lines += ["", *call_counts.counts_table(results["calls"])]
+    oks.append(not call_counts.over_budget(results["calls"], call_counts.load_budget(), measured_only=True))
     counts = results["counts"]
     lines += [
         "",

@@ -16,9 +16,9 @@ import pytest
 
 from holyclient import AsyncClient
 from holyclient._send._pipeline import Pipeline
-from holyclient._send._steps import Ledger
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner, BatchStoppedError
 from holyclient.batch import _process as runner_module
+from holyclient.pricing import Ledger
 from support import KEY, completion
 
 

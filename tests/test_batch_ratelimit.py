@@ -151,7 +151,7 @@ def test_cancelled_waiter_does_not_leak_a_slot() -> None:
 
 
 def test_token_estimate_counts_prompt_and_max_tokens_and_learns_from_usage() -> None:
-    estimator = TokenEstimator(counter=lambda body: 10)
+    estimator = TokenEstimator(counter=lambda body, endpoint: 10)
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "x" * 100}], "max_tokens": 50}
     reserve, raw = estimator.estimate(body)
     assert raw == 10

@@ -235,7 +235,7 @@ def _embeddings(handler_body: dict[str, Any]) -> Handler:
 
 async def test_a_request_without_a_model_is_admitted_as_unknown_and_observed_on_its_own_admission() -> None:
     limiter = RecordingLimiter()
-    estimator = TokenEstimator(counter=lambda body: 2)  # the input counted as 2 tokens
+    estimator = TokenEstimator(counter=lambda body, endpoint: 2)  # the input counted as 2 tokens
     runner = BatchRunner(_client(_embeddings(_EMBEDDING)), limiter=limiter, token_estimator=estimator)
     (result,) = await _run(runner, BatchRequest("r0", {"input": "x"}, "/v1/embeddings"))
     assert result.ok
@@ -249,7 +249,7 @@ async def test_a_chat_request_is_admitted_at_its_counted_prompt_plus_its_max_tok
     limiter = RecordingLimiter()
     handler, _ = _scripted(httpx2.Response(200, json=completion("ok")))
     runner = BatchRunner(
-        _client(handler), limiter=limiter, token_estimator=TokenEstimator(counter=lambda body: 2)
+        _client(handler), limiter=limiter, token_estimator=TokenEstimator(counter=lambda body, endpoint: 2)
     )
     body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
     (result,) = await _run(runner, BatchRequest("r0", body))
@@ -258,7 +258,7 @@ async def test_a_chat_request_is_admitted_at_its_counted_prompt_plus_its_max_tok
 
 async def test_a_limiter_of_requests_only_is_asked_for_no_tokens_and_told_no_usage() -> None:
     limiter = RecordingLimiter(tpm=None)
-    estimator = TokenEstimator(counter=lambda body: 2)
+    estimator = TokenEstimator(counter=lambda body, endpoint: 2)
     billed = {"prompt_tokens": 8, "completion_tokens": 1, "total_tokens": 9}
     handler, _ = _scripted(httpx2.Response(200, json=completion("ok", usage=billed)))
     runner = BatchRunner(_client(handler), limiter=limiter, token_estimator=estimator)

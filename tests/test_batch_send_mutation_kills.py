@@ -138,7 +138,7 @@ async def test_an_answer_billing_no_tokens_is_fed_back_as_zero_not_as_one() -> N
         return httpx2.Response(200, json=completion("ok", usage=nothing))
 
     limiter = RecordingLimiter()
-    estimator = TokenEstimator(counter=lambda body: 2)  # each prompt counted as 2 tokens
+    estimator = TokenEstimator(counter=lambda body, endpoint: 2)  # each prompt counted as 2 tokens
     client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
     runner = BatchRunner(client, concurrency=1, limiter=limiter, token_estimator=estimator, sleep=_no_wait)
     body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": ""}]}
@@ -201,6 +201,7 @@ async def test_a_usage_the_tracker_cannot_record_leaves_the_result_standing_and_
     client = AsyncClient(api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)))
     monkeypatch.setattr(client.usage, "settle", broken)
     monkeypatch.setattr(client.usage, "record", broken)
+    monkeypatch.setattr(client.usage, "charge", broken)
     caplog.set_level(logging.DEBUG, logger="holyclient")
     body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
     result = await _run_one(client, BatchRequest("r7", body))

@@ -174,3 +174,63 @@ def test_a_redirect_is_followed_as_httpx2_follows_it(direct: bool, status: str) 
     (result,) = results
     assert result.ok and result.body is not None and result.body["data"][0]["embedding"] == [0.5]
     assert len(moved) == 1 and moved[0].startswith(b"POST /v1/embeddings ")
+
+
+# --- the direct path's caches follow the client's settings as they are now -----------------------
+
+
+def test_default_headers_edited_in_place_reach_the_direct_path_of_a_later_run() -> None:
+    """The direct path caches a request's header list; ``client.default_headers`` edited in place (not
+    reassigned) between two runs must still be sent on the second."""
+    with LocalServer() as server:
+
+        async def go() -> None:
+            async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+                runner = BatchRunner(client)
+                await runner.run(_requests(1), lambda result: None)
+                client.default_headers["X-Team"] = "billing"
+                await runner.run(_requests(1), lambda result: None)
+
+        anyio.run(go)
+        first, second = server.requests
+    assert "x-team" not in first.headers and second.headers.get("x-team") == "billing"
+
+
+def test_a_client_timeout_reassigned_between_runs_reaches_the_direct_path() -> None:
+    """The direct path caches the aiohttp timeouts of a setting: a ``client.timeout`` reassigned between
+    two runs (a new setting) must be used by the second, not the cached first."""
+    with LocalServer() as server:
+        server.enqueue(Fault.slow(1.0))
+
+        async def go() -> list[BatchResult]:
+            results: list[BatchResult] = []
+            async with AsyncClient(api_key=KEY, base_url=server.base_url) as client:
+                runner = BatchRunner(client, max_retries=0)
+                await runner.run(_requests(1), results.append)  # the default 600 s: waits out the slow answer
+                client.timeout = 0.2
+                server.enqueue(Fault.slow(1.0))
+                await runner.run(_requests(1), results.append)
+            return results
+
+        waited, cut = anyio.run(go)
+    assert waited.ok
+    assert cut.error is not None and cut.error["code"] == "timeout"
+
+
+def test_timeouts_are_cached_per_setting_and_a_setting_is_kept_while_cached() -> None:
+    """The cache keeps each setting it keyed by identity, so that identity cannot be reused for another
+    setting while the entry lives (a freed object's ``id`` is reused by the next one made)."""
+    import httpx2
+
+    wire = DirectWire()
+
+    class _Pipeline:
+        def __init__(self, timeout: Any) -> None:
+            self.client = type("C", (), {"timeout": timeout})()
+
+    from holyclient._core import NOT_GIVEN
+
+    for seconds in (1.0, 2.0, 3.0):
+        timeouts = wire._timeout(_Pipeline(httpx2.Timeout(seconds)), NOT_GIVEN)  # type: ignore[arg-type]
+        assert timeouts["read"] == seconds
+    assert wire._timeout(_Pipeline(None), 7)["read"] == 7  # type: ignore[arg-type]

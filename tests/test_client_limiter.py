@@ -49,3 +49,37 @@ def test_copies_made_with_options_share_the_limiter() -> None:
     client = Client(api_key="k", base_url="http://127.0.0.1:1/v1", limiter=limiter)
     assert client.with_options(max_retries=0).limiter is limiter
     client.close()
+
+
+class _Admissions(LocalLimiter):
+    """A local limiter that notes what each request is admitted at (before its answer corrects it)."""
+
+    def __init__(self) -> None:
+        super().__init__(rpm=1000, tpm=100_000)
+        self.admitted: list[int] = []
+
+    def acquire_sync(self, model: str, tokens: int = 0):  # type: ignore[no-untyped-def]
+        self.admitted.append(tokens)
+        return super().acquire_sync(model, tokens)
+
+
+@pytest.mark.parametrize(
+    ("call", "at_least"),
+    [
+        (
+            lambda c: c.responses.create(
+                model="gpt-4o-mini", input="hello there " * 50, max_output_tokens=40
+            ),
+            140,
+        ),
+        (lambda c: c.embeddings.create(model="text-embedding-3-small", input="hello there " * 50), 100),
+    ],
+    ids=["responses", "embeddings"],
+)
+def test_a_token_limit_admits_every_counted_endpoint_at_its_tokens(call, at_least) -> None:
+    """Admission counts tokens by the endpoint's declaration, not only bodies with ``messages``: a
+    Responses call or an embedding used to be admitted at 0 tokens against a TPM limit."""
+    limiter = _Admissions()
+    with LocalServer() as server, Client(api_key="k", base_url=server.base_url, limiter=limiter) as client:
+        call(client)
+    assert len(limiter.admitted) == 1 and limiter.admitted[0] >= at_least

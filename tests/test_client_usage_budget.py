@@ -83,3 +83,58 @@ def test_a_failed_request_releases_its_budget_hold_and_a_stream_left_early_is_ch
             UsageTracker().reserve({"model": "gpt-4.1", "messages": USER, "max_tokens": 50}).worst_case_usd
         )
         assert 0.0 < snapshot.total_cost_usd < worst
+
+
+# --- every billed endpoint holds against the budget, by its declaration --------------------------
+
+
+def test_a_spent_budget_refuses_an_embeddings_call_before_sending(holyclient_server: LocalServer):
+    """An embeddings call holds its input tokens: a $0.0001 budget ($0.02 per 1M tokens: 5,000
+    tokens) refuses a 20,000-token input instead of being overrun."""
+    before = len(holyclient_server.requests)
+    with Client(api_key="sk-t", base_url=holyclient_server.base_url, budget_usd=0.0001) as client:
+        with pytest.raises(BudgetExceededError) as info:
+            client.embeddings.create(model="text-embedding-3-small", input="token " * 20_000)
+        assert "0 output" in str(info.value) and "text-embedding-3-small" in str(info.value)
+        client.embeddings.create(model="text-embedding-3-small", input="a few tokens")  # fits
+        assert client.usage.snapshot().total_cost_usd <= 0.0001
+    assert len(holyclient_server.requests) - before == 1
+
+
+async def test_a_batch_of_embeddings_on_a_spent_budget_sends_nothing(holyclient_server: LocalServer):
+    from holyclient.batch import BatchRequest, BatchRunner
+
+    before = len(holyclient_server.requests)
+    async with AsyncClient(api_key="sk-t", base_url=holyclient_server.base_url, budget_usd=0.0) as client:
+        runner = BatchRunner(client, concurrency=2, max_retries=0)
+        body = {"model": "text-embedding-3-small", "input": "hello"}
+        results = []
+        requests = [BatchRequest(f"r{i}", body, url="/v1/embeddings") for i in range(10)]
+        await runner.run(requests, results.append)
+    assert len(results) == 10 and all(r.error and r.error["code"] == "budget_exceeded" for r in results)
+    assert len(holyclient_server.requests) == before
+
+
+def test_a_stored_prompt_template_is_sent_with_a_budget_and_counted_without_its_template(
+    holyclient_server: LocalServer,
+):
+    """``prompt`` in a Responses call is a stored template reference, not a completion's prompt: the
+    counter reads the body as a Responses call (told the path) and the call goes out as openai's does."""
+    with Client(api_key="sk-t", base_url=holyclient_server.base_url, budget_usd=1.0) as client:
+        for model in ("gpt-4.1", "claude-sonnet-4.5"):
+            client.responses.create(model=model, prompt={"id": "pmpt_123", "version": "2"}, input="hi")
+        no_budget = client.with_options()
+    with Client(api_key="sk-t", base_url=holyclient_server.base_url) as client:
+        client.responses.create(model="claude-sonnet-4.5", prompt={"id": "pmpt_123"})
+    assert no_budget.usage.snapshot().models["claude-sonnet-4.5"].requests == 1
+    sent = [r for r in holyclient_server.requests if r.path == "/v1/responses"]
+    assert sent[-1].body["prompt"] == {"id": "pmpt_123"}
+
+
+def test_a_retrieved_stored_completion_is_not_charged_again(holyclient_server: LocalServer):
+    with Client(api_key="sk-t", base_url=holyclient_server.base_url) as client:
+        made = client.chat.completions.create(model="gpt-4.1", messages=USER, store=True)
+        once = client.usage.snapshot()
+        again = client.chat.completions.retrieve(made.id)
+        assert again.usage is not None  # the answer repeats the usage billed when it was made
+        assert client.usage.snapshot() == once

@@ -2,7 +2,9 @@
 
 Samples fenced as ``python`` run as scripts and samples fenced as ``bash`` run under ``bash -euo pipefail``,
 page by page in one scratch directory, in the order they appear (so a shell block can create the file
-the next one reads). ``text`` blocks are output or illustration and are not run.
+the next one reads). ``text`` blocks are output or illustration and are not run. A block that needs more
+than the local server (a collector to export to) is run by its own test, which the comment
+``<!-- run by tests/PATH.py ... -->`` just above it names; that test must read the page.
 """
 
 from __future__ import annotations
@@ -23,13 +25,23 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 ALL_PAGES = sorted(DOCS.rglob("*.md"))
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.M | re.S)
+RUN_ELSEWHERE = re.compile(r"<!-- run by (tests/\S+\.py)\b[^>]*-->")
 RUNNABLE = {"python", "bash"}
 
 
 def _blocks(page: Path) -> list[tuple[str, str]]:
+    text = page.read_text(encoding="utf-8")
     return [
-        (lang, code) for lang, code in FENCE.findall(page.read_text(encoding="utf-8")) if lang in RUNNABLE
+        (fence.group(1), fence.group(2))
+        for fence in FENCE.finditer(text)
+        if fence.group(1) in RUNNABLE and not _run_elsewhere(text, fence.start())
     ]
+
+
+def _run_elsewhere(text: str, start: int) -> bool:
+    """Whether the line just above the fence at ``start`` names the test that runs it."""
+    line = text[:start].rstrip("\n").rpartition("\n")[2]
+    return RUN_ELSEWHERE.fullmatch(line) is not None
 
 
 PAGES = [page for page in ALL_PAGES if _blocks(page)]
@@ -39,6 +51,17 @@ def test_every_page_has_a_fence_language_we_know():
     for page in ALL_PAGES:
         for lang, _ in FENCE.findall(page.read_text(encoding="utf-8")):
             assert lang in RUNNABLE | {"text"}, f"{page.name}: fence {lang!r} is neither run nor marked text"
+
+
+def test_a_block_run_elsewhere_names_a_test_that_reads_its_page():
+    named = 0
+    for page in ALL_PAGES:
+        for runner in RUN_ELSEWHERE.findall(page.read_text(encoding="utf-8")):
+            test = ROOT / runner
+            assert test.is_file(), f"{page.name}: {runner} does not exist"
+            assert page.relative_to(ROOT).as_posix() in test.read_text(encoding="utf-8"), runner
+            named += 1
+    assert named >= 1  # the observability guide's opentelemetry-instrument recipe
 
 
 @pytest.mark.slow

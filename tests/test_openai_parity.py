@@ -21,6 +21,7 @@ CLIENT_EXTENSIONS = {
     "allow_insecure_http",
     "max_retry_after",
     "budget_usd",
+    "budget_policy",
     "calibration",
     "sleep",
     "limiter",

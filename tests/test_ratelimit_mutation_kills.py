@@ -254,9 +254,11 @@ def test_a_429_response_feeds_back_its_pause_and_remaining_headers() -> None:
     assert feedback.pause == 2.0 and feedback.remaining_tokens == 7 and feedback.total_tokens is None
 
 
-def test_an_admission_costs_tokens_only_under_a_token_limit_and_only_for_messages() -> None:
+def test_an_admission_costs_tokens_only_under_a_token_limit_and_by_its_endpoints_declaration() -> None:
+    from holyclient.pricing import charging_for
     from holyclient.ratelimit._protocol import admission_cost
 
+    chat = charging_for("POST", "/chat/completions")
     body = {
         "model": "gpt-4o-mini",
         "messages": [{"role": "user", "content": "hello " * 50}],
@@ -264,11 +266,14 @@ def test_an_admission_costs_tokens_only_under_a_token_limit_and_only_for_message
     }
     with_tpm = RedisLimiter(URL, rpm=10, tpm=1000, api_key=KEY)
     without_tpm = RedisLimiter(URL, rpm=10, api_key=KEY)
-    model, tokens = admission_cost(with_tpm, body)
+    model, tokens = admission_cost(with_tpm, body, chat)
     assert model == "gpt-4o-mini" and tokens > 50 + 10
-    assert admission_cost(without_tpm, body) == ("gpt-4o-mini", 0)
-    assert admission_cost(with_tpm, {"model": "text-embedding-3-small", "input": "x"})[1] == 0
-    assert admission_cost(with_tpm, None) == ("unknown", 0)
+    assert admission_cost(without_tpm, body, chat) == ("gpt-4o-mini", 0)
+    embedding = {"model": "text-embedding-3-small", "input": "x"}
+    assert admission_cost(with_tpm, embedding, charging_for("POST", "/embeddings"))[1] == 1
+    assert admission_cost(with_tpm, embedding, charging_for("GET", "/models"))[1] == 0  # nothing to count
+    assert admission_cost(with_tpm, body)[1] == 0  # no declaration given: nothing is assumed
+    assert admission_cost(with_tpm, None, chat)[0] == "unknown"
 
 
 @pytest.mark.parametrize(
@@ -294,10 +299,10 @@ def test_the_estimate_never_goes_below_characters_over_four_and_learns_from_real
     from holyclient.ratelimit._estimate import TokenEstimator
 
     body = {"input": "x" * 400}
-    estimator = TokenEstimator(counter=lambda _: 0)  # the counter cannot count: characters / 4
+    estimator = TokenEstimator(counter=lambda _, endpoint: 0)  # the counter cannot count: characters / 4
     assert estimator.prompt(body) == 100
     assert estimator.estimate(body)[0] == 100 + 16
-    estimator = TokenEstimator(counter=lambda _: 200)
+    estimator = TokenEstimator(counter=lambda _, endpoint: 200)
     estimator.observe(200, 400)  # billed twice what was counted
     assert estimator.ratio == 2.0 and estimator.estimate(body) == (400 + 16, 200)
     estimator.observe(200, 4000)
@@ -441,7 +446,7 @@ def test_a_body_the_counter_cannot_count_falls_back_to_characters_over_four() ->
 def test_the_estimate_learns_from_every_answer_so_far_not_only_the_last() -> None:
     from holyclient.ratelimit._estimate import TokenEstimator
 
-    estimator = TokenEstimator(counter=lambda _: 10)
+    estimator = TokenEstimator(counter=lambda _, endpoint: 10)
     estimator.observe(10, 20)
     estimator.observe(10, 40)
     assert estimator.ratio == 3.0  # 60 billed for 20 counted

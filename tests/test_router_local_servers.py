@@ -16,6 +16,7 @@ from holyclient import (
     AsyncRouter,
     AuthenticationError,
     BadRequestError,
+    Client,
     Router,
     Target,
 )
@@ -383,3 +384,38 @@ def test_an_async_stream_that_fails_over_on_its_opening_error_is_charged_once(
             assert router.usage.snapshot().models["gpt-4o-mini"].prompt_tokens == stats["b"].prompt_tokens
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "claude-sonnet-4.5"], ids=["exact", "stand-in"])
+def test_a_failed_over_attempt_that_may_have_billed_is_uncertain_once_without_a_budget(
+    pair: tuple[LocalServer, LocalServer], model: str
+):
+    """The target's own ledger charges the attempt as uncertain; the Router adds nothing (a model counted
+    with a stand-in tokenizer used to be reserved by the target to learn, and charged again here)."""
+    a, b = pair
+    a.enqueue(Fault.drop())
+    with _router_paying_twice(a, b) as router:
+        answer = router.chat.completions.create(model=model, messages=MESSAGES)
+        assert answer._target == "b"
+        lost = router.target_usage("a").snapshot()
+        total = router.usage.snapshot()
+    assert lost.uncertain_requests == 1 and total.uncertain_requests == 1
+    assert total.uncertain_usd == pytest.approx(lost.uncertain_usd) and lost.uncertain_usd > 0
+
+
+@pytest.mark.parametrize("budget", [None, 5.0], ids=["unbudgeted", "budgeted"])
+def test_a_client_and_a_router_charge_a_stream_opening_with_an_error_alike(
+    pair: tuple[LocalServer, LocalServer], budget: float | None
+):
+    a, b = pair
+    long = [{"role": "user", "content": "word " * 2000}]
+    a.enqueue(Fault.stream_error(after_chunks=0))
+    with Client(api_key=KEY_A, base_url=a.base_url, max_retries=0, budget_usd=budget) as client:
+        with pytest.raises(APIStatusError):
+            list(client.chat.completions.create(model="gpt-4o-mini", messages=long, stream=True))
+        assert client.usage.snapshot().total_cost_usd == 0.0
+    a.enqueue(Fault.stream_error(after_chunks=0))
+    with _router(a, b, budget_usd=budget) as router:
+        with router.chat.completions.create(model="gpt-4o-mini", messages=long, stream=True) as stream:
+            list(stream)
+        assert router.target_usage("a").snapshot().total_cost_usd == 0.0

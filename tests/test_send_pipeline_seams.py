@@ -7,6 +7,7 @@ against the local server or a mock transport; each failed on the code before the
 from __future__ import annotations
 
 import errno
+import functools
 import gc
 import json
 import logging
@@ -298,3 +299,29 @@ def test_budget_refusals_are_reported_before_sending(server: LocalServer) -> Non
     with client, pytest.raises(BudgetExceededError):
         client.chat.completions.create(**CHAT)
     assert server.requests == []
+
+
+async def test_send_step_chains_are_kept_bounded_when_callers_make_new_tuples() -> None:
+    """A pipeline keeps the chains it built per tuple of steps (a batch sends thousands through one);
+    a caller that makes a new tuple per call must not grow that cache without bound."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"object": "list", "data": []})
+
+    async def passing(prepared: Any, send: Any) -> Any:
+        return await send(prepared)
+
+    from holyclient._core import RequestOptions
+
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    async with AsyncClient(api_key=KEY, http_client=http) as client:
+        pipeline = client._pipeline
+        for _ in range(50):
+            steps = (functools.partial(passing),)  # a new tuple (and step) per call
+            exchange = await pipeline.asend(RequestOptions("GET", "/models"), steps=steps)
+            assert exchange.response.status_code == 200
+        assert len(pipeline._chains) <= 8
+        kept = (passing,)
+        first = pipeline._chain(kept)
+        assert pipeline._chain(kept) is first  # a tuple used again finds its chain
+    await http.aclose()

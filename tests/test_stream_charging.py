@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from holyclient import APIConnectionError
 from holyclient._core._request import RequestOptions
-from holyclient.pricing._stream_usage import ask_for_usage
+from holyclient.pricing import ask_for_usage, charging_for
 from holyclient.tokens import count_request, count_tokens
 from support import chunk, sse
 
@@ -60,13 +60,15 @@ def _local_usage(text: str) -> tuple[int, int]:
 
 
 def test_usage_is_asked_for_unless_the_caller_chose_stream_options():
-    body, hide = ask_for_usage("/chat/completions", {"model": "m", "stream": True})
+    chat = charging_for("POST", "/chat/completions")
+    body, hide = ask_for_usage(chat, {"model": "m", "stream": True})
     assert body == {"model": "m", "stream": True, "stream_options": {"include_usage": True}} and hide
     for chosen in ({"include_usage": False}, {"include_usage": True}, None):
         original = {"model": "m", "stream_options": chosen}
-        assert ask_for_usage("/chat/completions", original) == (original, False)
-    assert ask_for_usage("/completions", {"model": "m"})[1]
-    assert ask_for_usage("/responses", {"model": "m"}) == ({"model": "m"}, False)  # usage always comes
+        assert ask_for_usage(chat, original) == (original, False)
+    assert ask_for_usage(charging_for("POST", "/completions"), {"model": "m"})[1]
+    # usage always comes
+    assert ask_for_usage(charging_for("POST", "/responses"), {"model": "m"}) == ({"model": "m"}, False)
 
 
 # --- sync ------------------------------------------------------------------------------------------
@@ -249,3 +251,25 @@ async def test_an_async_dropped_connection_mid_stream_is_uncertain(make_async_cl
     snapshot = client.usage.snapshot()
     assert snapshot.reserved_usd == 0.0 and snapshot.uncertain_usd > 0
     await client.close()
+
+
+def test_a_responses_stream_without_usage_counts_its_text_not_its_base64_audio(make_client):
+    """Left without usage, a stream is counted locally from its generated text; a Responses stream's
+    ``response.audio.delta`` carries base64 audio, which is not text (the endpoint declares which
+    events are)."""
+    audio = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=" * 50
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        events = [
+            {"type": "response.output_text.delta", "delta": "Hello world"},
+            {"type": "response.audio.delta", "delta": audio},
+            {"type": "response.audio.transcript.delta", "delta": " again"},
+        ]
+        return httpx2.Response(200, content=sse(*events))
+
+    client = make_client(handler, budget_usd=1.0)
+    body = {"model": "gpt-4.1", "input": "Say hi", "max_output_tokens": 5, "stream": True}
+    list(client._stream(RequestOptions("POST", "/responses", body=body, stream=True), Event))
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert model.approximate_requests == 1
+    assert model.completion_tokens == count_tokens("Hello world again", "gpt-4.1").tokens

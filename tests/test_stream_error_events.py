@@ -104,3 +104,44 @@ def test_a_final_event_ending_in_one_newline_is_not_lost(make_client):
         client.chat.completions.create(model="m", messages=MESSAGES, stream=True, stream_options=ASK)
     )
     assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens == 5
+
+
+# --- a stream that opens with the server's error generated nothing: charged nothing ---------------
+
+LONG = [{"role": "user", "content": "word " * 2000}]
+
+
+def _opens_with_error(request: httpx2.Request) -> httpx2.Response:
+    body = b"data: " + _error_event(type="overloaded_error") + b"\n\n"
+    return httpx2.Response(200, headers=SSE, content=body)
+
+
+@pytest.mark.parametrize("budget", [None, 5.0], ids=["unbudgeted", "budgeted"])
+def test_a_stream_opening_with_the_servers_error_is_charged_nothing(make_client, budget):
+    client = make_client(_opens_with_error, budget_usd=budget, max_retries=0)
+    stream = client.chat.completions.create(model="gpt-4.1", messages=LONG, stream=True)
+    with pytest.raises(InternalServerError):
+        list(stream)
+    snapshot = client.usage.snapshot()
+    assert snapshot.total_cost_usd == 0.0 and snapshot.reserved_usd == 0.0
+    assert sum(m.prompt_tokens for m in snapshot.models.values()) == 0
+
+
+async def test_an_async_stream_opening_with_the_servers_error_is_charged_nothing(make_async_client):
+    client = make_async_client(_opens_with_error, budget_usd=5.0, max_retries=0)
+    stream = await client.chat.completions.create(model="gpt-4.1", messages=LONG, stream=True)
+    with pytest.raises(InternalServerError):
+        async for _ in stream:
+            pass
+    snapshot = client.usage.snapshot()
+    assert snapshot.total_cost_usd == 0.0 and snapshot.reserved_usd == 0.0
+
+
+def test_a_stream_whose_error_comes_after_text_is_charged_what_it_generated(make_client):
+    body = sse(chunk("Hello there")) + b"data: " + _error_event(type="overloaded_error") + b"\n\n"
+    client = make_client(Recorder(httpx2.Response(200, headers=SSE, content=body)), max_retries=0)
+    stream = client.chat.completions.create(model="gpt-4.1", messages=LONG, stream=True)
+    with pytest.raises(InternalServerError):
+        list(stream)
+    usage = client.usage.snapshot().models["gpt-4.1"]
+    assert usage.approximate_requests == 1 and usage.prompt_tokens > 2000 and usage.completion_tokens > 0

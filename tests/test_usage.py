@@ -92,8 +92,8 @@ def test_the_budget_refuses_a_request_whose_worst_case_exceeds_what_is_left(pric
     tracker.reserve(_body(max_tokens=10))  # a small one still fits
 
 
-def test_without_max_tokens_the_worst_case_is_the_models_maximum_output(prices):
-    tracker = UsageTracker(budget_usd=10.0, prices=prices)
+def test_without_max_tokens_the_worst_case_policy_holds_the_models_maximum_output(prices):
+    tracker = UsageTracker(budget_usd=10.0, prices=prices, budget_policy="worst_case")
     reservation = tracker.reserve(_body(max_tokens=None))
     prompt = count_request(_body(max_tokens=None)).tokens
     assert reservation.worst_case_usd == pytest.approx((prompt * 2.00 + 32_768 * 8.00) / 1e6)

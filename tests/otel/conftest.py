@@ -7,6 +7,7 @@ into other tests.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -19,6 +20,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from holyclient import AsyncClient, Client
 from holyclient.testing import LocalServer
+
+from .receiver import Receiver
 
 KEY = "sk-otel-SECRET-KEY-7f3a9c2e51d4"
 
@@ -67,6 +70,18 @@ def server(otel_server: LocalServer) -> Iterator[LocalServer]:
     otel_server.reset()
     yield otel_server
     otel_server.reset()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """An OTLP/HTTP receiver on 127.0.0.1, serving for the test's duration."""
+    found = Receiver()
+    thread = threading.Thread(target=found.serve_forever, daemon=True)
+    thread.start()
+    yield found
+    found.shutdown()
+    found.server_close()
+    thread.join()
 
 
 @pytest.fixture

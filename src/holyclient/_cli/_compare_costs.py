@@ -21,7 +21,7 @@ def worst_case(requests: list[Any]) -> float | None:
     total = 0.0
     for request in requests:
         try:
-            total += estimate_request(request.body).cost_usd
+            total += estimate_request(request.body, endpoint=request.url).cost_usd
         except (UnknownModelError, ValueError, TypeError):
             return None
     return total
@@ -32,7 +32,7 @@ def add_embedding_cost(worst: float, requests: list[Any], model: str) -> float |
     from ..pricing import UnknownModelError, estimate_cost, estimate_request
 
     try:
-        tokens = sum(estimate_request(request.body).output_tokens for request in requests)
+        tokens = sum(estimate_request(r.body, endpoint=r.url).output_tokens for r in requests)
         return worst + estimate_cost(model, tokens, 0).cost_usd
     except (UnknownModelError, ValueError, TypeError):
         return None
@@ -44,7 +44,7 @@ def local_tokens(requests: list[Any]) -> dict[str, int | None]:
     out: dict[str, int | None] = {}
     for request in requests:
         try:
-            out[request.custom_id] = count_request(request.body).tokens
+            out[request.custom_id] = count_request(request.body, endpoint=request.url).tokens
         except (ValueError, TypeError, KeyError):
             out[request.custom_id] = None
     return out

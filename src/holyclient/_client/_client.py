@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         Stream,
         SyncCallSite,
     )
+    from ..pricing import BudgetPolicy
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -78,6 +79,11 @@ class _LazyResources:
 class Client(_LazyResources, SyncRequestMethods, BaseClient):
     """Synchronous client for the HolySheep API (or any OpenAI-compatible server).
 
+    The API is reached through its resources, as on openai's client: ``client.chat.completions``,
+    ``client.responses``, ``client.embeddings``, ``client.models``, ``client.files``, ``client.batches``,
+    ``client.images``, ``client.audio``, ``client.moderations``, ``client.completions`` and
+    ``client.beta`` (their methods are listed under "Resources" in the API reference).
+
     Args:
         api_key: defaults to ``HOLYSHEEP_API_KEY``. ``OPENAI_API_KEY`` is never read. A callable is
             called before every request (key rotation); its keys are never logged.
@@ -92,7 +98,13 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
             not closed by ``close()``.
         allow_insecure_http: allow ``http://`` to a non-loopback host (the key travels in clear).
         max_retry_after: longest ``Retry-After`` honoured; a longer one raises at once.
-        budget_usd: refuse, before sending, requests whose worst-case cost exceeds what is left.
+        budget_usd: refuse, before sending, requests whose hold exceeds what is left (a request holds
+            its prompt plus its ``max_tokens``, or without one the output ``budget_policy`` says).
+        budget_policy: what a request without an output cap holds against ``budget_usd``:
+            ``"expected"`` (default: the answer length this client's billed answers show for the
+            model, 1,024 tokens until it has seen 10; longer answers are charged in full and reported
+            as ``usage.snapshot().overrun_usd``) or ``"worst_case"`` (the model's whole output limit:
+            the budget is never exceeded). See the budget guide.
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
@@ -140,6 +152,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        budget_policy: BudgetPolicy = "expected",
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         calibration: Any = None,
@@ -161,6 +174,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
+            budget_policy=budget_policy,
             limiter=limiter,
             record_to=record_to,
             record_rate=record_rate,
@@ -260,6 +274,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        budget_policy: BudgetPolicy = "expected",
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         calibration: Any = None,
@@ -281,6 +296,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
             allow_insecure_http=allow_insecure_http,
             max_retry_after=max_retry_after,
             budget_usd=budget_usd,
+            budget_policy=budget_policy,
             limiter=limiter,
             record_to=record_to,
             record_rate=record_rate,

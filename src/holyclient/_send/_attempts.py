@@ -1,8 +1,9 @@
-"""Per-call retry bookkeeping, sans-IO: the headers each attempt carries, and whether a failure's outcome is known.
+"""Per-call retry bookkeeping, sans-IO: the headers each attempt carries, and whether a failure happened
+before the request left.
 
 A timeout or a dropped connection *after* the request was sent leaves its outcome unknown: the server may
-have processed and billed it. The budget then keeps the request's reservation as spent (see
-:func:`outcome_unknown`), and its retries say what they are:
+have processed and billed it. The attempt's ledger then keeps its hold as spent (the endpoint declares
+which failures are "maybe billed": :mod:`holyclient.pricing._charging`), and its retries say what they are:
 
 * Every attempt of a POST carries the same ``Idempotency-Key`` (one per call, the first attempt
   included, or the server has nothing to match a retry against), so a server that supports the header
@@ -14,8 +15,8 @@ have processed and billed it. The budget then keeps the request's reservation as
 
 A caller's own ``extra_headers`` of the same names win, as in openai-python.
 
-:func:`outcome_unknown` assumes the worst: an :class:`APIConnectionError` counts as possibly processed
-unless the HTTP library said the connection was never made, and so does a 2xx answer we could not read.
+:func:`mark_never_sent` records on our connection error when the HTTP library said the connection was
+never made; every other connection error counts as possibly processed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TypeVar
 
-from .._exceptions import APIConnectionError, APIResponseValidationError
+from .._exceptions import APIConnectionError
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["ATTEMPT_HEADER", "IDEMPOTENCY_HEADER", "Attempts", "mark_never_sent", "outcome_unknown"]
+__all__ = ["ATTEMPT_HEADER", "IDEMPOTENCY_HEADER", "Attempts", "mark_never_sent"]
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 ATTEMPT_HEADER = "x-stainless-retry-count"
@@ -52,7 +53,7 @@ _NEVER_SENT = (
 class Attempts:
     """One call's attempts: the options of each, with a stable idempotency key and the attempt number.
 
-    The budget is held per attempt by the send pipeline (:class:`~holyclient._steps.Ledger`): an
+    The budget is held per attempt by the send pipeline (:class:`~holyclient.pricing.Ledger`): an
     attempt whose outcome is unknown may have been billed, so its reservation is kept as spent
     (uncertain) and the next attempt reserves anew -- it may then be refused with
     :class:`~holyclient.BudgetExceededError`, but the budget holds even if the server does not deduplicate.
@@ -114,14 +115,3 @@ def _never_sent(cause: BaseException) -> bool:
         ):
             return True
     return False
-
-
-def outcome_unknown(exc: BaseException) -> bool:
-    """Whether the server may have processed (and billed) the request that failed with ``exc``.
-
-    True for a connection error after sending, and for a success answer we could not read (a 2xx whose
-    body is garbled or the wrong shape: the work was done, but its usage is lost).
-    """
-    if isinstance(exc, APIConnectionError):
-        return exc.maybe_processed
-    return isinstance(exc, APIResponseValidationError) and 200 <= (exc.status_code or 0) < 300

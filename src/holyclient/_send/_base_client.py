@@ -18,7 +18,7 @@ from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
 from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
-from ..pricing import CHARGED_PATHS, StreamMeter, ask_for_usage
+from ..pricing import StreamMeter, ask_for_usage, charging_for
 from ._attempts import Attempts
 from ._pipeline import Pipeline
 from ._recorder import make_recorder
@@ -26,7 +26,7 @@ from ._response import ResponseModes
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry
-    from ..pricing import UsageTracker
+    from ..pricing import BudgetPolicy, UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
     from ._calls import AsyncCaller, Caller
@@ -102,6 +102,7 @@ class BaseClient(ResponseModes):
         allow_insecure_http: bool = False,
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
+        budget_policy: BudgetPolicy = "expected",
         limiter: Limiter | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
@@ -135,7 +136,9 @@ class BaseClient(ResponseModes):
 
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
-        self._usage: UsageTracker = UsageTracker(budget_usd=budget_usd, calibration=calibration)
+        self._usage: UsageTracker = UsageTracker(
+            budget_usd=budget_usd, calibration=calibration, budget_policy=budget_policy
+        )
         self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
         # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
         self._otel_options = (instrument, tracer_provider, meter_provider)
@@ -333,28 +336,21 @@ class BaseClient(ResponseModes):
     def _start_stream(self, options: RequestOptions) -> tuple[Attempts, bool]:
         """A streaming call begins, asking for usage in the stream: its attempts, and whether to hide
         the usage-only chunk the caller did not ask for."""
-        body, hide = ask_for_usage(options.path, options.body, raw_bytes=self._reads_raw_bytes)
+        charging = charging_for(options.method, options.path)
+        body, hide = ask_for_usage(charging, options.body, raw_bytes=self._reads_raw_bytes)
         if body is not options.body:
             options = dataclasses.replace(options, body=body)
         return self._start(options), hide
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
-        """The meter that charges a stream: it takes over the attempt's reservation (and ends the call's
-        span when the stream ends)."""
-        if (
-            exchange.prepared.options.path not in CHARGED_PATHS
-        ):  # a replay (GET /responses/{id}) was charged when made
-            return None
+        """The meter that charges a stream: it takes over the attempt's ledger (and ends the call's span
+        when the stream ends). None for a stream its endpoint does not charge (a response replayed)."""
         ledger = exchange.ledger
-        tracker = ledger.tracker if ledger is not None else self._usage
-        reservation = ledger.reservation if ledger is not None else None
-        if ledger is not None:
-            ledger.reservation = None
+        if ledger is None or ledger.charging.stream is None:
+            return None
         if call is not None:
             call.first_chunk()
-        return StreamMeter(
-            tracker, reservation, exchange.prepared.options.body, hide_usage_chunk=hide, watch=call
-        )
+        return StreamMeter(ledger, hide_usage_chunk=hide, watch=call)
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT:
         """A read response as ``cast_to``, or the status error it carries."""

@@ -9,8 +9,10 @@ once, in the order they run:
 
 1. **record** (:meth:`Pipeline.record`, once per call) -- a sample for ``holyclient compare``; a
    recorder that fails warns once and stops, it never fails the call.
-2. **reserve** (:meth:`Pipeline.reserve`) -- the attempt's worst case against the budget; settled by
-   its :class:`~holyclient._steps.Ledger` (an unknown outcome stays as uncertain spend).
+2. **reserve** (:meth:`Pipeline.reserve`) -- the attempt's :class:`~holyclient.pricing.Ledger`, from
+   its endpoint's declaration (:func:`~holyclient.pricing.charging_for`): with a budget, a billed
+   endpoint holds its cost now; the ledger settles it, or keeps it as uncertain spend when the attempt
+   fails after it was handed to the wire in a way the endpoint declares "maybe billed".
 3. **key** (:meth:`Pipeline.key`) -- the key for this attempt; a provider is called every time.
 4. **identity** (:meth:`Pipeline.build`, :meth:`Pipeline.url`, :meth:`Pipeline.wire_headers`) --
    ``OpenAI-Organization`` / ``OpenAI-Project``, default headers and default query.
@@ -19,7 +21,7 @@ once, in the order they run:
    library raises is translated and redacted (:func:`~holyclient._steps.sent`).
 7. **parse** (:meth:`Pipeline.finish`) -- the answer as the model asked for, or its status error; an
    answer that echoes the attempt's key has it cut out first (:meth:`~holyclient._steps.Exchange.unechoed`).
-8. **settle** -- the usage the answer reports is charged on the ledger.
+8. **settle** -- the usage the answer reports is charged on the ledger (if its endpoint settles).
 
 A Router plugs in as the client's :class:`~holyclient._steps.Sender` (``_sender_factory``): it picks a
 target and hands the attempt to that target's pipeline, so the target's key, budget and usage apply;
@@ -37,8 +39,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, request_timeout
-from ..pricing import CHARGED_PATHS
-from ._steps import AsyncSend, Exchange, Ledger, PipelineClient, Prepared, SendStep, asent, sent
+from ..pricing import Ledger, billed_usage, charging_for
+from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
@@ -50,6 +52,9 @@ __all__ = ["Pipeline", "PipelineClient"]
 
 logger = logging.getLogger(LOGGER_NAME)
 
+#: Send-step chains a pipeline keeps built (see :meth:`Pipeline._chain`).
+_CHAINS_KEPT = 8
+
 
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
@@ -58,7 +63,9 @@ class Pipeline:
 
     def __init__(self, client: PipelineClient) -> None:
         self.client = client
-        self._headers: tuple[tuple[str, str | None, str | None], list[tuple[str, str]]] | None = None
+        self._headers: (
+            tuple[tuple[str, str | None, str | None], dict[str, str], list[tuple[str, str]]] | None
+        ) = None
         self._urls: dict[str, str] = {}
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
 
@@ -71,21 +78,18 @@ class Pipeline:
             recorder.observe(options, self.client._usage)
 
     def reserve(self, options: RequestOptions) -> Ledger:
-        """Step 2: the attempt's worst case held against the budget (only when one is set).
+        """Step 2: the attempt's ledger; with a budget, a billed endpoint's cost is held now.
 
         Raises:
-            BudgetExceededError: what is left cannot cover the attempt's worst case.
+            BudgetExceededError: what is left cannot cover what the attempt holds, or the budget
+                cannot price it.
         """
         client = self.client
-        body = options.body
-        if (
-            body is None
-            or (options.path not in CHARGED_PATHS and "messages" not in body)
-            # counted only for a budget, or to learn a model's correction from its billed usage
-            or (client._budget_usd is None and not client._usage.learns(body))
-        ):
-            return Ledger(client._usage, None)
-        return Ledger(client._usage, client._usage.reserve(body))
+        charging = charging_for(options.method, options.path)
+        tracker = client._usage
+        if client._budget_usd is None or not charging.billed:
+            return Ledger(tracker, charging, options.body)
+        return Ledger(tracker, charging, options.body, tracker.reserve(options.body or {}, charging))
 
     def key(self) -> str:
         """Step 3: the key for this attempt (a provider is called every time: keys rotate)."""
@@ -143,17 +147,18 @@ class Pipeline:
         return url.copy_merge_params(cast("Any", query)) if query else url
 
     def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:
-        """A JSON POST's headers as a list, rebuilt only when the key or identity changes."""
+        """A JSON POST's headers as a list, rebuilt only when the key, identity or default headers change
+        (``client.default_headers`` may be edited in place: compared by value, not identity)."""
         client = self.client
         stamp = (key, client.organization, client.project)
         cached = self._headers
-        if cached is not None and cached[0] == stamp and not extra:
-            return cached[1]
+        if cached is not None and cached[0] == stamp and cached[1] == client.default_headers and not extra:
+            return cached[2]
         headers = build_headers(key, self.identity(), extra)
         headers = {"Accept-Encoding": "gzip, deflate", **headers, "Content-Type": "application/json"}
         listed = list(headers.items())
         if not extra:
-            self._headers = (stamp, listed)
+            self._headers = (stamp, dict(client.default_headers), listed)
         return listed
 
     def status_error(self, response: Any, content: bytes, request: Any) -> Any:
@@ -166,8 +171,6 @@ class Pipeline:
 
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
-        from ..pricing import billed_usage
-
         client = self.client
         try:
             exchange.unechoed()
@@ -175,7 +178,11 @@ class Pipeline:
         except BaseException as exc:
             exchange.failed(exc)
             raise
-        exchange.settle(*billed_usage(client._unwrap(result)))
+        ledger = exchange.ledger
+        if ledger is not None and ledger.charging.settles:
+            ledger.settle(*billed_usage(client._unwrap(result)))
+        elif ledger is not None:
+            ledger.release()
         return result
 
     # --- the drivers ---------------------------------------------------------------------------------
@@ -195,11 +202,13 @@ class Pipeline:
             prepared = Prepared(self, options, self.key())
             limiter = self.client.limiter if limited else None
             if limiter is None:
+                ledger.sending = True
                 exchange = self._wire(prepared)
             else:
                 from ..ratelimit import admission_cost, response_feedback
 
-                admission = limiter.acquire_sync(*admission_cost(limiter, options.body))
+                admission = limiter.acquire_sync(*admission_cost(limiter, options.body, ledger.charging))
+                ledger.sending = True
                 exchange = self._wire(prepared)
                 limiter.observe_sync(admission, response_feedback(exchange.response, stream=options.stream))
         except BaseException as exc:
@@ -220,11 +229,13 @@ class Pipeline:
             wire = self._chain(steps) if steps else self._awire
             limiter = self.client.limiter if limited else None
             if limiter is None:
+                ledger.sending = True
                 exchange = await wire(prepared)
             else:
                 from ..ratelimit import admission_cost, response_feedback
 
-                admission = await limiter.acquire(*admission_cost(limiter, options.body))
+                admission = await limiter.acquire(*admission_cost(limiter, options.body, ledger.charging))
+                ledger.sending = True  # from here a cancellation may come after the request left
                 exchange = await wire(prepared)
                 await limiter.observe(admission, response_feedback(exchange.response, stream=options.stream))
         except BaseException as exc:
@@ -234,13 +245,19 @@ class Pipeline:
         return exchange
 
     def _chain(self, steps: tuple[SendStep, ...]) -> AsyncSend:
-        """``steps`` bound around the wire (built once per tuple of steps: a batch sends thousands)."""
+        """``steps`` bound around the wire (built once per tuple of steps: a batch sends thousands).
+
+        At most :data:`_CHAINS_KEPT` chains are kept: a caller that makes a new tuple per call (a
+        stopwatch per request) would otherwise grow the cache, and every entry keeps its steps alive.
+        """
         known = self._chains.get(id(steps))
         if known is not None and known[0] is steps:
             return known[1]
         send: AsyncSend = self._awire
         for step in reversed(steps):
             send = functools.partial(step, send=send)
+        if len(self._chains) >= _CHAINS_KEPT:
+            self._chains.clear()
         self._chains[id(steps)] = (steps, send)
         return send
 

@@ -25,7 +25,7 @@ from .._http import translate_error
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
-    from ..pricing import Reservation, UsageTracker
+    from ..pricing import Ledger, UsageTracker
     from ..ratelimit import Limiter
     from ..types._model import BaseModel
     from ._recorder import Recorder
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 __all__ = [
     "AsyncSend",
     "Exchange",
-    "Ledger",
     "PipelineClient",
     "Prepared",
     "Preparer",
@@ -118,41 +117,6 @@ class Prepared:
     def wire_headers(self) -> list[tuple[str, str]]:
         """The headers of a JSON POST as a list (cached per key), for a step that sends by itself."""
         return self.pipeline.wire_headers(self.key, self.options.extra_headers)
-
-
-class Ledger:
-    """An attempt's budget reservation on its client's tracker, settled exactly once.
-
-    An attempt whose outcome is unknown (a timeout after sending) may have been billed: its
-    reservation is kept as uncertain spend, never released.
-    """
-
-    __slots__ = ("reservation", "tracker")
-
-    def __init__(self, tracker: UsageTracker, reservation: Reservation | None) -> None:
-        self.tracker = tracker
-        self.reservation = reservation
-
-    def settle(self, model: str | None, usage: Any) -> None:
-        """Charge the usage the answer reported (``usage.model_dump()``), releasing the rest of the hold."""
-        usage_dict = usage.model_dump() if usage is not None else None
-        reservation, self.reservation = self.reservation, None
-        if reservation is not None:
-            self.tracker.settle(reservation, usage_dict)
-        elif usage_dict is not None and model:
-            self.tracker.record(model, usage_dict)
-
-    def failed(self, exc: BaseException) -> None:
-        """Settle an attempt that failed with ``exc``: uncertain when it may have been billed, else released."""
-        from ._attempts import outcome_unknown
-
-        reservation, self.reservation = self.reservation, None
-        if reservation is None:
-            return
-        if outcome_unknown(exc):
-            self.tracker.settle_uncertain(reservation)
-        else:
-            self.tracker.settle(reservation, None)
 
 
 class Exchange:

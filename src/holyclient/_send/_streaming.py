@@ -148,8 +148,9 @@ def _observe_bytes(decoder: ChunkDecoder[Any], meter: StreamMeter | None, chunk:
 class _Ending:
     """How a stream's reading ended, for its meter and its caller.
 
-    ``outcome``: ``"complete"``, ``"early"`` (closed before the end) or ``"unknown"`` (the wire failed:
-    the answer may have been billed). ``failure``: what ended it. The one key-safety rule of a stream:
+    ``outcome``: ``"complete"``, ``"early"`` (closed before the end), ``"unknown"`` (the wire failed:
+    the answer may have been billed) or ``"refused"`` (the server's error was the first event: nothing
+    was generated, so nothing is charged -- as a Router that fails over on it charges nothing). ``failure``: what ended it. The one key-safety rule of a stream:
     an error from the HTTP library is translated and redacted (:func:`~._steps.clean_failure`) and
     raised *after* the ``finally`` by :meth:`raise_failure`, outside the ``except`` block, so that the
     library's exception (whose request holds the key) is not chained; our own errors (an error event,
@@ -169,6 +170,11 @@ class _Ending:
             return True
         self.outcome = "unknown"
         return False
+
+    def opened_with(self, stream: Any) -> None:
+        """Our error ended the stream: if it is the error the stream opened with, nothing was generated."""
+        if opening_error(stream) is not None:
+            self.outcome = "refused"
 
     def raise_failure(self) -> None:
         if self.failure is not None:
@@ -270,6 +276,7 @@ class Stream(Generic[T]):
             ending.outcome = "complete"
         except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
             if ending.caught(exc, lambda: self.response.request):
+                ending.opened_with(self)
                 raise
         finally:
             if self._meter is not None:
@@ -343,6 +350,7 @@ class AsyncStream(Generic[T]):
             ending.outcome = "complete"
         except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
             if ending.caught(exc, lambda: self.response.request):
+                ending.opened_with(self)
                 raise
         finally:
             if self._meter is not None:  # before the await: a cancelled close must not skip the charge

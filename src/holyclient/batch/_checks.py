@@ -144,7 +144,7 @@ class ModelCheck:
         from ..tokens import count_request
 
         try:
-            prompt = count_request(body).tokens
+            prompt = count_request(body, endpoint=request.url).tokens
         except (ValueError, TypeError):  # shapes the counter does not know: the server judges
             return
         if prompt + cap > info.context_window:

@@ -53,7 +53,7 @@ def _inputs(value: Any) -> list[Any]:
 def _count(body: Mapping[str, Any]) -> int:
     from ..ratelimit import count_prompt_tokens
 
-    return count_prompt_tokens(body) or 1
+    return count_prompt_tokens(body, EMBEDDINGS_URL) or 1
 
 
 @dataclass

@@ -7,7 +7,6 @@ sends one request until it has a result. Split from ``_runner.py`` so each half 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -41,19 +40,6 @@ logger = logging.getLogger(LOGGER_NAME)
 #: by :attr:`AdaptiveConcurrency.backoff_scale`); later ones wait the policy's full backoff, so that a
 #: request still spans tens of seconds of retries before it is given up (a stalled server recovers).
 QUICK_RETRIES = 6
-
-
-class _Usage:
-    """A usage already in the chat completion's terms (:func:`._answers.usage_of`) as the client's
-    ``_settle`` takes it, without a pydantic round trip per request."""
-
-    __slots__ = ("_data",)
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self._data = data
-
-    def model_dump(self) -> dict[str, Any]:
-        return dict(self._data)
 
 
 def _error(code: str, message: str) -> dict[str, str]:
@@ -151,7 +137,7 @@ class RequestProcessor:
         """The pipeline's settlement step: the answer's usage on its client's tracker (a Router's target
         included), or the reservation released when the answer reports none."""
         try:
-            exchange.settle(result.model, _Usage(result.usage) if result.usage is not None else None)
+            exchange.settle(result.model, result.usage)
         except Exception as exc:  # an odd usage object: the result stands, the reservation is released
             logger.debug("Batch request %s: usage not recorded", result.custom_id, exc_info=True)
             exchange.failed(exc)

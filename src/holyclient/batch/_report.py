@@ -192,11 +192,11 @@ class DryRunEstimate:
         entry[0] += 1
         out = _output_tokens(body, url)
         try:
-            estimate = estimate_request(body)
+            estimate = estimate_request(body, endpoint=url)
             if url != CHAT_COMPLETIONS_URL:
                 estimate = estimate_cost(model, estimate.input_tokens, out, approximate=estimate.approximate)
         except UnknownModelError:
-            entry[1] += count_prompt_tokens(body)
+            entry[1] += count_prompt_tokens(body, url)
             entry[2] += out
             entry[3] = None
             return

@@ -67,7 +67,9 @@ class DirectWire:
             None  # holyclient._http._aiohttp, imported on the first request (it imports aiohttp)
         )
         self._transports: dict[int, tuple[Preparer, Any]] = {}
-        self._timeouts: dict[tuple[int, Any], dict[str, float | None]] = {}
+        #: The aiohttp timeouts of each timeout setting met, keyed by the setting (a number) or its
+        #: identity, the setting kept beside them so that its ``id`` cannot be reused while cached.
+        self._timeouts: dict[Any, tuple[Any, dict[str, float | None]]] = {}
 
     def transport(self, pipeline: Preparer) -> Any:
         """The aiohttp transport ``pipeline``'s requests may be sent on, or ``None``."""
@@ -86,12 +88,16 @@ class DirectWire:
         return sniffio.current_async_library() == "asyncio"
 
     def _timeout(self, pipeline: Preparer, timeout: Any) -> dict[str, float | None]:
-        key = (id(pipeline), timeout if isinstance(timeout, (int, float)) else id(timeout))
-        timeouts = self._timeouts.get(key)
-        if timeouts is None:
-            chosen = pipeline.client.timeout if timeout is NOT_GIVEN else default_timeout(timeout)
-            connect, read, write, pool = request_timeout(chosen)
-            timeouts = self._timeouts[key] = {"connect": connect, "read": read, "write": write, "pool": pool}
+        """The aiohttp timeouts of a request: its own ``timeout``, else its client's as it is now (a
+        client's ``timeout`` may be reassigned between runs)."""
+        setting = pipeline.client.timeout if timeout is NOT_GIVEN else timeout
+        key = setting if isinstance(setting, (int, float)) else id(setting)
+        known = self._timeouts.get(key)
+        if known is not None and (known[0] is setting or isinstance(setting, (int, float))):
+            return known[1]
+        connect, read, write, pool = request_timeout(default_timeout(setting))
+        timeouts = {"connect": connect, "read": read, "write": write, "pool": pool}
+        self._timeouts[key] = (setting, timeouts)
         return timeouts
 
     async def __call__(self, prepared: Prepared, send: AsyncSend) -> Exchange:

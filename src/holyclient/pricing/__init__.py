@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._billed import BilledTokens, billed_tokens
+from ._billed import BilledTokens, billed_tokens, billed_usage
+from ._charging import CHAT, ENDPOINTS, UNDECLARED, Charging, FailureKind, charging_for, routes
 from ._cost import (
     DEFAULT_CNY_RATE,
     DEFAULT_OUTPUT_TOKENS,
@@ -22,16 +23,24 @@ from ._cost import (
     requested_output_tokens,
     usage_tokens,
 )
-from ._stream_usage import CHARGED_PATHS, Outcome, StreamMeter, ask_for_usage
-from ._tracker import Reservation, UsageSnapshot, UsageTracker, billed_usage
+from ._hold import BudgetPolicy, Reservation
+from ._ledger import Ledger, failure_kind
+from ._stream_usage import Outcome, StreamMeter, ask_for_usage
+from ._tracker import UsageSnapshot, UsageTracker
 from ._usage_export import usage_export
 
 __all__ = [
-    "CHARGED_PATHS",
+    "CHAT",
     "DEFAULT_CNY_RATE",
     "DEFAULT_OUTPUT_TOKENS",
+    "ENDPOINTS",
+    "UNDECLARED",
     "BilledTokens",
+    "BudgetPolicy",
+    "Charging",
     "CostEstimate",
+    "FailureKind",
+    "Ledger",
     "ModelInfo",
     "Outcome",
     "Price",
@@ -47,12 +56,15 @@ __all__ = [
     "billed_cost",
     "billed_tokens",
     "billed_usage",
+    "charging_for",
     "cost_from_usage",
     "default_table",
     "estimate_cost",
     "estimate_request",
+    "failure_kind",
     "lookup_model",
     "requested_output_tokens",
+    "routes",
     "usage_export",
     "usage_tokens",
 ]

@@ -81,3 +81,23 @@ def billed_usd(price: Price, billed: BilledTokens) -> tuple[float, float]:
         (billed.completion - billed.audio_output) * price.output + billed.audio_output * audio_out
     ) / 1e6
     return input_usd, output_usd
+
+
+def billed_usage(answer: Any) -> tuple[str | None, Any]:
+    """The model and token usage an answer reports: a parsed answer's ``usage`` model, or the ``usage``
+    object of a raw JSON answer (a dict: what a transport or ``cast_to=object`` reads).
+
+    ``(None, None)`` for answers without one (text, bytes, a translation's undeclared ``usage`` kept as
+    a plain dict on a model). Whether the usage is charged is not decided here: an endpoint whose
+    answers repeat usage billed elsewhere (a batch, a stored completion) declares that it does not
+    settle (:mod:`holyclient.pricing._charging`).
+    """
+    if isinstance(answer, Mapping):
+        usage, model = answer.get("usage"), answer.get("model")
+        if not isinstance(usage, Mapping):
+            return None, None
+        return (model if isinstance(model, str) else None), usage
+    usage = getattr(answer, "usage", None)
+    if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
+        return None, None
+    return getattr(answer, "model", None), usage

@@ -187,6 +187,7 @@ def estimate_request(
     cached_input_tokens: int = 0,
     image_size: tuple[int, int] | None = None,
     table: PriceTable | None = None,
+    endpoint: str | None = None,
 ) -> CostEstimate:
     """Estimate a request's cost before sending it.
 
@@ -201,21 +202,24 @@ def estimate_request(
         cached_input_tokens: prompt tokens expected to be served from the cache.
         image_size: size assumed for images given by URL.
         table: a price table (default: built-in + ``HOLYSHEEP_PRICES``).
+        endpoint: the path the body is sent to (``"/v1/chat/completions"``...); without it the shape
+            is guessed from the body's keys (see :func:`holyclient.tokens.count_request`).
 
     Raises:
         UnknownModelError: the model has no price.
         ValueError / TypeError: the body is not a chat or embeddings request.
     """
-    from ..tokens import count_request
+    from ..tokens import count_request, shape_of
 
     name = model or body.get("model")
     if not isinstance(name, str) or not name:
         raise ValueError("no model: the body has no 'model' and none was given")
     table = table or default_table()
     info = table.lookup(name)  # fail on an unknown model before spending time counting
-    counted = count_request(body, model=_counting_name(name, info), image_size=image_size)
+    counted = count_request(body, endpoint=endpoint, model=_counting_name(name, info), image_size=image_size)
     assumed = output_tokens is None
-    if "messages" not in body:
+    generates = shape_of(endpoint) != "embeddings" if endpoint is not None else "messages" in body
+    if not generates:
         out = 0
         assumed = False
     elif output_tokens is not None:

@@ -46,12 +46,12 @@ class CalibrationLearner:
         model = body.get("model")
         return isinstance(model, str) and bool(model) and encoding_name_for_model(model)[1]
 
-    def count(self, body: Mapping[str, Any], name: str) -> tuple[TokenCount, StandIn | None]:
-        """The prompt's count for the model whose table name is ``name`` (corrected, with its range),
-        and what to keep to learn from its bill (None for an exact count)."""
+    def count(self, body: Mapping[str, Any], name: str, endpoint: str) -> tuple[TokenCount, StandIn | None]:
+        """The prompt's count of a request to ``endpoint`` for the model whose table name is ``name``
+        (corrected, with its range), and what to keep to learn from its bill (None for an exact count)."""
         from ..tokens import profile_request, qualify_profile
 
-        counted, weights = profile_request(body, model=name)
+        counted, weights = profile_request(body, endpoint=endpoint, model=name)
         if not counted.approximate or counted.low is not None:  # exact, or exact text in a template
             return counted, None
         qualified = qualify_profile(counted, weights, self._in_use())

@@ -41,6 +41,10 @@ class UsageSnapshot:
         approximate: True when some of the totals were counted locally rather than reported by the server.
         warnings: what went wrong beside the calls without failing them (a ``record_to`` file that could
             not be written, so recording stopped).
+        overrun_usd: how much settled requests cost beyond what they held against the budget (requests
+            without an output cap hold an expected answer length: see the budget policy); 0 when every
+            answer fitted its hold.
+        overrun_requests: how many settled requests cost more than they held.
     """
 
     models: dict[str, ModelUsage]
@@ -51,6 +55,8 @@ class UsageSnapshot:
     unpriced_models: tuple[str, ...]
     uncertain_usd: float = 0.0
     warnings: tuple[str, ...] = ()
+    overrun_usd: float = 0.0
+    overrun_requests: int = 0
 
     def __repr__(self) -> str:
         return money_repr(self)
@@ -89,4 +95,22 @@ class UsageSnapshot:
             "uncertain_usd": self.uncertain_usd,
             "approximate": self.approximate,
             "warnings": list(self.warnings),
+            "overrun_usd": self.overrun_usd,
+            "overrun_requests": self.overrun_requests,
         }
+
+
+class Totals:
+    """A model's running totals inside a tracker (mutable, under the tracker's lock)."""
+
+    __slots__ = ("approximate", "cached", "completion", "cost", "priced", "prompt", "requests", "uncertain")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.prompt = 0
+        self.cached = 0
+        self.completion = 0
+        self.cost = 0.0
+        self.priced = True
+        self.approximate = 0
+        self.uncertain = 0

@@ -1,22 +1,26 @@
 """Charging streamed generations, sans-IO: what to ask the server for, and what a stream cost.
 
-A streamed chat completion, completion or response is charged like any other call, whatever way the
-stream ends:
+A stream of an endpoint that declares how its streams report usage (its
+:class:`~holyclient.pricing._charging.Charging`'s ``stream``) is charged like any other call, whatever
+way the stream ends:
 
-* The request asks the server for usage in the stream (``stream_options: {"include_usage": true}``)
-  unless the caller set ``stream_options`` themselves or reads the raw bytes. The extra final chunk that carries it (empty
-  ``choices``) is then hidden from the caller, who did not ask for it. The Responses API always reports
-  usage in its ``response.completed`` event: nothing to ask.
+* A chat completion or completion stream asks the server for usage (``stream_options:
+  {"include_usage": true}``) unless the caller set ``stream_options`` themselves or reads the raw
+  bytes. The extra final chunk that carries it (empty ``choices``) is then hidden from the caller, who
+  did not ask for it. The Responses API always reports usage in its ``response.completed`` event.
 * When the stream ends with the server's usage, that usage is charged. When it ends without (the caller
   left early, the stream was dropped unclosed, or the server ignores ``stream_options``) the tokens are
-  counted locally: the prompt from the request, the completion from the text seen so far; the record is
+  counted locally: the prompt from the request, the completion from the text seen so far (only the
+  events the endpoint declares as text: a Responses stream's base64 audio is not text); the record is
   marked approximate.
 * When the connection drops mid-stream, the outcome is unknown (the server may have gone on generating
-  and billing): with a budget, the reservation is kept as spent and counted as uncertain.
+  and billing): the attempt's hold is kept as uncertain spend.
+* A stream whose first event is the server's error generated nothing: it is charged nothing.
 
-:class:`StreamMeter` watches the parsed chunks (:meth:`~StreamMeter.observe`) and settles the usage
-tracker once (:meth:`~StreamMeter.finish`); a stream garbage-collected unclosed calls
-:meth:`~StreamMeter.abandon`, which only queues the settlement (see :mod:`holyclient.pricing._tracker`).
+:class:`StreamMeter` watches the parsed chunks (:meth:`~StreamMeter.observe`) and settles the attempt's
+:class:`~holyclient.pricing._ledger.Ledger` once (:meth:`~StreamMeter.finish`); a stream
+garbage-collected unclosed calls :meth:`~StreamMeter.abandon`, which only queues the settlement (see
+:mod:`holyclient.pricing._tracker`).
 """
 
 from __future__ import annotations
@@ -28,17 +32,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from .._constants import LOGGER_NAME
 
 if TYPE_CHECKING:
-    from ._tracker import Reservation, UsageTracker
+    from ._charging import Charging
+    from ._ledger import Ledger
 
-__all__ = ["CHARGED_PATHS", "StreamMeter", "ask_for_usage"]
+__all__ = ["StreamMeter", "ask_for_usage"]
 
 logger = logging.getLogger(LOGGER_NAME)
-
-#: Endpoints whose calls generate tokens, and so are reserved against the budget and charged.
-CHARGED_PATHS = frozenset({"/chat/completions", "/completions", "/responses"})
-
-#: Endpoints that report usage in a stream only when asked with ``stream_options.include_usage``.
-_ASK_PATHS = frozenset({"/chat/completions", "/completions"})
 
 #: Responses API events that end a response and carry its usage.
 _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -56,16 +55,17 @@ class StreamWatch(Protocol):
 
 
 def ask_for_usage(
-    path: str, body: Mapping[str, Any] | None, *, raw_bytes: bool = False
+    charging: Charging, body: Mapping[str, Any] | None, *, raw_bytes: bool = False
 ) -> tuple[Mapping[str, Any] | None, bool]:
     """The body to send for a streaming request, and whether to hide the usage-only chunk it adds.
 
-    ``stream_options`` is added only when the caller did not set it (to anything, ``None`` included):
-    an explicit choice is theirs, and they then see every chunk the server sends. A caller reading the
-    raw bytes (``raw_bytes``: ``with_streaming_response``) gets nothing added either, since no chunk can
-    be hidden from bytes: the stream is then charged by counting locally.
+    ``stream_options`` is added only for an endpoint whose streams report usage only when asked, and
+    only when the caller did not set it (to anything, ``None`` included): an explicit choice is theirs,
+    and they then see every chunk the server sends. A caller reading the raw bytes (``raw_bytes``:
+    ``with_streaming_response``) gets nothing added either, since no chunk can be hidden from bytes: the
+    stream is then charged by counting locally.
     """
-    if body is None or raw_bytes or path not in _ASK_PATHS or "stream_options" in body:
+    if body is None or raw_bytes or charging.stream != "ask" or "stream_options" in body:
         return body, False
     return {**body, "stream_options": {"include_usage": True}}, True
 
@@ -77,40 +77,20 @@ def _get(obj: Any, key: str) -> Any:
 
 
 class StreamMeter:
-    """One stream's charge: the usage the server reported, else the text seen, settled once.
+    """One stream's charge: the usage the server reported, else the text seen, settled once on the
+    attempt's ledger.
 
     Args:
-        tracker: the client's usage tracker.
-        reservation: the budget reservation of the request (None without a budget).
-        body: the request body as sent.
+        ledger: the attempt's ledger (the meter takes it over: nothing else settles it).
         hide_usage_chunk: hide the usage-only final chunk (the caller did not ask for it).
         watch: told of every chunk and of how the stream was settled (the call's span, when traced).
     """
 
-    __slots__ = (
-        "_body",
-        "_done",
-        "_hide",
-        "_model",
-        "_pieces",
-        "_reservation",
-        "_tracker",
-        "_usage",
-        "_watch",
-    )
+    __slots__ = ("_done", "_hide", "_ledger", "_model", "_pieces", "_text_events", "_usage", "_watch")
 
-    def __init__(
-        self,
-        tracker: UsageTracker,
-        reservation: Reservation | None,
-        body: Mapping[str, Any] | None,
-        *,
-        hide_usage_chunk: bool,
-        watch: StreamWatch | None = None,
-    ) -> None:
-        self._tracker = tracker
-        self._reservation = reservation
-        self._body = body or {}
+    def __init__(self, ledger: Ledger, *, hide_usage_chunk: bool, watch: StreamWatch | None = None) -> None:
+        self._ledger = ledger
+        self._text_events = ledger.charging.text_events
         self._hide = hide_usage_chunk
         self._model: str | None = None
         self._usage: Any = None
@@ -164,7 +144,7 @@ class StreamMeter:
         elif usage is None:
             kind = getattr(item, "type", None)
             if isinstance(kind, str):
-                if kind.endswith(".delta"):
+                if kind in self._text_events:
                     delta = getattr(item, "delta", None)
                     if isinstance(delta, str):
                         self._pieces.append(delta)
@@ -186,45 +166,34 @@ class StreamMeter:
         if self._done:
             return
         self._done = True
-        self._tracker.settle_later(lambda: self._charge("early"))
+        self._ledger.tracker.settle_later(lambda: self._charge("early"))
 
     def _charge(self, outcome: Outcome, error: BaseException | None = None) -> None:
-        tracker, reservation = self._tracker, self._reservation
+        ledger = self._ledger
         usage, approximate = self._usage, False
         if usage is not None:
-            self._settle(usage, approximate=False)
+            ledger.settle(self._model, usage)
         elif outcome == "refused":
-            if reservation is not None:
-                tracker.settle(reservation, None)  # the hold is released: nothing to charge
-        elif outcome == "unknown" and reservation is not None:
-            tracker.settle_uncertain(reservation)
+            ledger.refused()  # nothing generated: nothing to charge
+        elif outcome == "unknown":
+            ledger.uncertain()  # the wire failed mid-stream: the server may have gone on and billed
         else:
             usage, approximate = self._local_usage(), True
-            self._settle(usage, approximate=True)
+            ledger.settle(self._model, usage, approximate=True)
         if self._watch is not None:
             self._watch.ended(outcome, usage, approximate, error)
 
-    def _settle(self, usage: dict[str, int] | Any, *, approximate: bool) -> None:
-        if self._reservation is not None:
-            self._tracker.settle(self._reservation, usage, approximate=approximate)
-            return
-        model = self._model or self._body.get("model")
-        if isinstance(model, str) and model and usage is not None:
-            self._tracker.record(model, usage, approximate=approximate)
-
     def _local_usage(self) -> dict[str, int] | None:
         """Prompt tokens from the request, completion tokens from the text seen; None if uncountable."""
-        model = self._body.get("model")
+        body = self._ledger.body or {}
+        model = body.get("model")
         if not isinstance(model, str) or not model:
             return None
-        from ..tokens import count_request, count_tokens
+        from ..tokens import count_tokens
 
-        prompt = self._reservation.prompt_tokens if self._reservation is not None else None
+        prompt = self._ledger.prompt_tokens()
         if prompt is None:
-            try:
-                prompt = count_request(self._body).tokens
-            except (TypeError, ValueError) as exc:  # a body we cannot count: charge what we can
-                logger.debug("Could not count the prompt of a stream that reported no usage: %s", exc)
-                prompt = 0
+            logger.debug("Could not count the prompt of a stream that reported no usage")
+            prompt = 0
         completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}

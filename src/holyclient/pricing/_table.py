@@ -87,7 +87,7 @@ class PriceTable:
     """Models by name, with aliases and snapshots resolved to their entry."""
 
     models: dict[str, ModelInfo] = field(default_factory=dict)
-    _index: dict[str, str] = field(default_factory=dict, repr=False)
+    _index: dict[str, str] = field(default_factory=dict, init=False, repr=False)  # built by merge()
 
     @classmethod
     def builtin(cls) -> PriceTable:

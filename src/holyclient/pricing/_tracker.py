@@ -1,11 +1,13 @@
 """Token and cost totals per model, and the optional budget guard, shared by all of a client's calls.
 
-A request first *reserves* its worst-case cost (prompt counted offline, output at its cap), so that
-concurrent requests cannot together overrun the budget; when the response arrives the reservation is
-*settled*, replaced by the cost of the real ``usage``. A request whose outcome is unknown (a timeout or a
-dropped connection after it was sent: the server may have billed it) keeps its reservation as spent,
-counted as *uncertain*. One ``threading.Lock`` guards the state; no method awaits, so asyncio tasks
-sharing a tracker are safe too.
+With a budget, a request first *holds* its cost (the prompt counted offline, plus its output
+allowance: see :mod:`holyclient.pricing._hold` for the budget policy), so that concurrent requests
+cannot together overrun the budget; when the response arrives the hold is *settled*, replaced by the
+cost of the real ``usage``. A request whose outcome is unknown (a timeout, a dropped connection or a
+cancellation after it was sent: the server may have billed it) keeps its hold as spent, counted as
+*uncertain*. Which endpoints hold and which failures are "maybe billed" is each endpoint's declaration
+(:mod:`holyclient.pricing._charging`), applied by an attempt's :class:`~holyclient.pricing._ledger.Ledger`.
+One ``threading.Lock`` guards the state; no method awaits, so asyncio tasks sharing a tracker are safe too.
 
 Garbage-collection finalisers (a stream dropped without being closed) must not take that lock: the
 collector can run them on a thread that already holds it. They queue their settlement with
@@ -20,64 +22,22 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import BudgetExceededError
 from ._billed import billed_tokens
-from ._cost import (
-    PriceTable,
-    UnknownModelError,
-    billed_cost,
-    default_table,
-    estimate_cost,
-    requested_output_tokens,
-)
+from ._charging import CHAT, Charging
+from ._cost import PriceTable, UnknownModelError, billed_cost, default_table, estimate_cost
+from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, output_hold
 from ._learning import CalibrationLearner, StandIn
-from ._snapshot import ModelUsage, UsageSnapshot
+from ._snapshot import ModelUsage, Totals, UsageSnapshot
 from ._usage_export import usage_export
 
 if TYPE_CHECKING:
     from ..tokens import Calibration
 
 __all__ = ["ModelUsage", "Reservation", "UsageSnapshot", "UsageTracker"]
-
-
-@dataclass(frozen=True)
-class Reservation:
-    """A request's place in the budget until it is settled.
-
-    Attributes:
-        model: the model of the request.
-        prompt_tokens: prompt tokens counted offline, at the high end of the count's range when the
-            count is not exact (None when not counted).
-        worst_case_usd: the amount held (0 when the model has no price).
-        priced: False when the model has no price (its cost is then unknown).
-        stand_in: the uncorrected stand-in count and kind mix of a count that is not exact: what the
-            billed usage is compared with to learn the correction online.
-    """
-
-    id: int
-    model: str
-    prompt_tokens: int | None
-    worst_case_usd: float
-    priced: bool
-    stand_in: StandIn | None = field(default=None, compare=False)
-
-
-class _Totals:
-    __slots__ = ("approximate", "cached", "completion", "cost", "priced", "prompt", "requests", "uncertain")
-
-    def __init__(self) -> None:
-        self.requests = 0
-        self.prompt = 0
-        self.cached = 0
-        self.completion = 0
-        self.cost = 0.0
-        self.priced = True
-        self.approximate = 0
-        self.uncertain = 0
 
 
 class UsageTracker:
@@ -88,13 +48,17 @@ class UsageTracker:
     (:meth:`calibration`), which later reservations use.
 
     Args:
-        budget_usd: refuse requests whose worst-case cost exceeds what is left (None: no limit).
+        budget_usd: refuse, before sending, requests whose hold exceeds what is left (None: no limit).
         prices: the price table (default: built-in plus ``HOLYSHEEP_PRICES``).
         calibration: corrections fitted from billed usage: a :class:`~holyclient.Calibration` or the
             path of a file written by ``holyclient calibrate`` (what is learnt online adds to it).
+        budget_policy: what a request without an output cap holds: ``"expected"`` (the answer length
+            this tracker's billed answers show for the model) or ``"worst_case"`` (the model's whole
+            output limit); see :mod:`holyclient.pricing._hold`.
 
     Raises:
         CalibrationFileError: the calibration file cannot be read.
+        ValueError: a negative budget, or an unknown policy.
     """
 
     def __init__(
@@ -103,14 +67,23 @@ class UsageTracker:
         *,
         prices: PriceTable | None = None,
         calibration: Calibration | str | Path | None = None,
+        budget_policy: BudgetPolicy = "expected",
     ) -> None:
         if budget_usd is not None and (math.isnan(budget_usd) or budget_usd < 0):
             raise ValueError(f"budget_usd must be a non-negative number, got {budget_usd!r}")
+        if budget_policy not in POLICIES:
+            raise ValueError(
+                f"budget_policy must be one of {', '.join(map(repr, POLICIES))}, got {budget_policy!r}"
+            )
         self.budget_usd = budget_usd
+        self.budget_policy: BudgetPolicy = budget_policy
+        self._outputs = OutputEstimate()
+        self._overrun = 0.0
+        self._overruns = 0
         self._prices = prices
         self._learner = CalibrationLearner(calibration)
         self._lock = threading.Lock()
-        self._totals: dict[str, _Totals] = {}
+        self._totals: dict[str, Totals] = {}
         self._spent = 0.0
         self._reserved: dict[int, float] = {}
         self._next_id = 0
@@ -125,36 +98,35 @@ class UsageTracker:
             self._prices = default_table()
         return self._prices
 
-    def reserve(self, body: Mapping[str, Any]) -> Reservation:
-        """Hold the worst-case cost of a chat request body before it is sent.
+    def reserve(self, body: Mapping[str, Any], charging: Charging = CHAT) -> Reservation:
+        """Hold the cost of a request to ``charging``'s endpoint before it is sent.
 
-        The worst case is the prompt (counted offline) plus the output cap: ``max_completion_tokens`` or
-        ``max_tokens`` times ``n``, else the model's maximum output, never more than the context window
-        leaves; cached-input discounts are not assumed.
+        A generation holds its prompt (counted offline, at the high end of the count's range) plus
+        its output allowance under the budget policy (see :mod:`holyclient.pricing._hold`); an
+        embedding holds its prompt. Cached-input discounts are not assumed.
 
         Raises:
-            BudgetExceededError: a budget is set and the worst case exceeds what is left (spent and
-                held amounts deducted), or the model has no price so the budget cannot be checked.
+            BudgetExceededError: a budget is set and the hold exceeds what is left (spent and held
+                amounts deducted), or the model or endpoint has no price so the budget cannot be checked.
         """
         self._apply_later()
         model = str(body.get("model") or "")
-        info = self.prices.get(model)
+        info = self.prices.get(model) if charging.holds != "unpriced" else None
         if info is None:
             if self.budget_usd is not None:
                 remaining = self.remaining_usd
+                why = (
+                    self.prices.unknown(model)
+                    if charging.holds != "unpriced"
+                    else f"holyclient has no price for a {charging.name} (priced per image, second or character)"
+                )
                 raise BudgetExceededError(
-                    f"Cannot check the budget: {self.prices.unknown(model)}",
+                    f"Cannot check the budget: {why}",
                     requested_usd=math.inf,
                     remaining_usd=remaining if remaining is not None else math.inf,
                 )
             return self._hold(model, None, 0.0, priced=False)
-        counted, stand_in = self._learner.count(body, info.name)
-        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
-        cap = requested_output_tokens(body)
-        n = body.get("n")
-        choices = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
-        room = max(info.context_window - prompt, 0)
-        output = cap * choices if cap is not None else min(info.max_output_tokens, room) * choices
+        prompt, output, why, stand_in = self._hold_of(body, charging, info)
         worst = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         with self._lock:
             if self.budget_usd is None:
@@ -162,18 +134,32 @@ class UsageTracker:
             remaining = self.budget_usd - self._spent - sum(self._reserved.values())
             if worst > remaining:
                 raise BudgetExceededError(
-                    f"Request refused before sending: its worst-case cost ${worst:.6f} ({prompt} prompt + "
-                    f"{output} output tokens on {info.name}) exceeds the ${max(remaining, 0.0):.6f} left of the "
-                    f"${self.budget_usd:.6f} budget. Set max_tokens lower or raise the budget.",
+                    f"Request refused before sending: it holds ${worst:.6f} ({prompt} prompt + {output} "
+                    f"output tokens on {info.name}, the output being {why}), more than the "
+                    f"${max(remaining, 0.0):.6f} left of the ${self.budget_usd:.6f} budget. "
+                    "Set max_tokens lower or raise the budget.",
                     requested_usd=worst,
                     remaining_usd=max(remaining, 0.0),
                 )
             return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
 
-    def learns(self, body: Mapping[str, Any]) -> bool:
-        """Whether a request's billed usage would teach the tracker something (its model is counted
-        with a stand-in tokenizer), so the client should reserve it even without a budget."""
-        return self._learner.learns(body)
+    def _hold_of(
+        self, body: Mapping[str, Any], charging: Charging, info: Any
+    ) -> tuple[int, int, str, StandIn | None]:
+        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds."""
+        counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
+        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
+        if not charging.generates:
+            return prompt, 0, "none (nothing is generated)", stand_in
+        output, why = output_hold(
+            body,
+            model=info.name,
+            max_output_tokens=info.max_output_tokens,
+            room=max(info.context_window - prompt, 0),
+            policy=self.budget_policy,
+            estimate=self._outputs,
+        )
+        return prompt, output, why, stand_in
 
     def calibration(self) -> Calibration:
         """The corrections learnt from every billed response so far, over the one given at creation;
@@ -203,21 +189,51 @@ class UsageTracker:
     ) -> None:
         """Replace a reservation by the cost of the real ``usage``; with None, just release it.
 
-        Settling the same reservation twice records nothing the second time.
+        Settling the same reservation twice records nothing the second time. A usage that costs more
+        than was held is charged in full, and the excess is reported (``UsageSnapshot.overrun_usd``).
 
         Args:
             approximate: the usage was counted locally, not reported by the server.
         """
         with self._lock:
-            if self._reserved.pop(reservation.id, None) is None:
+            held = self._reserved.pop(reservation.id, None)
+            if held is None:
                 return
             if usage is not None:
-                self._record_locked(reservation.model, usage, approximate)
+                cost = self._record_locked(reservation.model, usage, approximate)
+                if cost is not None and cost > held + 1e-12 and reservation.priced:
+                    self._overrun += cost - held
+                    self._overruns += 1
                 if not approximate and reservation.stand_in is not None:
                     self._learner.learn(reservation.stand_in, usage)
 
+    def charge(
+        self,
+        model: str,
+        usage: Mapping[str, Any] | Any,
+        charging: Charging = CHAT,
+        body: Mapping[str, Any] | None = None,
+        *,
+        approximate: bool = False,
+    ) -> None:
+        """Charge the usage an answer reported for a request that held nothing (no budget was set);
+        a model counted with a stand-in tokenizer learns its correction from it (``body`` is counted
+        then)."""
+        stand_in = None
+        if not approximate and body is not None and charging.counts and self._learner.learns(body):
+            info = self.prices.get(model)
+            if info is not None:
+                try:
+                    stand_in = self._learner.count(body, info.name, charging.counts)[1]
+                except (TypeError, ValueError):  # a body the counter cannot read: nothing to learn
+                    stand_in = None
+        with self._lock:
+            self._record_locked(model, usage, approximate)
+            if stand_in is not None:
+                self._learner.learn(stand_in, usage)
+
     def settle_uncertain(self, reservation: Reservation) -> None:
-        """Keep a reservation as spent: the request's outcome is unknown, so assume the worst case.
+        """Keep a reservation as spent: the request's outcome is unknown, so assume what it held.
 
         Its prompt tokens (counted offline) are recorded; its completion tokens are unknown.
         """
@@ -225,16 +241,42 @@ class UsageTracker:
             amount = self._reserved.pop(reservation.id, None)
             if amount is None:
                 return
-            totals = self._model_totals(reservation.model)
-            totals.requests += 1
-            totals.uncertain += 1
-            totals.prompt += reservation.prompt_tokens or 0
-            if not reservation.priced:
-                totals.priced = False
-                return
-            totals.cost += amount
-            self._spent += amount
-            self._uncertain += amount
+            self._uncertain_locked(reservation.model, reservation.prompt_tokens, amount, reservation.priced)
+
+    def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
+        """Record as uncertain spend what a request that held nothing (no budget) would have held: its
+        outcome is unknown. Counted now, so a client without a budget pays for counting only then.
+
+        Args:
+            model: the name its totals are kept under (default: the body's ``model``).
+        """
+        model = model or str(body.get("model") or "")
+        info = self.prices.get(model) if charging.holds != "unpriced" else None
+        if info is None:
+            with self._lock:
+                self._uncertain_locked(model, None, 0.0, priced=False)
+            return
+        try:
+            prompt, output, _, _ = self._hold_of(body, charging, info)
+        except (TypeError, ValueError):  # a body the counter cannot read: the request still counts
+            with self._lock:
+                self._uncertain_locked(model, None, 0.0, priced=False)
+            return
+        amount = estimate_cost(model, prompt, output, table=self.prices).cost_usd
+        with self._lock:
+            self._uncertain_locked(model, prompt, amount, priced=True)
+
+    def _uncertain_locked(self, model: str, prompt: int | None, amount: float, priced: bool) -> None:
+        totals = self._model_totals(model)
+        totals.requests += 1
+        totals.uncertain += 1
+        totals.prompt += prompt or 0
+        if not priced:
+            totals.priced = False
+            return
+        totals.cost += amount
+        self._spent += amount
+        self._uncertain += amount
 
     def settle_later(self, settle: Callable[[], None]) -> None:
         """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
@@ -258,13 +300,14 @@ class UsageTracker:
         with self._lock:
             self._record_locked(model, usage, approximate)
 
-    def _model_totals(self, model: str) -> _Totals:
+    def _model_totals(self, model: str) -> Totals:
         totals = self._totals.get(model)
         if totals is None:
-            totals = self._totals[model] = _Totals()
+            totals = self._totals[model] = Totals()
         return totals
 
-    def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> None:
+    def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> float | None:
+        """Add ``usage`` to the model's totals; its cost (None: the model has no price)."""
         billed = billed_tokens(usage)
         totals = self._model_totals(model)
         totals.requests += 1
@@ -274,12 +317,15 @@ class UsageTracker:
         if approximate:
             totals.approximate += 1
         try:
-            cost = billed_cost(model, billed, table=self.prices).cost_usd
+            estimate = billed_cost(model, billed, table=self.prices)
         except UnknownModelError:
             totals.priced = False
-            return
-        totals.cost += cost
-        self._spent += cost
+            return None
+        if not approximate and billed.completion:
+            self._outputs.observe(estimate.model, billed.completion)
+        totals.cost += estimate.cost_usd
+        self._spent += estimate.cost_usd
+        return estimate.cost_usd
 
     @property
     def total_cost_usd(self) -> float:
@@ -325,6 +371,8 @@ class UsageTracker:
                 unpriced_models=tuple(name for name, t in self._totals.items() if not t.priced),
                 uncertain_usd=self._uncertain,
                 warnings=tuple(self._warnings),
+                overrun_usd=self._overrun,
+                overrun_requests=self._overruns,
             )
 
     def export(self) -> dict[str, Any]:
@@ -342,18 +390,3 @@ class UsageTracker:
         snap = self.snapshot()
         budget = "" if snap.budget_usd is None else f", budget_usd={snap.budget_usd}"
         return f"UsageTracker(total_cost_usd={snap.total_cost_usd:.6f}{budget})"
-
-
-def billed_usage(result: Any) -> tuple[str | None, Any]:
-    """The model and token usage a response bills, for ``client.usage``.
-
-    ``(None, None)`` for objects without a usage model (a translation's extra ``usage`` dict, text, bytes),
-    and for objects that report usage billed by other requests: a ``Batch`` carries the
-    tokens of the whole batch every time it is retrieved, which must not be charged again.
-    """
-    if not getattr(type(result), "usage_is_billed", True):
-        return None, None
-    usage = getattr(result, "usage", None)
-    if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
-        return None, None
-    return getattr(result, "model", None), usage

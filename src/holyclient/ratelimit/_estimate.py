@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._constants import CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL, RESPONSES_URL
+from .._constants import CHAT_COMPLETIONS_URL
 
 #: Completion tokens assumed for a request without ``max_tokens``/``max_completion_tokens``: what OpenAI's
 #: cookbook and the local test server assume when computing the TPM cost of such a request.
@@ -38,11 +38,18 @@ def prompt_chars(body: Mapping[str, Any]) -> int:
 
 
 def completion_allowance(body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> int:
-    """Completion tokens the server reserves for ``body``: ``max_tokens`` (or the default) times ``n``;
-    none for embeddings and moderations, ``max_output_tokens`` for responses."""
-    if url in (EMBEDDINGS_URL, MODERATIONS_URL):
+    """Completion tokens the server reserves for ``body`` sent to ``url`` (``/v1/...`` or not):
+    ``max_tokens`` (or the default) times ``n``; none for embeddings and moderations,
+    ``max_output_tokens`` for responses."""
+    from ..tokens import shape_of
+
+    try:
+        shape = shape_of(url)
+    except ValueError:  # an endpoint with no prompt generates nothing either
         return 0
-    value = body.get("max_output_tokens") if url == RESPONSES_URL else body.get("max_tokens")
+    if shape == "embeddings":
+        return 0
+    value = body.get("max_output_tokens") if shape == "responses" else body.get("max_tokens")
     if value is None:
         value = body.get("max_completion_tokens")
     if not isinstance(value, int) or isinstance(value, bool):
@@ -51,13 +58,14 @@ def completion_allowance(body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_UR
     return value * (n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1)
 
 
-def count_prompt_tokens(body: Mapping[str, Any]) -> int:
-    """Prompt (input) tokens of a request body of any endpoint, by the token counter (tiktoken, offline)."""
+def count_prompt_tokens(body: Mapping[str, Any], endpoint: str = CHAT_COMPLETIONS_URL) -> int:
+    """Prompt (input) tokens of a request body sent to ``endpoint``, by the token counter (tiktoken,
+    offline); 0 when it cannot be counted."""
     from ..tokens import count_request
 
     try:
-        return count_request(body).tokens
-    except (ValueError, TypeError):  # no model, odd shapes: the characters / 4 floor still applies
+        return count_request(body, endpoint=endpoint).tokens
+    except (ValueError, TypeError):  # no model, odd shapes, an endpoint without a prompt: the floor applies
         return 0
 
 
@@ -70,7 +78,7 @@ class TokenEstimator:
     (``max_tokens``, else 16, times ``n``) is added.
     """
 
-    def __init__(self, counter: Callable[[Mapping[str, Any]], int] = count_prompt_tokens) -> None:
+    def __init__(self, counter: Callable[[Mapping[str, Any], str], int] = count_prompt_tokens) -> None:
         self._counter = counter
         self._estimated = 0
         self._real = 0
@@ -80,13 +88,14 @@ class TokenEstimator:
         """Real prompt tokens per counted token so far (1 before any response)."""
         return min(4.0, max(0.25, self._real / self._estimated)) if self._estimated else 1.0
 
-    def prompt(self, body: Mapping[str, Any]) -> int:
-        """The raw count: token counter, or ``characters / 4`` when the counter cannot count it."""
-        return self._counter(body) or math.ceil(prompt_chars(body) / 4)
+    def prompt(self, body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> int:
+        """The raw count of ``body`` sent to ``url``: the token counter (told the endpoint), or
+        ``characters / 4`` when the counter cannot count it."""
+        return self._counter(body, url) or math.ceil(prompt_chars(body) / 4)
 
     def estimate(self, body: Mapping[str, Any], url: str = CHAT_COMPLETIONS_URL) -> tuple[int, int]:
         """``(tokens to reserve, raw prompt count)`` for ``body`` sent to ``url``."""
-        raw = self.prompt(body)
+        raw = self.prompt(body, url)
         prompt = max(math.ceil(raw * self.ratio), math.ceil(prompt_chars(body) / 4))
         return prompt + completion_allowance(body, url), raw
 

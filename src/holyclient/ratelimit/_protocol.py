@@ -6,9 +6,12 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .._core import retry_after_seconds
+
+if TYPE_CHECKING:
+    from ..pricing import Charging
 
 
 @dataclass
@@ -91,14 +94,20 @@ class Limiter(Protocol):
     def observe_sync(self, admission: Admission, feedback: Feedback) -> None: ...
 
 
-def admission_cost(limiter: Limiter, body: Mapping[str, Any] | None) -> tuple[str, int]:
+def admission_cost(
+    limiter: Limiter, body: Mapping[str, Any] | None, charging: Charging | None = None
+) -> tuple[str, int]:
     """``(model, tokens to charge)`` for a request body: prompt estimate + completion allowance, as the
-    provider counts them (tokens are counted only when the limiter has a token limit)."""
+    provider counts them. Tokens are counted only when the limiter has a token limit, by the endpoint's
+    declaration (``charging.counts``: chat, completions, Responses, embeddings); an endpoint with
+    nothing to count is admitted at 0 tokens."""
     from ._estimate import TokenEstimator
 
     body = body or {}
     model = str(body.get("model") or "unknown")
-    return model, (TokenEstimator().estimate(body)[0] if limiter.tpm and "messages" in body else 0)
+    if not limiter.tpm or charging is None or charging.counts is None:
+        return model, 0
+    return model, TokenEstimator().estimate(body, charging.counts)[0]
 
 
 def response_feedback(response: Any, *, stream: bool) -> Feedback:

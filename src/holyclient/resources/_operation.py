@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .._core import NOT_GIVEN, RequestOptions, build_body, given_args
+from ..pricing import Charging, charging_for
 from ._spec_params import ACCEPTED
 
 if TYPE_CHECKING:
@@ -68,10 +69,14 @@ class Operation(Generic[ResponseT]):
     path_fields: tuple[str, ...] = field(init=False)
     accepted: frozenset[str] | None = field(init=False)
     """The keyword arguments the official spec defines for this operation (``None``: not checked)."""
+    charging: Charging = field(init=False)
+    """How a request to this endpoint is charged: its declaration in
+    :data:`holyclient.pricing.ENDPOINTS` (see :mod:`holyclient.pricing._charging`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path_fields", _path_fields(self.path))
         object.__setattr__(self, "accepted", ACCEPTED.get(f"{self.method} {self.path}"))
+        object.__setattr__(self, "charging", charging_for(self.method, self.path))
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
         args = given_args(arguments)  # openai's sentinels count as not given

@@ -37,7 +37,7 @@ def counted_locally(options: RequestOptions, error: APIStatusError) -> InputToke
     if "input" not in body:  # a stored conversation or previous response: only the server knows it
         raise error
     try:
-        counted = count_request(body)
+        counted = count_request(body, endpoint="/responses")
     except (TypeError, ValueError):
         raise error from None
     _log.info(

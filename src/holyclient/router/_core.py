@@ -89,9 +89,6 @@ class RouterCore:
         self.rng = rng or random.Random()
         self.mirror = mirror
         self.timer = time.perf_counter
-        #: Charges a target with an attempt that may have been billed, when the router fails over after
-        #: it (``Target(failover_if_sent=True)``); set by the router, which holds the targets' clients.
-        self.charge_uncertain: Callable[[str, RequestOptions], None] = lambda name, options: None
 
     def __repr__(self) -> str:
         return ", ".join(f"{t.name} (weight {t.weight:g})" for t in self.weighted)
@@ -210,8 +207,8 @@ class Routing:
                     "cannot be paid twice (Target(failover_if_sent=True) allows it)."
                 )
             raise exc
-        if maybe_sent(exc):  # failing over after the request may have been billed: say what it may cost
-            self._core.charge_uncertain(name, self._options)
+        # An attempt that may have been billed was charged as uncertain spend by the target's own
+        # pipeline (its ledger, by the endpoint's declaration): failing over adds nothing here.
         self._last = exc
 
     def answered(self, status: int) -> None:

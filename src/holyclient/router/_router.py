@@ -52,6 +52,7 @@ class Router(RouterShell, Client):
         mirror_to: the JSONL file the (old, new) pairs are appended to.
         mirror_concurrency: the most mirrored copies in flight; more are dropped.
         budget_usd: the budget of all targets together (each ``Target`` may have its own as well).
+        budget_policy: as for :class:`~holyclient.Client`: what a request without ``max_tokens`` holds.
         record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
         record_rate: as for :class:`~holyclient.Client`.
         timeout: passed to every target's client (a ``Target``'s own options win), as the next three.

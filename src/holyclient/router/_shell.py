@@ -7,7 +7,6 @@ recorder, but no connection pool, and never builds a request.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import time
@@ -27,7 +26,7 @@ from ._usage import ChainedTracker
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
-    from ..pricing import UsageTracker
+    from ..pricing import BudgetPolicy, UsageTracker
 
 _NOT_FOR_ROUTERS = ("api_key", "base_url", "organization", "project", "allow_insecure_http")
 
@@ -38,7 +37,6 @@ class RouterShell:
     _core: RouterCore
     _clients: dict[str, Any]
     #: The targets whose clients hold a budget (their own, or the router's): they reserve before sending.
-    _budgeted: frozenset[str]
 
     #: The class of each target's client: ``Client`` for a ``Router``, ``AsyncClient`` for an ``AsyncRouter``.
     _target_client: type[Any]
@@ -58,6 +56,7 @@ class RouterShell:
         mirror_to: str | os.PathLike[str] | None = None,
         mirror_concurrency: int = 4,
         budget_usd: float | None = None,
+        budget_policy: BudgetPolicy = "expected",
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         timeout: Any = None,
@@ -80,6 +79,7 @@ class RouterShell:
             mirror_to=mirror_to,
             mirror_concurrency=mirror_concurrency,
             budget_usd=budget_usd,
+            budget_policy=budget_policy,
             record_to=record_to,
             record_rate=record_rate,
             client_options={
@@ -109,6 +109,7 @@ class RouterShell:
         mirror_to: str | os.PathLike[str] | None,
         mirror_concurrency: int,
         budget_usd: float | None,
+        budget_policy: BudgetPolicy,
         record_to: str | os.PathLike[str] | None,
         record_rate: float,
         client_options: dict[str, Any],
@@ -143,6 +144,7 @@ class RouterShell:
             timeout=client_options.get("timeout"),
             max_retries=DEFAULT_MAX_RETRIES if retries is None else retries,
             budget_usd=budget_usd,
+            budget_policy=budget_policy,
             record_to=record_to,
             record_rate=record_rate,
         )
@@ -160,20 +162,6 @@ class RouterShell:
                 target.budget_usd if target.budget_usd is not None else budget_usd,
             )
             self._clients[target.name] = client
-        self._budgeted = frozenset(
-            t.name for t in self._core.targets if budget_usd is not None or t.budget_usd is not None
-        )
-        self._core.charge_uncertain = self._charge_uncertain
-
-    def _charge_uncertain(self, name: str, options: RequestOptions) -> None:
-        """Count a failed-over attempt that may have been billed as uncertain spend on its target (and so
-        in the total). A client with a budget has done so already (its reservation, settled as
-        uncertain); without one, the worst case is reserved and settled the same way."""
-        if name in self._budgeted or options.body is None:
-            return
-        target, tracker = self._core.by_name[name], self.target_usage(name)
-        with contextlib.suppress(ValueError, TypeError, KeyError):  # a body that cannot be counted
-            tracker.settle_uncertain(tracker.reserve(target.prepare(options).body or {}))
 
     def __repr__(self) -> str:  # targets by host, never a key
         return f"{type(self).__name__}(targets=[{self._core!r}])"

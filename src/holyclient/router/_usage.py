@@ -14,14 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._exceptions import BudgetExceededError
-from ..pricing import PriceTable, Reservation, UsageTracker
+from ..pricing import CHAT, Charging, PriceTable, Reservation, UsageTracker
 
 
 class ChainedTracker(UsageTracker):
     """A target's tracker that charges ``parent`` (the router's total) with everything it records."""
 
     def __init__(self, parent: UsageTracker, budget_usd: float | None = None) -> None:
-        super().__init__(budget_usd)
+        super().__init__(budget_usd, budget_policy=parent.budget_policy)
         self.parent = parent
         self._links: dict[int, Reservation] = {}
         self._links_lock = threading.Lock()
@@ -31,12 +31,12 @@ class ChainedTracker(UsageTracker):
         """The router's price table: a target's costs are counted as the total's are."""
         return self.parent.prices
 
-    def reserve(self, body: Mapping[str, Any]) -> Reservation:
+    def reserve(self, body: Mapping[str, Any], charging: Charging = CHAT) -> Reservation:
         # settlements queued by finalisers (a stream dropped unclosed) first: they also free the total
         self._apply_later()
-        total = self.parent.reserve(body)  # the total budget first: raises when the router's is spent
+        total = self.parent.reserve(body, charging)  # the total budget first: raises when it is spent
         try:
-            own = super().reserve(body)
+            own = super().reserve(body, charging)
         except BaseException as exc:
             self.parent.settle(total, None)
             if isinstance(exc, BudgetExceededError):
@@ -67,6 +67,22 @@ class ChainedTracker(UsageTracker):
     def record(self, model: str, usage: Mapping[str, Any] | Any, *, approximate: bool = False) -> None:
         self.parent.record(model, usage, approximate=approximate)
         super().record(model, usage, approximate=approximate)
+
+    def charge(
+        self,
+        model: str,
+        usage: Mapping[str, Any] | Any,
+        charging: Charging = CHAT,
+        body: Mapping[str, Any] | None = None,
+        *,
+        approximate: bool = False,
+    ) -> None:
+        self.parent.record(model, usage, approximate=approximate)
+        super().charge(model, usage, charging, body, approximate=approximate)
+
+    def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
+        self.parent.charge_uncertain(charging, body, model)
+        super().charge_uncertain(charging, body, model)
 
     def flush(self) -> None:
         """Apply settlements queued by finalisers (streams dropped unclosed), here and so in the total."""

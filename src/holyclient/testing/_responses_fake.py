@@ -152,7 +152,8 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
     """The complete ``Response`` of a ``POST /v1/responses`` (its output items are built above)."""
     model = require_model(body)
     prompt = _input_text(body.get("input"))
-    if not prompt and body.get("input") is None:
+    # a stored prompt template (``prompt: {"id": "pmpt_..."}``) stands in for the input, as on the API
+    if not prompt and body.get("input") is None and not isinstance(body.get("prompt"), dict):
         raise InvalidRequest("'input' is required", "input")
     function = chosen_function(body, prompt)
     cut = False

@@ -7,16 +7,15 @@ from ._count import (
     DEFAULT_IMAGE_SIZE,
     TokenCount,
     count_messages,
-    count_request,
     count_tokens,
     encoding_for_model,
     encoding_name_for_model,
     image_tokens,
-    profile_request,
     qualify,
     qualify_profile,
 )
 from ._ranges import CountMethod, family_for
+from ._request_bodies import Shape, count_request, profile_request, shape_of
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",
@@ -26,6 +25,7 @@ __all__ = [
     "ModelFit",
     "OnlineCalibration",
     "Sample",
+    "Shape",
     "TokenCount",
     "count_messages",
     "count_request",
@@ -38,4 +38,5 @@ __all__ = [
     "profile_request",
     "qualify",
     "qualify_profile",
+    "shape_of",
 ]

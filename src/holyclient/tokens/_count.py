@@ -27,7 +27,6 @@ API's ``prompt_tokens``):
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -49,12 +48,10 @@ __all__ = [
     "DEFAULT_IMAGE_SIZE",
     "TokenCount",
     "count_messages",
-    "count_request",
     "count_tokens",
     "encoding_for_model",
     "encoding_name_for_model",
     "image_tokens",
-    "profile_request",
     "qualify",
     "qualify_profile",
 ]
@@ -254,119 +251,3 @@ def _texts(messages: Any) -> list[str]:
     from ._ranges import texts_of
 
     return texts_of(list(messages) if not isinstance(messages, list) else messages)
-
-
-def count_request(
-    body: Mapping[str, Any],
-    *,
-    model: str | None = None,
-    image_size: tuple[int, int] | None = None,
-    calibration: Calibration | None = None,
-) -> TokenCount:
-    """Count the input tokens of a request body: a chat completion (``messages``), a completion (``prompt``),
-    an embedding (``input``) or a Responses API call (``input`` and ``instructions``, approximate).
-
-    Args:
-        body: the JSON body as a mapping.
-        model: overrides ``body["model"]``.
-        image_size: see :func:`count_messages`.
-        calibration: corrections fitted from billed usage (``holyclient calibrate``).
-
-    Raises:
-        ValueError: no model given, or the body has neither ``messages`` nor ``input``.
-        TypeError: a field has the wrong type.
-    """
-    counted, weights = profile_request(body, model=model, image_size=image_size)
-    return qualify_profile(counted, weights, calibration) if counted.approximate else counted
-
-
-def profile_request(
-    body: Mapping[str, Any], *, model: str | None = None, image_size: tuple[int, int] | None = None
-) -> tuple[TokenCount, dict[str, float]]:
-    """The stand-in count of a request (no correction applied) and its mix of content kinds (estimated
-    tokens per kind; empty for an exact count): what calibration fits against.
-
-    Raises:
-        ValueError / TypeError: as :func:`count_request`.
-    """
-    model = model or body.get("model")
-    if not isinstance(model, str) or not model:
-        raise ValueError("no model: the body has no 'model' and none was given")
-    counted, tools_tokens = _count_body(body, model, image_size)
-    if not counted.approximate:
-        return counted, {}
-    from ._ranges import kind_weights, texts_of
-
-    texts = texts_of(
-        [body.get(key) for key in ("messages", "prompt", "input", "instructions") if key in body]
-    )
-    return counted, kind_weights(texts, tools_tokens)
-
-
-def _count_body(
-    body: Mapping[str, Any], model: str, image_size: tuple[int, int] | None
-) -> tuple[TokenCount, int]:
-    """The stand-in count of a request body, and how many of its tokens are tool schemas."""
-    if "messages" in body:
-        messages = body["messages"]
-        if not isinstance(messages, list):
-            raise TypeError("'messages' must be a list of message objects")
-        counted, tools_tokens = _count_chat(
-            messages,
-            model,
-            body.get("tools"),
-            body.get("functions"),
-            body.get("tool_choice"),
-            body.get("function_call"),
-            image_size,
-        )
-        response_format = body.get("response_format")
-        if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
-            # The server shows the schema to the model by a rule OpenAI does not document: count
-            # its JSON text (an overestimate is the safe side for budgets) and say it is approximate.
-            schema = json.dumps(response_format.get("json_schema"), separators=(",", ":"))
-            extra = _tokenizer.count(encoding_for_model(model), schema)
-            return counted._replace(tokens=counted.tokens + extra, approximate=True), tools_tokens + extra
-        return counted, tools_tokens
-    if "prompt" in body:  # legacy completions: the prompt is counted like an embedding input
-        return _count_embedding_input(body["prompt"], model), 0
-    if "input" in body:
-        value = body["input"]
-        if isinstance(value, list) and any(not isinstance(item, (str, int, list)) for item in value):
-            return _count_response_input(value, body.get("instructions"), model), 0
-        counted = _count_embedding_input(value, model)
-        instructions = body.get("instructions")
-        if isinstance(instructions, str):  # a Responses API call with a plain-text input
-            extra = _tokenizer.count(encoding_for_model(model), instructions)
-            return counted._replace(tokens=counted.tokens + extra, approximate=True), 0
-        return counted, 0
-    raise ValueError("the body has neither 'messages' (chat), 'prompt' (completions) nor 'input'")
-
-
-def _count_response_input(items: list[Any], instructions: Any, model: str) -> TokenCount:
-    """A Responses API input (messages and tool items), counted by the chat rules: approximate."""
-    messages: list[Any] = (
-        [{"role": "developer", "content": instructions}] if isinstance(instructions, str) else []
-    )
-    messages.extend(items)
-    counted, _ = _count_chat(messages, model, None, None, None, None, None)
-    return counted._replace(approximate=True)
-
-
-def _count_embedding_input(value: Any, model: str) -> TokenCount:
-    name, approximate = encoding_name_for_model(model)
-    enc = _exact.get_encoding(name)
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list):
-        raise TypeError("'input' must be a string, a list of strings or a list of token lists")
-    tokens = 0
-    for item in items:
-        if isinstance(item, str):
-            tokens += _tokenizer.count(enc, item)
-        elif isinstance(item, int):  # one list of token ids
-            tokens += 1
-        elif isinstance(item, list):
-            tokens += len(item)
-        else:
-            raise TypeError("'input' must be a string, a list of strings or a list of token lists")
-    return TokenCount(tokens, model, name, approximate)

@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, SerializeAsAny, field_validator
 
 from ._model import BaseModel
+from ._response_config import (
+    Conversation,
+    IncompleteDetails,
+    Reasoning,
+    tool_choice_by_type,
+    tools_by_type,
+)
 from .responses.response_text_config import ResponseTextConfig
 
 # --- output items -------------------------------------------------------------------------------
@@ -137,7 +144,7 @@ class Response(BaseModel):
     access_programs: Any | None = None
     created_at: float = 0
     error: ResponseError | None = None
-    incomplete_details: dict[str, Any] | None = None
+    incomplete_details: IncompleteDetails | None = None
     instructions: Any = None
     metadata: dict[str, str] | None = None
     model: str = ""
@@ -146,12 +153,13 @@ class Response(BaseModel):
     output: list[SerializeAsAny[ResponseOutputItem]] = Field(default_factory=list)
     parallel_tool_calls: bool | None = None
     temperature: float | None = None
-    tool_choice: Any | None = None
+    tool_choice: Any | None = None  # a string, or the model an object's ``type`` names
+    # each tool as the model its ``type`` names (``FunctionTool`` ...); see ``_response_config``
     tools: list[Any] | None = None
     top_p: float | None = None
     background: bool | None = None
     completed_at: float | None = None
-    conversation: Any | None = None
+    conversation: Conversation | None = None
     image: Any | None = None
     input_transformations: Any | None = None
     max_output_tokens: int | None = None
@@ -163,7 +171,7 @@ class Response(BaseModel):
     prompt_cache_key: str | None = None
     prompt_cache_options: Any | None = None
     prompt_cache_retention: str | None = None
-    reasoning: Any | None = None
+    reasoning: Reasoning | None = None
     safety_identifier: str | None = None
     service_tier: str | None = None
     status: str | None = None
@@ -178,6 +186,16 @@ class Response(BaseModel):
     @classmethod
     def _output_by_type(cls, value: Any) -> Any:
         return _by_type(value, _OUTPUT_KINDS, ResponseOutputItem)
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tools_by_type(cls, value: Any) -> Any:
+        return tools_by_type(value)
+
+    @field_validator("tool_choice", mode="before")
+    @classmethod
+    def _tool_choice_by_type(cls, value: Any) -> Any:
+        return tool_choice_by_type(value)
 
     @property
     def output_text(self) -> str:

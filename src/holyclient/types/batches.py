@@ -5,8 +5,6 @@ Not to be confused with :mod:`holyclient.batch`, the client-side runner that sen
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ._model import BaseModel
 
 
@@ -51,9 +49,6 @@ class BatchUsage(BaseModel):
 
 # openai's fields in openai's order, so that a batch prints and dumps as openai's does.
 class Batch(BaseModel):
-    usage_is_billed: ClassVar[bool] = False
-    """The batch's ``usage`` was billed by its requests: ``client.usage`` does not count it again."""
-
     id: str
     completion_window: str = "24h"
     created_at: int = 0

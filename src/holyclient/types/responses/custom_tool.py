@@ -3,20 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from .._model import BaseModel
-from ..shared.custom_tool_input_format import CustomToolInputFormat
+from .._response_config import CustomTool as CustomTool
 
 __all__ = ["CustomTool"]
-
-
-class CustomTool(BaseModel):
-    """A custom tool that processes input using a specified format. Learn more about   [custom tools](/docs/guides/function-calling#custom-tools)"""
-
-    name: str
-    type: Literal["custom"]
-    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
-    defer_loading: bool | None = None
-    description: str | None = None
-    format: CustomToolInputFormat | None = None

@@ -3,21 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from .._model import BaseModel
+from .._response_config import FunctionTool as FunctionTool
 
 __all__ = ["FunctionTool"]
-
-
-class FunctionTool(BaseModel):
-    """Defines a function in your own code the model can choose to call. Learn more about [function calling](https://platform.openai.com/docs/guides/function-calling)."""
-
-    name: str
-    parameters: dict[str, Any] | None
-    strict: bool | None
-    type: Literal["function"]
-    allowed_callers: list[Literal["direct", "programmatic"]] | None = None
-    defer_loading: bool | None = None
-    description: str | None = None
-    output_schema: dict[str, Any] | None = None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any, Literal, TypeAlias
 
 from .._model import BaseModel
+from .._response_config import Conversation as Conversation
+from .._response_config import IncompleteDetails as IncompleteDetails
 from .._responses import Response as Response
 
 __all__ = [
@@ -43,20 +45,8 @@ class AccessPrograms(BaseModel):
     """``AccessPrograms`` as openai names it; the spec has no schema for it, so every field is kept."""
 
 
-class Conversation(BaseModel):
-    """The conversation that this response belonged to. Input items and output items from this response were automatically added to this conversation."""
-
-    id: str
-
-
 class Image(BaseModel):
     """``Image`` as openai names it; the spec has no schema for it, so every field is kept."""
-
-
-class IncompleteDetails(BaseModel):
-    """Details about why the response is incomplete."""
-
-    reason: Literal["max_output_tokens", "content_filter"] | None = None
 
 
 class InputTransformation(BaseModel):

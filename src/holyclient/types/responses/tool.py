@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal, TypeAlias
 
 from .._model import BaseModel
+from .._response_config import ImageGeneration as ImageGeneration
 from .apply_patch_tool import ApplyPatchTool
 from .computer_tool import ComputerTool
 from .computer_use_preview_tool import ComputerUsePreviewTool
@@ -58,10 +59,6 @@ class CodeInterpreterContainerCodeInterpreterToolAuto(BaseModel):
     file_ids: list[str] | None = None
     memory_limit: Literal["1g", "4g", "16g", "64g"] | None = None
     network_policy: CodeInterpreterContainerCodeInterpreterToolAutoNetworkPolicy | None = None
-
-
-class ImageGeneration(BaseModel):
-    """``ImageGeneration`` as openai names it; the spec has no schema for it, so every field is kept."""
 
 
 class ImageGenerationInputImageMask(BaseModel):

@@ -3,19 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from .._model import BaseModel
-from .reasoning_effort import ReasoningEffort
+from .._response_config import Reasoning as Reasoning
 
 __all__ = ["Reasoning"]
-
-
-class Reasoning(BaseModel):
-    """**gpt-5 and o-series models only**"""
-
-    context: Literal["auto", "current_turn", "all_turns"] | None = None
-    effort: ReasoningEffort | None = None
-    generate_summary: Literal["auto", "concise", "detailed"] | None = None
-    mode: str | Literal["standard", "pro"] | None = None
-    summary: Literal["auto", "concise", "detailed"] | None = None

@@ -1,0 +1,156 @@
+"""One attempt's charge, settled exactly once, by its endpoint's declaration.
+
+Every attempt the send pipeline makes gets a :class:`Ledger` (the batch runner's and a Router
+target's included; a stream's meter takes its attempt's over). The ledger is the one place where an
+attempt's money is decided, always from its endpoint's :class:`~holyclient.pricing._charging.Charging`:
+
+* with a budget, a billed endpoint's attempt holds its cost before it is sent (the tracker's
+  ``reserve``); the answer's usage replaces the hold (:meth:`Ledger.settle`);
+* an attempt that fails is released, unless it failed *after it was handed to the wire* in a way its
+  endpoint declares "maybe billed" (a timeout, a dropped connection, a cancellation, an unreadable
+  2xx): its hold is then kept as uncertain spend -- and without a budget, the hold is computed at
+  that moment and recorded the same way, so a client with no budget still shows the money it may
+  have spent (:meth:`Ledger.failed`);
+* a stream that opens with the server's error generated nothing: released (:meth:`Ledger.refused`).
+
+Settling twice does nothing the second time, so two layers can never charge the same attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .._exceptions import APIConnectionError, APIResponseValidationError, APITimeoutError
+from ._charging import UNDECLARED, Charging, FailureKind
+
+if TYPE_CHECKING:
+    from ._hold import Reservation
+    from ._tracker import UsageTracker
+
+__all__ = ["Ledger", "failure_kind"]
+
+
+def failure_kind(exc: BaseException, sending: bool) -> FailureKind | None:
+    """What kind of "maybe billed" failure ``exc`` is, or None when the server cannot have billed it.
+
+    Args:
+        sending: the request had been handed to the wire when it failed (a failure before that --
+            waiting for the limiter, a key provider -- cannot have been billed).
+    """
+    if not sending:
+        return None
+    if isinstance(exc, APIConnectionError):
+        if not exc.maybe_processed:  # the HTTP library said the request never left
+            return None
+        return "timeout" if isinstance(exc, APITimeoutError) else "dropped"
+    if isinstance(exc, APIResponseValidationError):
+        return "unreadable" if 200 <= (exc.status_code or 0) < 300 else None
+    if not isinstance(exc, Exception):  # CancelledError, trio's Cancelled, KeyboardInterrupt
+        return "cancelled"
+    return None
+
+
+class Ledger:
+    """An attempt's charge on its client's tracker (see the module docstring).
+
+    Args:
+        tracker: the client's usage tracker.
+        charging: the endpoint's declaration.
+        body: the request body as sent (counted only if needed: a hold, a learning model, an
+            uncertain outcome, a stream that ended without usage).
+        reservation: the hold made before sending (None: no budget, or a free endpoint).
+    """
+
+    __slots__ = ("_done", "body", "charging", "reservation", "sending", "tracker")
+
+    def __init__(
+        self,
+        tracker: UsageTracker,
+        charging: Charging = UNDECLARED,
+        body: Mapping[str, Any] | None = None,
+        reservation: Reservation | None = None,
+    ) -> None:
+        self.tracker = tracker
+        self.charging = charging
+        self.body = body
+        self.reservation = reservation
+        #: Set by the pipeline when the attempt is handed to the wire: from then on its outcome may be unknown.
+        self.sending = False
+        self._done = False
+
+    @property
+    def settled(self) -> bool:
+        """Whether the attempt's charge was decided (settled, released, failed or refused)."""
+        return self._done
+
+    def settle(self, model: str | None, usage: Any, *, approximate: bool = False) -> None:
+        """Charge the usage the answer reported (a mapping or a usage object; None: nothing reported,
+        the hold is released). ``approximate``: counted locally, not reported by the server."""
+        if self._done:
+            return
+        self._done = True
+        charging = self.charging
+        if not charging.settles:
+            if self.reservation is not None:
+                self.tracker.settle(self.reservation, None)
+            return
+        if usage is not None and not isinstance(usage, Mapping) and hasattr(usage, "model_dump"):
+            usage = usage.model_dump()
+        if self.reservation is not None:
+            self.tracker.settle(self.reservation, usage, approximate=approximate)
+            return
+        if usage is not None:
+            self.tracker.charge(model or self.model(), usage, charging, self.body, approximate=approximate)
+
+    def failed(self, exc: BaseException) -> None:
+        """Settle an attempt that failed with ``exc``: uncertain spend when its endpoint declares the
+        failure "maybe billed", else released."""
+        if self._done:
+            return
+        kind = failure_kind(exc, self.sending)
+        if kind is not None and kind in self.charging.maybe_billed:
+            self.uncertain()
+        else:
+            self.release()
+
+    def uncertain(self) -> None:
+        """Keep the attempt's hold as spent: its outcome is unknown (computed now if none was made)."""
+        if self._done:
+            return
+        self._done = True
+        if self.reservation is not None:
+            self.tracker.settle_uncertain(self.reservation)
+        elif self.charging.billed:
+            body = self.body if self.body is not None else {}
+            self.tracker.charge_uncertain(self.charging, body, self.model())
+
+    def release(self) -> None:
+        """Give the hold back: nothing was billed."""
+        if self._done:
+            return
+        self._done = True
+        if self.reservation is not None:
+            self.tracker.settle(self.reservation, None)
+
+    refused = release
+
+    def model(self) -> str:
+        """The request's model, as totals are kept: the body's ``model``, else (a multipart upload,
+        whose model is a form field) the endpoint's name in angle brackets, ``"<transcription>"``."""
+        model = self.body.get("model") if self.body is not None else None
+        return model if isinstance(model, str) and model else f"<{self.charging.name}>"
+
+    def prompt_tokens(self) -> int | None:
+        """The request's prompt tokens: the hold's count, else counted now (None: nothing to count)."""
+        if self.reservation is not None and self.reservation.prompt_tokens is not None:
+            return self.reservation.prompt_tokens
+        endpoint = self.charging.counts
+        if endpoint is None or self.body is None:
+            return None
+        from ..tokens import count_request
+
+        try:
+            return count_request(self.body, endpoint=endpoint).tokens
+        except (TypeError, ValueError):  # a body we cannot count
+            return None

@@ -5,9 +5,11 @@ The transport never reserves, settles or counts: the client's pipeline does, fro
 and path, and settles from what the client parsed. So the transport only chooses *what* the client
 parses each answer as (:func:`answer_type`), and that choice is written here, once:
 
-- an answer that reports billed usage (a generation, an embedding) is parsed as :class:`Answer`: its
-  ``model`` and ``usage`` only, all the pipeline's settlement reads (cheaper than the whole response
-  model, which openai parses again for the caller);
+- an answer whose endpoint is charged from its usage (its declaration,
+  :func:`holyclient.pricing.charging_for`: a generation, an embedding) is parsed as :class:`Answer`: its
+  ``model`` and ``usage`` only, all the pipeline's settlement reads (openai parses the whole answer
+  again for the caller; a model, not raw JSON, so that a garbled 2xx is the client's retryable
+  ``APIResponseValidationError`` as on its own calls);
 - any other answer is kept as ``bytes`` (nothing parsed: openai parses it);
 - a stream's events are :class:`Event`\\s: what the stream meter reads of a chunk (usage, the text of
   its choices, a Responses event's type and delta), plus the event's bytes as the server sent them, so
@@ -20,13 +22,10 @@ from typing import Any, Self
 
 from pydantic import ConfigDict
 
+from ..pricing import charging_for
 from ..types._model import BaseModel
 
 __all__ = ["Answer", "Event", "answer_type"]
-
-#: The endpoints whose answers report usage the client charges, as holyclient's own resources parse them.
-_BILLED = frozenset({"/chat/completions", "/completions", "/responses", "/embeddings"})
-
 
 class _Usage(BaseModel):
     """Token counts, whatever their names (chat's ``prompt_tokens``, the Responses API's ``input_tokens``)."""
@@ -84,4 +83,5 @@ def answer_type(method: str, path: str, *, stream: bool) -> type[Any]:
     """What the client parses the answer to ``method path`` as, so that its pipeline charges it."""
     if stream:
         return Event
-    return Answer if method == "POST" and path in _BILLED else bytes
+    charging = charging_for(method, path)
+    return Answer if charging.settles and charging.counts is not None else bytes

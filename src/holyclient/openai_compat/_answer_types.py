@@ -27,6 +27,7 @@ from ..types._model import BaseModel
 
 __all__ = ["Answer", "Event", "answer_type"]
 
+
 class _Usage(BaseModel):
     """Token counts, whatever their names (chat's ``prompt_tokens``, the Responses API's ``input_tokens``)."""
 

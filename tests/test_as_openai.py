@@ -394,3 +394,17 @@ def test_without_openai_as_openai_says_how_to_install_it(monkeypatch: pytest.Mon
     client = holyclient.Client(api_key=KEY, base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ImportError, match=r"pip install 'holyclient\[openai\]'"):
         client.as_openai()
+
+
+async def test_a_file_upload_and_a_binary_answer_pass_through_untouched(
+    make: Any, server: LocalServer
+) -> None:
+    client = make()
+    sdk = client.as_openai()
+    uploaded = await run(sdk.files.create(file=("input.jsonl", b'{"a": 1}\n'), purpose="batch"))
+    assert uploaded.filename == "input.jsonl" and uploaded.bytes == 9
+    content = await run(sdk.files.content(uploaded.id))
+    assert content.content == b'{"a": 1}\n'
+    speech = await run(sdk.audio.speech.create(model="tts-1", voice="alloy", input="hi"))
+    assert speech.content  # binary, as the server sent it
+    assert [r.status for r in server.requests] == [200, 200, 200]

@@ -148,11 +148,10 @@ def test_the_docs_page_shows_the_recipe_the_tests_run(name: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("report", sorted(TRACED_WITH_OPENTELEMETRY), indirect=True)
 def test_holyclient_s_span_is_a_child_of_the_framework_s_span(report: dict[str, Any]) -> None:
     """Where the framework traces with OpenTelemetry (pydantic-ai), holyclient's span for each request sits
     inside the framework's model request span."""
-    if report["name"] not in TRACED_WITH_OPENTELEMETRY:
-        pytest.skip(f"{report['name']} does not trace with OpenTelemetry")
     spans = report["traced"]["spans"]
     ours = [span for span in spans if span["scope"] == "holyclient"]
     assert len(ours) == 1, spans  # one span for the one request
@@ -160,13 +159,12 @@ def test_holyclient_s_span_is_a_child_of_the_framework_s_span(report: dict[str, 
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("report", ["openai_agents"], indirect=True)
 def test_the_agents_sdk_would_export_its_traces_with_the_placeholder_never_holyclient_s_key(
     report: dict[str, Any],
 ) -> None:
     """The Agents SDK posts traces to api.openai.com with its default client's key: from ``as_openai()``
     that is the placeholder."""
-    if report["name"] != "openai_agents":
-        pytest.skip("only the Agents SDK exports with its client's key")
     from holyclient.openai_compat import PLACEHOLDER_KEY
 
     assert report["trace_export"] == {"is_holyclient_key": False, "key": PLACEHOLDER_KEY}

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
-from .._core import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions, given_args
 from .._exceptions import APIStatusError
 from .._parsing import (
     ParsedChatCompletion,
@@ -51,7 +51,7 @@ def _parse_arguments(
     arguments: Mapping[str, Any],
 ) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
     """A ``parse()`` call's arguments without ``response_format``, the format and the checked tools."""
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     _check_params("parse", args.get("params") or {})
     response_format = args.pop("response_format")
@@ -87,7 +87,7 @@ def _stream_arguments(
     arguments: Mapping[str, Any],
 ) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
     """A ``stream()`` call's arguments without ``response_format`` (``params`` checked), the format, the tools."""
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     _check_params("stream", args.get("params") or {})  # now, as openai's signature would, not on entering
     response_format = args.pop("response_format")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from .._core import NOT_GIVEN, RequestOptions, build_body
+from .._core import NOT_GIVEN, RequestOptions, build_body, given_args
 from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..pricing import Charging, charging_for
 from ._spec_params import ACCEPTED
@@ -81,13 +81,16 @@ class Operation(Generic[ResponseT]):
         object.__setattr__(self, "charging", charging_for(self.method, self.path))
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
-        args = dict(arguments)
+        args = given_args(arguments)  # openai's sentinels count as not given
         args.pop("self", None)
         args.pop("__class__", None)
         params = args.pop("params", None) or {}
         if params and self.accepted is not None and not params.keys() <= self.accepted:
             raise TypeError(self._unexpected(params.keys() - self.accepted))
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
+        for name, value in call.items():
+            if value is NOT_GIVEN:  # ``extra_headers=openai.NOT_GIVEN`` and the like: the default
+                call[name] = _CALL_DEFAULTS.get(name)
         path = self.path.format(**{name: _path_value(name, args.pop(name)) for name in self.path_fields})
         stream = args.pop("stream", NOT_GIVEN)
         has_body = self.method not in ("GET", "DELETE")

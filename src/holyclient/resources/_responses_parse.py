@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions, given_args
 from .._exceptions import APIStatusError
 from .._send import ResponseModes
 from ._responses_operations import CREATE
@@ -43,7 +43,7 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
     """
     from .._parsing import responses_tools, text_param
 
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     params = args.get("params") or {}
     if "stream" in params:
@@ -114,7 +114,7 @@ def _stream_request(
     """
     from .._responses_stream import ResponseStreamState
 
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     response_id, starting_after = _given(args.pop("response_id")), _given(args.pop("starting_after"))
     given = [name for name in ("input", "model") if args.get(name) is not NOT_GIVEN]
     new = [*given, *(args.get("params") or {}), *(["text"] if args.get("text") is not NOT_GIVEN else [])]

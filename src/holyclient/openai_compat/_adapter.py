@@ -128,16 +128,19 @@ class Adapter:
         body: Any = None
         if content and "json" in request.headers.get("content-type", ""):
             body = json.loads(content)
-            headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}  # the call's JSON
         stream = isinstance(body, dict) and body.get("stream") is True
+        if stream:  # the call may add ``stream_options`` to it: the body is sent as the call's JSON
+            headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
         method = request.method.upper()
         query = _query(request.url.params.multi_items())
         options = RequestOptions(
             method,
             path,
+            # the parsed body is what the call's steps read (its charge, its limiter admission, the
+            # recorder); a body the call does not change is sent as openai encoded it, not encoded again
             body=body if isinstance(body, dict) else None,
             query=query,
-            content=None if body is not None else (content or None),
+            content=None if stream else (content or None),
             extra_headers=headers or None,
             timeout=_timeout(request.extensions.get("timeout")),
             max_retries=0 if retried_by_sender and not self.owns_retries else None,

@@ -91,6 +91,44 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/holyclient-mutation.XXXXXX")"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 cp -r "$here/src" "$here/tests" "$here/pyproject.toml" "$work/"
 find "$work" -name __pycache__ -prune -exec rm -rf {} +
+# While mutmut records which tests reach which mutated function ("stats"), every call of one sets a
+# ContextVar. On Python < 3.12 a garbage collection that starts inside ContextVar.set and runs a
+# finaliser that calls a mutated function (a stream dropped unclosed settles through its meter) sets it
+# again re-entrantly and crashes the interpreter (CPython gh-148891: a segfault in the stats run).
+# So during the stats run garbage is collected after each test, never automatically (mutants run as usual).
+mkdir -p "$work/plugins"
+cat > "$work/plugins/mutmut_gc_guard.py" <<'EOF'
+"""Written by benchmarks/mutation.sh: no automatic garbage collection during mutmut's stats run."""
+
+import gc
+import os
+
+import pytest
+
+
+def _stats() -> bool:
+    return os.environ.get("MUTANT_UNDER_TEST") == "stats"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _stats():
+        gc.disable()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
+    yield
+    if _stats():
+        gc.collect()  # here, outside any ContextVar.set: what finalisers call is this test's
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    gc.enable()
+EOF
+# `cd <dir> && ./mutmut ...` later (results, show, run NAMES) uses the same guard
+printf '#!/bin/sh\nPYTHONPATH="%s/plugins${PYTHONPATH:+:$PYTHONPATH}" exec "%s" "$@"\n' "$work" "$mutmut" > "$work/mutmut"
+chmod +x "$work/mutmut"
+mutmut="$work/mutmut"
 # mutmut reads [tool.mutmut] from pyproject.toml, else [mutmut] from setup.cfg: keep the config here
 {
   echo "[mutmut]"
@@ -98,7 +136,7 @@ find "$work" -name __pycache__ -prune -exec rm -rf {} +
   printf 'only_mutate =\n'; printf '    %s\n' "${only[@]}"
   printf 'pytest_add_cli_args_test_selection =\n'; printf '    %s\n' "${tests[@]}"
   # slow tests run the CLI in subprocesses that import the installed package, not the mutant: skipped
-  printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -q\n    -m\n    %s\n' "${MARK-not slow}"
+  printf 'pytest_add_cli_args =\n    -p\n    mutmut_gc_guard\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -q\n    -m\n    %s\n' "${MARK-not slow}"
 } > "$work/setup.cfg"
 
 cd "$work"

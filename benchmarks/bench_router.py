@@ -81,8 +81,8 @@ def main() -> None:
             lambda: mirrored_router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES),
             args.requests,
         )
+        mirrored_router.close()  # waits for the copies in flight: their pairs are then counted
         stats = mirrored_router.stats()["shadow"]
-        mirrored_router.close()
         written = len(pairs.read_text().splitlines()) if pairs.exists() else 0
     print(
         f"{args.requests} sequential requests; primary {args.latency * 1000:.0f} ms, shadow {args.shadow_latency * 1000:.0f} ms"
@@ -91,7 +91,7 @@ def main() -> None:
     report("Router, one target", routed, plain)
     report("Router, mirror=1.0 to slow shadow", mirrored, plain)
     print(
-        f"mirror: {stats.mirrored} copies sent, {stats.mirror_dropped} dropped (concurrency {args.mirror_concurrency}), {written} pairs written"
+        f"mirror: {stats.mirrored} pairs kept, {stats.mirror_dropped} copies dropped (concurrency {args.mirror_concurrency}), {stats.mirror_lost} lost, {written} pairs written"
     )
 
 

@@ -295,10 +295,15 @@ def test_only_the_shadow_target_reports_mirrored_and_dropped_copies(tmp_path: Pa
         rng=random.Random(1),
         mirror=mirror,
     )
-    assert mirror.acquire() is not None and mirror.acquire() is None
+    custom_id = mirror.acquire()
+    assert custom_id is not None and mirror.acquire() is None
+    assert mirror.write(custom_id, _chat_options(), side("a.test", 0.1), side("s.test", 0.1))
+    mirror.refuse(BudgetExceededError("spent", requested_usd=1.0, remaining_usd=0.0))
     stats = core.stats(_no_usage)
-    assert (stats["s.test"].mirrored, stats["s.test"].mirror_dropped) == (1, 1)
-    assert (stats["a.test"].mirrored, stats["a.test"].mirror_dropped) == (0, 0)
+    shadow_counts = (stats["s.test"].mirrored, stats["s.test"].mirror_dropped, stats["s.test"].mirror_refused)
+    assert shadow_counts == (1, 1, 1)
+    main_counts = (stats["a.test"].mirrored, stats["a.test"].mirror_dropped, stats["a.test"].mirror_refused)
+    assert main_counts == (0, 0, 0)
 
 
 def test_a_targets_usage_counted_locally_is_marked_approximate_in_the_routers_total_too():

@@ -85,9 +85,10 @@ def test_the_mirror_drops_copies_when_its_concurrency_is_full(servers, gate: Gat
         router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
     assert gate.arrived.acquire(timeout=10)
     stats = router.stats()["new"]
-    assert (stats.mirrored, stats.mirror_dropped) == (1, 3)
+    assert (stats.mirrored, stats.mirror_dropped) == (0, 3)  # the one copy sent is still in flight
     gate.open.set()
     router.close()
+    assert (router.stats()["new"].mirrored, router.stats()["new"].mirror_dropped) == (1, 3)
     assert len((tmp_path / "pairs.jsonl").read_text().splitlines()) == 1
     assert len(new.requests) == 1
 
@@ -212,10 +213,11 @@ def test_the_mirror_keeps_four_copies_in_flight_by_default(servers, gate: Gate, 
     )
     for _ in range(6):
         router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-    stats = router.stats()["new"]
-    assert (stats.mirrored, stats.mirror_dropped) == (4, 2)  # the shadow holds every copy it got
+    assert router._core.mirror.in_flight == 4  # the shadow holds every copy it got
+    assert router.stats()["new"].mirror_dropped == 2
     gate.open.set()
     router.close()
+    assert (router.stats()["new"].mirrored, router.stats()["new"].mirror_dropped) == (4, 2)
     assert len((tmp_path / "pairs.jsonl").read_text().splitlines()) == 4
 
 

@@ -29,6 +29,8 @@ SEND_PATH = (
     # an attempt's charge, made and settled by the pipeline from its endpoint's declaration
     "holyclient.pricing.Ledger",
     "holyclient.pricing.failure_kind",
+    "holyclient.pricing.holds",
+    "holyclient.pricing.counts_tokens",
     # a stream's charging, wired by the client when it opens a stream
     "holyclient.pricing.StreamMeter",
     "holyclient.pricing.ask_for_usage",

@@ -15,10 +15,15 @@ from ._compare_costs import add_embedding_cost, local_tokens, price, worst_case
 DESCRIPTION = """\
 Replay SAMPLE.jsonl (the Batch API input format, as for `holyclient batch`; "stream": true is
 allowed and measures time to first token) against --old and --new, and report per request and in
-aggregate: status and errors, latency p50/p95 (with a bootstrap 95% interval for the new/old
-ratio), prompt tokens on each side against a local count, cost (USD and CNY) and how alike the
-answers are (exact, JSON structure, or a fuzzy ratio for prose). Old and new are replayed at the same
-time, so load on this machine or the network weighs on both alike.
+aggregate: status and errors, attempts and retries, latency p50/p95 (with a bootstrap 95% interval
+for the new/old ratio), prompt tokens on each side against a local count, cost (USD and CNY) and how
+alike the answers are (exact, JSON structure, or a fuzzy ratio for prose). Old and new are replayed at
+the same time, so load on this machine or the network weighs on both alike.
+
+Latency is the whole call, as your application waits for it: from the first attempt to the final
+answer, failed attempts and the waits between them included (a request is retried up to twice on a
+429, 5xx, timeout or dropped connection). retry_rate is the share of a side's attempts that were
+retries: 14 retries in 32 attempts is 0.44.
 
 --repeat 2 asks the old endpoint twice: how much it disagrees with itself is the noise floor that
 old-vs-new similarity is judged against (gate similarity>=noise-0.05).
@@ -44,6 +49,7 @@ examples:
         --old-key-env OPENAI_API_KEY \\
         --new https://api.holysheep.ai/v1 \\
         --gate "p95_ratio<=1.3" \\
+        --gate "retry_rate<=0.05" \\
         --gate "similarity>=noise-0.05"
 """
 )

@@ -17,6 +17,7 @@ __all__ = [
     "default_timeout",
     "new_async_client",
     "new_sync_client",
+    "ready",
     "request_timeout",
     "translate_error",
 ]
@@ -35,3 +36,11 @@ def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     from ._clients import new_async_client as make
 
     return make(timeout, max_connections)
+
+
+def ready(http: Any) -> None:
+    """Load now what ``http``'s first request would load on its own: the aiohttp transport's library
+    and TLS context (an httpx2 transport loads its own when the client is made)."""
+    transport = aiohttp_transport_of(http)
+    if transport is not None:
+        transport.ready()

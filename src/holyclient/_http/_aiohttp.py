@@ -356,6 +356,15 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             extensions=extensions,
         )
 
+    def ready(self) -> None:
+        """Load now what a loop's first request loads (aiohttp, the TLS context): a traced first call
+        then times the wire, not the imports (see ``Pipeline.ready``)."""
+        import aiohttp  # noqa: F401
+
+        _running_on_asyncio()
+        if self._ssl_context is None:
+            self._ssl_context = httpx2.create_ssl_context()
+
     async def session(self) -> aiohttp.ClientSession:
         """This event loop's session (made on first use): for a step that sends on the wire itself."""
         return self._sessions.current() or await self._sessions.here()

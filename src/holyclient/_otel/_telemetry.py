@@ -93,11 +93,13 @@ class Telemetry:
             found = self._servers[base_url] = (parts.hostname or "", port)
         return found
 
-    def start(self, base_url: str, options: RequestOptions) -> Call | None:
-        """The call's span, started; None for a path that is no GenAI operation (files, models...)."""
+    def start(self, base_url: str, options: RequestOptions, ready: Callable[[Any], None]) -> Call | None:
+        """The call's span, started; None for a path that is no GenAI operation (files, models...).
+        ``ready(options)`` first loads what the attempts load on first use: the span times the wire."""
         entry = _semconv.OPERATIONS.get(options.path)
         if entry is None or (self._global and _unconfigured()):
             return None
+        ready(options)
         body = options.body if options.body is not None else _semconv.form_body(options.content)
         return Call(self, base_url, options.path, body, *entry)
 

@@ -315,8 +315,9 @@ class BaseClient(ResponseModes):
         self._pipeline.record(options)
         attempts = Attempts(options)
         telemetry = self._telemetry
-        if telemetry is not None:  # the call's span opens before its first attempt (retries inside)
-            call = attempts.call = telemetry.start(self.base_url, options)
+        if telemetry is not None:  # the call's span opens before its first attempt (retries inside),
+            # once what the attempts load on first use is loaded (the span times the wire)
+            call = attempts.call = telemetry.start(self.base_url, options, self._pipeline.ready)
             if call is not None:
                 call.counting(attempts.count)
         return attempts

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, request_timeout
-from ..pricing import Ledger, billed_usage, charging_for
+from .._http import ready as ready_transport
+from ..pricing import Ledger, billed_usage, charging_for, counts_tokens, holds
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ _CHAINS_KEPT = 8
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
 
-    __slots__ = ("_chains", "_headers", "_urls", "client")
+    __slots__ = ("_chains", "_headers", "_ready", "_urls", "client")
 
     def __init__(self, client: PipelineClient) -> None:
         self.client = client
@@ -68,6 +69,7 @@ class Pipeline:
         ) = None
         self._urls: dict[str, str] = {}
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
+        self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
 
     # --- the steps ---------------------------------------------------------------------------------
 
@@ -87,9 +89,42 @@ class Pipeline:
         client = self.client
         charging = charging_for(options.method, options.path)
         tracker = client._usage
-        if client._budget_usd is None or not charging.billed:
+        if not holds(charging, client._budget_usd is not None):
             return Ledger(tracker, charging, options.body)
         return Ledger(tracker, charging, options.body, tracker.reserve(options.body or {}, charging))
+
+    def ready(self, options: RequestOptions) -> None:
+        """Load now what a call's attempts load on first use: the HTTP client (its library, its TLS
+        context), the price table the answer is charged with and, when the call's tokens are counted
+        (held against a budget before sending, or a model counted with a stand-in tokenizer learning
+        from its answer), the model's tokenizer. Called before the call's span opens, so that the span
+        and its ``time_to_first_chunk`` time the wire, not a process's first imports (0.1 to 0.5 s; a
+        CLI only ever makes first calls). Done once per path and model. Never raises: what fails here
+        fails again in the attempt, inside the span, which reports it."""
+        body = options.body
+        model = body.get("model") if body is not None else None
+        done = (options.path, model if isinstance(model, str) else None)
+        if done in self._ready:
+            return
+        client = self.client
+        try:
+            ready_transport(client._http)
+            prices = client._usage.prices
+            charging = charging_for(options.method, options.path)
+            if (
+                isinstance(model, str)
+                and model
+                and counts_tokens(charging, body, client._budget_usd is not None)
+            ):
+                from ..tokens import count_tokens
+
+                info = prices.get(model)
+                if info is not None:
+                    count_tokens("", info.name)  # the model's tokenizer, and its ranges for a stand-in
+        except Exception:  # an HTTP client that cannot be made, a price table that cannot be read...
+            logger.debug("Loading a call's first-use costs failed; its attempt will say why", exc_info=True)
+            return
+        self._ready.add(done)
 
     def key(self) -> str:
         """Step 3: the key for this attempt (a provider is called every time: keys rotate)."""

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 #: The metrics a gate may name, with what each one means (shown by ``--help`` and in errors).
 METRICS = {
-    "p50_ratio": "new/old median latency",
-    "p95_ratio": "new/old 95th-percentile latency",
-    "ttft_p95_ratio": "new/old 95th-percentile time to first token (streams)",
+    "p50_ratio": "new/old median latency (first attempt to final answer, retries included)",
+    "p95_ratio": "new/old 95th-percentile latency (the same)",
+    "ttft_p95_ratio": "new/old 95th-percentile time to first token (streams; retries included)",
     "cost_ratio": "new/old total cost",
     "token_ratio": "new/old prompt tokens",
     "error_rate": "share of requests that failed on the new endpoint",
+    "retry_rate": "share of the new endpoint's attempts that were retries (0 when none was needed)",
+    "retries": "retries the new endpoint needed, all requests together",
     "similarity": "mean similarity of old and new answers",
     "noise": "mean similarity of the old endpoint with itself (--repeat 2)",
     "embedding_similarity": "mean embedding cosine of old and new prose answers (--embedding-model)",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ._pairs import Pair
-from ._report import Report
+from ._report import Report, retry_summary
 
 OLD_COLOUR, NEW_COLOUR, NOISE_COLOUR = "#4c72b0", "#dd8452", "#55a868"
 _BINS = 20
@@ -177,6 +177,13 @@ def render_html(report: Report) -> str:
             _fmt(m["cost_ratio"], digits=2),
         ),
         ("errors", _int(m["old_errors"]), _int(m["new_errors"]), ""),
+        ("attempts", _int(m["old_attempts"]), _int(m["new_attempts"]), ""),
+        (
+            "retries (share of attempts)",
+            retry_summary(m, "old", "&ndash;"),
+            retry_summary(m, "new", "&ndash;"),
+            "",
+        ),
     ]
     if m["embedding_similarity"] is not None:
         rows.append(

@@ -17,7 +17,8 @@ MAX_TEXT = 2000
 
 @dataclass
 class SideResult:
-    """One request's outcome on one side."""
+    """One request's outcome on one side: ``latency`` and ``ttft`` from its first attempt's start (the
+    retries and their waits included), ``attempts`` sent (None: not sent, or not known)."""
 
     status: int | None
     error: str | None
@@ -27,10 +28,15 @@ class SideResult:
     completion_tokens: int | None
     cost_usd: float | None
     output: Output
+    attempts: int | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def retries(self) -> int | None:
+        return None if self.attempts is None else max(self.attempts - 1, 0)
 
     def as_dict(self, cny_rate: float) -> dict[str, Any]:
         return {
@@ -38,6 +44,8 @@ class SideResult:
             "error": self.error,
             "latency_s": self.latency,
             "ttft_s": self.ttft,
+            "attempts": self.attempts,
+            "retries": self.retries,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cost_usd": self.cost_usd,

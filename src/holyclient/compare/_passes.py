@@ -18,6 +18,7 @@ from .._client import AsyncClient
 from ..batch import BatchRequest, BatchResult
 from ._run import SideRun, Timing, run_side
 from ._state import StateWriter, endpoint_of
+from ._streams import prepare as prepare_streams
 
 #: Retries per request after its first attempt (the runner honours ``Retry-After``).
 MAX_RETRIES = 2
@@ -50,6 +51,8 @@ async def run_passes(
     ChatCompletion.model_validate(
         {"id": "", "object": "chat.completion", "created": 0, "model": "", "choices": []}
     )
+    if streams:
+        prepare_streams()  # and the stream assembler's, or the first stream stalls every request in flight
     writer = StateWriter(state) if state is not None else None
     received: dict[str, int] = {}
 

@@ -42,7 +42,17 @@ def side_result(
             detail = body.get("error")
             message = detail.get("message") if isinstance(detail, Mapping) else None
             error = f"HTTP {result.status_code}: {message or 'error'}"
-        return SideResult(result.status_code, error, latency, ttft, None, None, None, Output("error", error))
+        return SideResult(
+            result.status_code,
+            error,
+            latency,
+            ttft,
+            None,
+            None,
+            None,
+            Output("error", error),
+            result.attempts,
+        )
     usage = result.usage or {}
     prompt = usage.get("prompt_tokens")
     completion = usage.get("completion_tokens")
@@ -56,6 +66,7 @@ def side_result(
         completion if isinstance(completion, int) else None,
         cost,
         output_of(result.body, json_mode, url),
+        result.attempts,
     )
 
 
@@ -117,6 +128,28 @@ def _sum(values: Sequence[float | None]) -> float | None:
     return sum(known) if known else None
 
 
+def _retry_metrics(name: str, sides: Sequence[SideResult]) -> dict[str, float | None]:
+    """A side's attempts, retries (attempts beyond each request's first) and the retries' share of the
+    attempts; None when no request's attempts are known."""
+    counts = [side.attempts for side in sides if side.attempts is not None]
+    if not counts:
+        return {f"{name}_attempts": None, f"{name}_retries": None, f"{name}_retry_rate": None}
+    attempts, retries = sum(counts), sum(max(count - 1, 0) for count in counts)
+    return {
+        f"{name}_attempts": float(attempts),
+        f"{name}_retries": float(retries),
+        f"{name}_retry_rate": retries / attempts if attempts else None,
+    }
+
+
+def retry_summary(metrics: Mapping[str, float | None], side: str, missing: str = "-") -> str:
+    """A side's retries and their share of its attempts, as the reports show them: ``14 (43.8%)``."""
+    count, rate = metrics[f"{side}_retries"], metrics[f"{side}_retry_rate"]
+    if count is None:
+        return missing
+    return f"{int(count)}" + ("" if rate is None else f" ({rate:.1%})")
+
+
 def metrics_of(pairs: Sequence[Pair]) -> dict[str, float | None]:
     """The aggregate metrics that gates name (see ``_gates.METRICS``), plus their parts."""
     both = [p for p in pairs if p.old.ok and p.new.ok]
@@ -150,6 +183,10 @@ def metrics_of(pairs: Sequence[Pair]) -> dict[str, float | None]:
         ),
         "embedding_noise": _mean([p.embedding_noise for p in pairs if p.embedding_noise is not None]),
     }
+    for name, sides in (("old", [p.old for p in pairs]), ("new", [p.new for p in pairs])):
+        metrics.update(_retry_metrics(name, sides))
+    metrics["retry_rate"] = metrics["new_retry_rate"]
+    metrics["retries"] = metrics["new_retries"]
     metrics["p50_ratio"] = ratio(metrics["new_p50"], metrics["old_p50"])
     metrics["p95_ratio"] = ratio(metrics["new_p95"], metrics["old_p95"])
     metrics["ttft_p95_ratio"] = ratio(metrics["new_ttft_p95"], metrics["old_ttft_p95"])

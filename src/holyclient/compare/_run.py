@@ -4,6 +4,10 @@ The one place in ``compare`` that does I/O. Requests go through :class:`~holycli
 (bounded concurrency, rate limits, retries that do not hold a slot, the client's budget); the
 :class:`Timer` send step only adds a stopwatch around each attempt and replays ``"stream": true``
 requests as streams, folding the chunks back into one completion so the runner sees an ordinary answer.
+
+A request's latency is the whole call, as its caller waits for it: from the start of its first attempt
+to its final answer, the failed attempts and the waits between them included (an endpoint that needs
+retries is slower, not as fast as its last attempt). Its attempts are the runner's count.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import dataclasses
 import hashlib
 import json
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +36,9 @@ def fingerprint(body: Mapping[str, Any]) -> str:
 
 @dataclass
 class Timing:
+    """A request's timing: ``latency`` from its first attempt's start to its final answer, ``ttft``
+    from the same start to the final attempt's first token (streams)."""
+
     latency: float
     ttft: float | None = None
 
@@ -45,40 +53,57 @@ class _Assembled:
 
 
 class Timer:
-    """A :class:`~holyclient._steps.SendStep` that times each attempt, and sends the bodies in
+    """A :class:`~holyclient._steps.SendStep` that times each request, and sends the bodies in
     ``stream_keys`` as streams, folded back into one completion so the runner sees an ordinary answer.
 
-    Attempts are keyed by :func:`fingerprint` of the body; the last attempt of a request wins (the one
-    whose answer the runner keeps). Two identical requests in one sample share their timing.
+    Timings are keyed by :func:`fingerprint` of the body; the last attempt of a request wins (the one
+    whose answer the runner keeps), timed from the request's first attempt: the runner sends every
+    attempt of a request with the same options object, which is how an attempt is known to be a retry.
+    Two identical requests in one sample share their timing.
     """
 
     def __init__(self, stream_keys: frozenset[str] = frozenset()) -> None:
         self.timings: dict[str, Timing] = {}
         self.stream_keys = stream_keys
+        # id(options) -> (a weak reference to them, when their first attempt started)
+        self._firsts: dict[int, tuple[weakref.ref[RequestOptions], float]] = {}
+
+    def _first_start(self, options: RequestOptions, now: float) -> float:
+        """When the request of this attempt started: its first attempt's start (``now`` for a first)."""
+        key = id(options)
+        known = self._firsts.get(key)
+        if known is not None and known[0]() is options:
+            return known[1]
+
+        def forget(ref: weakref.ref[RequestOptions]) -> None:  # the request is over: its options are gone
+            if self._firsts.get(key, (None, 0.0))[0] is ref:
+                del self._firsts[key]
+
+        self._firsts[key] = (weakref.ref(options, forget), now)
+        return now
 
     async def __call__(self, prepared: Prepared, send: AsyncSend) -> Exchange:
         options = prepared.options
         body = dict(options.body or {})
         key = fingerprint(body)
+        first = self._first_start(options, time.perf_counter())
         if key not in self.stream_keys:
-            started = time.perf_counter()
             exchange = await send(prepared)
-            self.timings[key] = Timing(time.perf_counter() - started)
+            self.timings[key] = Timing(time.perf_counter() - first)
             return exchange
         body["stream"] = True
         body["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
         streamed = Prepared(
             prepared.pipeline, dataclasses.replace(options, body=body, stream=True), prepared.key
         )
-        started = time.perf_counter()
         exchange = await send(streamed)
         response = exchange.response
         if response.status_code >= 400:
             await response.aread()
-            self.timings[key] = Timing(time.perf_counter() - started)
+            self.timings[key] = Timing(time.perf_counter() - first)
             return exchange
-        events, ttft = await asent(lambda: _read_events(response, started), lambda: exchange.request)
-        self.timings[key] = Timing(time.perf_counter() - started, ttft)
+        events, ttft = await asent(lambda: _read_events(response, first), lambda: exchange.request)
+        self.timings[key] = Timing(time.perf_counter() - first, ttft)
         completion, error = assemble(events)
         if error is not None:
             return Exchange(streamed, _Assembled(502, response.headers, error))
@@ -86,7 +111,8 @@ class Timer:
 
 
 async def _read_events(response: Any, started: float) -> tuple[list[bytes], float | None]:
-    """A stream's ``data`` payloads and its time to first token (a cut stream raises, to be translated)."""
+    """A stream's ``data`` payloads and its time to first token since ``started`` (a cut stream raises,
+    to be translated)."""
     decoder, events, ttft = SSEDecoder(), [], None
     try:
         async for chunk in response.aiter_bytes():

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from .._core import printable
-from ._report import Report
+from ._report import Report, retry_summary
 
 #: How many of the least similar requests the text report lists.
 SHOWN_DIFFERENCES = 5
@@ -59,6 +59,8 @@ def render_text(report: Report) -> str:
             f"{_num(m['token_ratio'], 2)} (local count {_int(m['local_prompt_tokens'])})",
         ),
         ("cost", _usd(m["old_cost_usd"]), _usd(m["new_cost_usd"]), _num(m["cost_ratio"], 2)),
+        ("attempts", _int(m["old_attempts"]), _int(m["new_attempts"]), ""),
+        ("retries", retry_summary(m, "old"), retry_summary(m, "new"), ""),
     ]
     lines = [f"old: {report.old_url}" + (f" ({report.old_model})" if report.old_model else "")]
     lines.append(f"new: {report.new_url}" + (f" ({report.new_model})" if report.new_model else ""))

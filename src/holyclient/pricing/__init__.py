@@ -24,7 +24,7 @@ from ._cost import (
     usage_tokens,
 )
 from ._hold import BudgetPolicy, Reservation
-from ._ledger import Ledger, failure_kind
+from ._ledger import Ledger, counts_tokens, failure_kind, holds
 from ._stream_usage import Outcome, StreamMeter, ask_for_usage
 from ._tracker import UsageSnapshot, UsageTracker
 from ._usage_export import usage_export
@@ -58,10 +58,12 @@ __all__ = [
     "billed_usage",
     "charging_for",
     "cost_from_usage",
+    "counts_tokens",
     "default_table",
     "estimate_cost",
     "estimate_request",
     "failure_kind",
+    "holds",
     "lookup_model",
     "requested_output_tokens",
     "routes",

@@ -28,7 +28,23 @@ if TYPE_CHECKING:
     from ._hold import Reservation
     from ._tracker import UsageTracker
 
-__all__ = ["Ledger", "failure_kind"]
+__all__ = ["Ledger", "counts_tokens", "failure_kind", "holds"]
+
+
+def holds(charging: Charging, budgeted: bool) -> bool:
+    """Whether an attempt holds its cost before it is sent: a billed endpoint, on a client with a budget."""
+    return budgeted and charging.billed
+
+
+def counts_tokens(charging: Charging, body: Mapping[str, Any] | None, budgeted: bool) -> bool:
+    """Whether an attempt's prompt is counted while it runs: to hold it against a budget (:func:`holds`),
+    or, for a model counted with a stand-in tokenizer, to learn the count's correction from the bill
+    when the answer is settled. (A failure that may have been billed is counted too, when it happens.)"""
+    if not charging.counts or body is None:
+        return False
+    from ._learning import CalibrationLearner
+
+    return holds(charging, budgeted) or CalibrationLearner.learns(body)
 
 
 def failure_kind(exc: BaseException, sending: bool) -> FailureKind | None:

@@ -43,14 +43,16 @@ class _Routes:
         routing: Routing = self.client._core.start(options)
         return routing
 
-    def _served(self, routing: Routing, options: RequestOptions, result: Any) -> Any:
-        """A target answered: count it, mirror it when the request is drawn for the shadow."""
+    def _served(self, routing: Routing, options: RequestOptions, cast_to: type[Any], result: Any) -> Any:
+        """A target answered: count it, mirror it when the request is drawn for the shadow (whose answer
+        is parsed as ``cast_to`` too, so that the copy is charged as the caller's call was)."""
         routing.succeeded(result)
         router = self.client
         slot = router._mirror_slot(options)
         if slot is not None:
             assert routing.target is not None
-            router._start_mirror(slot, options, side(routing.target.name, routing.latency, unwrap(result)))
+            old = side(routing.target.name, routing.latency, unwrap(result))
+            router._start_mirror(slot, options, cast_to, old)
         return result
 
     def _bound(self, result: Any, options: RequestOptions) -> Any:
@@ -70,7 +72,9 @@ class RoutedCaller(_Routes):
 
     __slots__ = ()
 
-    def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], T]) -> T:
+    def _route(
+        self, options: RequestOptions, cast_to: type[Any], send: Callable[[Any, RequestOptions], T]
+    ) -> T:
         routing = self._start(options)
         while True:
             target, prepared = routing.next()
@@ -80,10 +84,10 @@ class RoutedCaller(_Routes):
             except BaseException as exc:
                 routing.failed(exc)
                 continue
-            return self._served(routing, options, result)  # type: ignore[no-any-return]
+            return self._served(routing, options, cast_to, result)  # type: ignore[no-any-return]
 
     def request(self, options: RequestOptions, cast_to: type[T]) -> T:
-        result: T = self._route(options, lambda client, prepared: client.request(cast_to, prepared))
+        result: T = self._route(options, cast_to, lambda client, prepared: client.request(cast_to, prepared))
         return result
 
     def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any:
@@ -95,7 +99,7 @@ class RoutedCaller(_Routes):
                 raise error
             return result
 
-        return self._route(options, send)
+        return self._route(options, cast_to, send)
 
     def page(self, options: RequestOptions, page_cls: type[T]) -> T:
         return self._bound(self.request(options, page_cls), options)  # type: ignore[no-any-return]
@@ -106,7 +110,9 @@ class AsyncRoutedCaller(_Routes):
 
     __slots__ = ()
 
-    async def _route(self, options: RequestOptions, send: Callable[[Any, RequestOptions], Awaitable[T]]) -> T:
+    async def _route(
+        self, options: RequestOptions, cast_to: type[Any], send: Callable[[Any, RequestOptions], Awaitable[T]]
+    ) -> T:
         routing = self._start(options)
         while True:
             target, prepared = routing.next()
@@ -116,10 +122,10 @@ class AsyncRoutedCaller(_Routes):
             except BaseException as exc:
                 routing.failed(exc)
                 continue
-            return self._served(routing, options, result)  # type: ignore[no-any-return]
+            return self._served(routing, options, cast_to, result)  # type: ignore[no-any-return]
 
     async def request(self, options: RequestOptions, cast_to: type[T]) -> T:
-        return await self._route(options, lambda client, prepared: client.request(cast_to, prepared))
+        return await self._route(options, cast_to, lambda client, prepared: client.request(cast_to, prepared))
 
     async def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any:
         async def send(client: Any, prepared: RequestOptions) -> Any:
@@ -130,7 +136,7 @@ class AsyncRoutedCaller(_Routes):
                 raise error
             return result
 
-        return await self._route(options, send)
+        return await self._route(options, cast_to, send)
 
     async def page(self, options: RequestOptions, page_cls: type[T]) -> T:
         return self._bound(await self.request(options, page_cls), options)  # type: ignore[no-any-return]

@@ -131,10 +131,19 @@ class RouterCore:
                 prompt_tokens=sum(m.prompt_tokens for m in models),
                 completion_tokens=sum(m.completion_tokens for m in models),
                 cost_usd=None if snap.unpriced_models else snap.total_cost_usd,
-                mirrored=mirror.sent if is_shadow and mirror is not None else 0,
-                mirror_dropped=mirror.dropped if is_shadow and mirror is not None else 0,
+                **(_mirror_counts(mirror) if is_shadow and mirror is not None else {}),
             )
         return result
+
+
+def _mirror_counts(mirror: Mirror) -> dict[str, int]:
+    """The shadow target's mirror counters, for :class:`TargetStats`."""
+    return {
+        "mirrored": mirror.kept,
+        "mirror_dropped": mirror.dropped,
+        "mirror_lost": mirror.lost,
+        "mirror_refused": mirror.refused,
+    }
 
 
 class Routing:

@@ -19,8 +19,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .._client import AsyncClient, Client
+from .._exceptions import BudgetExceededError
 from ._caller import AsyncRoutedCaller, RoutedCaller
-from ._mirror import side
 from ._sender import RoutedSender
 from ._shell import RouterShell
 
@@ -48,10 +48,14 @@ class Router(RouterShell, Client):
         clock: the breakers' clock (tests pass a fake).
         rng: the random source of the weighted split and the mirror's sampling.
         shadow: the target that receives mirrored copies.
-        mirror: the fraction of requests also sent to ``shadow`` in the background.
-        mirror_to: the JSONL file the (old, new) pairs are appended to.
+        mirror: the fraction of requests also sent to ``shadow`` in the background. Each copy is paid
+            like any request: charged to the shadow (``stats()[shadow].cost_usd``) and the router's
+            total, and refused before sending when the budgets cannot cover it (``mirror_refused``).
+        mirror_to: the JSONL file the (old, new) pairs are appended to. When it cannot be written the
+            router warns once (``usage.snapshot().warnings``) and stops mirroring.
         mirror_concurrency: the most mirrored copies in flight; more are dropped.
-        budget_usd: the budget of all targets together (each ``Target`` may have its own as well).
+        budget_usd: the budget of all targets together, shadow copies included (each ``Target`` may
+            have its own as well: give the shadow one to cap what mirroring spends).
         budget_policy: as for :class:`~holyclient.Client`: what a request without ``max_tokens`` holds.
         record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
         record_rate: as for :class:`~holyclient.Client`.
@@ -74,28 +78,40 @@ class Router(RouterShell, Client):
         self._mirror_threads: list[threading.Thread] = []
         self._threads_lock = threading.Lock()
 
-    def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+    def _start_mirror(
+        self, custom_id: str, options: RequestOptions, cast_to: type[Any], old: dict[str, Any]
+    ) -> None:
         thread = threading.Thread(
-            target=self._shadow, args=(custom_id, options, old), name="holyclient-mirror", daemon=True
+            target=self._shadow,
+            args=(custom_id, options, cast_to, old),
+            name="holyclient-mirror",
+            daemon=True,
         )
         with self._threads_lock:
             self._mirror_threads[:] = [t for t in self._mirror_threads if t.is_alive()]  # shared by copies
             self._mirror_threads.append(thread)
         thread.start()
 
-    def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+    def _shadow(
+        self, custom_id: str, options: RequestOptions, cast_to: type[Any], old: dict[str, Any]
+    ) -> None:
+        """One copy on the shadow's client (its key, budget and usage), parsed as the caller's answer
+        was so that it is charged as the caller's was; never raises (a thread's error is nobody's)."""
         mirror = self._core.mirror
         assert mirror is not None
-        shadow = mirror.shadow
-        started = time.perf_counter()
         try:
+            if mirror.skip():  # mirroring stopped since the copy was drawn: do not pay for it
+                return
+            shadow = mirror.shadow
+            started = time.perf_counter()
             try:
-                result = self._clients[shadow.name].request(object, shadow.prepare(options))
+                result = self._clients[shadow.name].request(cast_to, shadow.prepare(options))
+            except BudgetExceededError as refused:  # nothing was sent: no pair to compare
+                mirror.refuse(refused)
             except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
-                new = side(shadow.name, time.perf_counter() - started, error=exc)
+                mirror.answered(custom_id, options, old, time.perf_counter() - started, error=exc)
             else:
-                new = side(shadow.name, time.perf_counter() - started, result)
-            mirror.write(custom_id, options, old, new)
+                mirror.answered(custom_id, options, old, time.perf_counter() - started, result)
         finally:
             mirror.release()
 
@@ -128,24 +144,32 @@ class AsyncRouter(RouterShell, AsyncClient):
     def _init_mirrors(self) -> None:
         self._mirror_tasks: set[asyncio.Task[None]] = set()
 
-    def _start_mirror(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
-        task = asyncio.create_task(self._shadow(custom_id, options, old))
+    def _start_mirror(
+        self, custom_id: str, options: RequestOptions, cast_to: type[Any], old: dict[str, Any]
+    ) -> None:
+        task = asyncio.create_task(self._shadow(custom_id, options, cast_to, old))
         self._mirror_tasks.add(task)
         task.add_done_callback(self._mirror_tasks.discard)
 
-    async def _shadow(self, custom_id: str, options: RequestOptions, old: dict[str, Any]) -> None:
+    async def _shadow(
+        self, custom_id: str, options: RequestOptions, cast_to: type[Any], old: dict[str, Any]
+    ) -> None:
+        """Async twin of :meth:`Router._shadow`: never raises (nobody awaits the task)."""
         mirror = self._core.mirror
         assert mirror is not None
-        shadow = mirror.shadow
-        started = time.perf_counter()
         try:
+            if mirror.skip():
+                return
+            shadow = mirror.shadow
+            started = time.perf_counter()
             try:
-                result = await self._clients[shadow.name].request(object, shadow.prepare(options))
+                result = await self._clients[shadow.name].request(cast_to, shadow.prepare(options))
+            except BudgetExceededError as refused:
+                mirror.refuse(refused)
             except Exception as exc:  # the shadow's failure is data for the report, not the caller's problem
-                new = side(shadow.name, time.perf_counter() - started, error=exc)
+                mirror.answered(custom_id, options, old, time.perf_counter() - started, error=exc)
             else:
-                new = side(shadow.name, time.perf_counter() - started, result)
-            mirror.write(custom_id, options, old, new)
+                mirror.answered(custom_id, options, old, time.perf_counter() - started, result)
         finally:
             mirror.release()
 

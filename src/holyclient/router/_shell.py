@@ -162,6 +162,8 @@ class RouterShell:
                 target.budget_usd if target.budget_usd is not None else budget_usd,
             )
             self._clients[target.name] = client
+        if mirrored is not None:
+            mirrored.tracker = total  # where the mirror says that it stopped, or that copies are refused
 
     def __repr__(self) -> str:  # targets by host, never a key
         return f"{type(self).__name__}(targets=[{self._core!r}])"
@@ -215,6 +217,7 @@ class RouterShell:
     copy = with_options
 
     def _mirror_slot(self, options: RequestOptions) -> str | None:
+        """A slot for a copy of ``options`` to the shadow, or None (not drawn, stopped, or all slots taken)."""
         mirror = self._core.mirror
         if mirror is None or not mirror.wants(options):
             return None

@@ -28,8 +28,12 @@ class TargetStats:
         prompt_tokens: prompt tokens it billed.
         completion_tokens: completion tokens it billed.
         cost_usd: what it cost (None when a model had no known price).
-        mirrored: requests copied to it as the shadow target.
-        mirror_dropped: mirror copies dropped because the mirror's concurrency was full.
+        mirrored: pairs written to ``mirror_to`` from copies sent to it as the shadow target (a copy still
+            in flight is not counted yet).
+        mirror_dropped: mirror copies not sent: the mirror's concurrency was full, or mirroring had
+            stopped (its file could not be written, or was full).
+        mirror_lost: copies it answered (and may have billed) whose pair could not be written.
+        mirror_refused: copies the budget refused before sending (nothing sent, no pair).
     """
 
     requests: int
@@ -46,6 +50,8 @@ class TargetStats:
     cost_usd: float | None
     mirrored: int = 0
     mirror_dropped: int = 0
+    mirror_lost: int = 0
+    mirror_refused: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -196,6 +196,40 @@ def test_default_headers_edited_in_place_reach_the_direct_path_of_a_later_run() 
     assert "x-team" not in first.headers and second.headers.get("x-team") == "billing"
 
 
+def test_default_query_edited_in_place_reaches_the_direct_path_of_a_later_run() -> None:
+    """The direct path caches each path's URL; ``client.default_query`` edited in place between two runs
+    must reach the second, as it reaches every request of the client's own path."""
+    with LocalServer() as server:
+
+        async def go() -> None:
+            async with AsyncClient(
+                api_key=KEY, base_url=server.base_url, default_query={"team": "a"}
+            ) as client:
+                runner = BatchRunner(client)
+                await runner.run(_requests(1), lambda result: None)
+                client.default_query["team"] = "b"
+                await runner.run(_requests(1), lambda result: None)
+
+        anyio.run(go)
+        first, second = server.requests
+    assert (first.query, second.query) == ("team=a", "team=b")
+
+
+def test_a_base_url_reassigned_between_runs_reaches_the_direct_path() -> None:
+    """The URL cache follows ``client.base_url`` too: a later run goes to the new server."""
+    with LocalServer() as old, LocalServer() as new:
+
+        async def go() -> None:
+            async with AsyncClient(api_key=KEY, base_url=old.base_url) as client:
+                runner = BatchRunner(client)
+                await runner.run(_requests(1), lambda result: None)
+                client.base_url = new.base_url
+                await runner.run(_requests(1), lambda result: None)
+
+        anyio.run(go)
+        assert (len(old.requests), len(new.requests)) == (1, 1)
+
+
 def test_a_client_timeout_reassigned_between_runs_reaches_the_direct_path() -> None:
     """The direct path caches the aiohttp timeouts of a setting: a ``client.timeout`` reassigned between
     two runs (a new setting) must be used by the second, not the cached first."""

@@ -22,11 +22,13 @@ from holyclient.pricing import (
     CHAT,
     ENDPOINTS,
     UNDECLARED,
+    BilledTokens,
     Charging,
     Ledger,
     PriceTable,
     StreamMeter,
     UsageTracker,
+    billed_tokens,
     charging_for,
     cost_from_usage,
     counts_tokens,
@@ -144,25 +146,43 @@ def test_a_tracker_and_an_estimate_print_their_money_without_float_noise() -> No
 
 
 def test_an_estimate_as_data_names_every_field_and_the_cny_cost_when_asked() -> None:
-    estimate = estimate_cost("gpt-4.1", 3, 1, cached_input_tokens=1, output_assumed=True)
-    assert estimate.as_dict(cny_rate=2.0) == {
-        "model": "gpt-4.1",
-        "requested_model": "gpt-4.1",
-        "input_tokens": 3,
-        "cached_input_tokens": 1,
-        "output_tokens": 1,
-        "output_assumed": True,
-        "approximate": False,
-        "input_usd": estimate.input_usd,
-        "output_usd": estimate.output_usd,
-        "cost_usd": estimate.cost_usd,
-        "cost_cny": estimate.cost_usd * 2.0,
-    }
+    estimate = estimate_cost("gpt-4.1-2025-04-14", 3, 1, cached_input_tokens=1, output_assumed=True)
+    assert estimate.as_dict(cny_rate=2.0) == pytest.approx(
+        {
+            "model": "gpt-4.1",
+            "requested_model": "gpt-4.1-2025-04-14",
+            "input_tokens": 3,
+            "cached_input_tokens": 1,
+            "output_tokens": 1,
+            "output_assumed": True,
+            "approximate": False,
+            "input_usd": (2 * 2.0 + 1 * 0.5) / 1e6,
+            "output_usd": 8.0 / 1e6,
+            "cost_usd": 12.5 / 1e6,
+            "cost_cny": 25.0 / 1e6,
+        }
+    )
     assert "cost_cny" not in estimate.as_dict()
 
 
 def test_routes_lists_every_declared_endpoint() -> None:
     assert routes() == list(ENDPOINTS)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "route"),
+    [
+        ("post", "/v1/chat/completions/", "POST /chat/completions"),
+        ("POST", "/chat/completions?api-version=1", "POST /chat/completions"),
+        ("POST", "/chat/completions?q=a?b", "POST /chat/completions"),
+        ("GET", "/models/X", "GET /models/{model}"),
+        ("GET", "/v1/responses/resp_1/input_items/", "GET /responses/{response_id}/input_items"),
+    ],
+)
+def test_a_path_finds_its_declaration_whatever_its_prefix_query_or_trailing_slash(
+    method: str, path: str, route: str
+) -> None:
+    assert charging_for(method, path) is ENDPOINTS[route]
 
 
 # --- holding against a budget ---------------------------------------------------------------------
@@ -409,6 +429,40 @@ def test_a_raw_json_answer_is_charged_its_usage_under_its_model_when_it_names_on
     assert models["gpt-4.1"].requests == 1  # the answer whose usage is not an object is not charged
 
 
+def test_an_unknown_budget_policy_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"^budget_policy must be one of 'expected', 'worst_case', got 'x'$"):
+        UsageTracker(budget_policy="x")  # type: ignore[arg-type]
+
+
+def test_a_bill_whose_body_cannot_be_counted_teaches_nothing() -> None:
+    tracker = UsageTracker()
+    tracker.charge("claude-sonnet-4.5", USAGE, CHAT, {"model": "claude-sonnet-4.5", "messages": 5})
+    assert tracker.snapshot().models["claude-sonnet-4.5"].requests == 1
+    assert tracker.calibration().models == {}
+
+
+def test_only_exact_answers_with_output_teach_the_expected_answer_length() -> None:
+    tracker = UsageTracker()
+    body = {"model": "gpt-4.1", "messages": MESSAGES}
+    first = tracker.reserve(body).worst_case_usd
+    for _ in range(10):
+        tracker.record("gpt-4.1", {"prompt_tokens": 5, "completion_tokens": 2000}, approximate=True)
+        tracker.record("gpt-4.1", {"prompt_tokens": 5, "completion_tokens": 0})
+    assert tracker.reserve(body).worst_case_usd == first  # still the prior
+
+
+def test_costs_and_what_is_left_add_up_across_records_and_holds() -> None:
+    tracker = UsageTracker(budget_usd=1.0)
+    tracker.record("gpt-4.1", USAGE)
+    tracker.record("gpt-4.1", USAGE)
+    held = tracker.reserve(GPT).worst_case_usd
+    cost = cost_from_usage("gpt-4.1", USAGE).cost_usd
+    snapshot = tracker.snapshot()
+    assert snapshot.models["gpt-4.1"].cost_usd == pytest.approx(2 * cost)
+    assert snapshot.remaining_usd == pytest.approx(1.0 - 2 * cost - held)
+    assert snapshot.budget_usd == 1.0
+
+
 # --- uncertain spend without a budget -------------------------------------------------------------
 
 
@@ -509,6 +563,29 @@ def test_an_attempt_counts_tokens_to_hold_them_or_to_learn_a_stand_in_correction
     assert not counts_tokens(charging_for("POST", "/moderations"), CLAUDE, budgeted=True)
 
 
+def test_a_ledger_settles_once_whatever_settles_it_first() -> None:
+    tracker = UsageTracker()
+    settled = Ledger(tracker, CHAT, GPT)
+    settled.settle("gpt-4.1", USAGE)
+    settled.settle("gpt-4.1", USAGE)
+    settled.uncertain()
+    released = Ledger(tracker, CHAT, GPT)
+    released.release()
+    released.settle("gpt-4.1", USAGE)
+    released.uncertain()
+    model = tracker.snapshot().models["gpt-4.1"]
+    assert (model.requests, model.uncertain_requests) == (1, 0)
+
+
+def test_a_ledger_of_an_endpoint_that_does_not_settle_charges_nothing_and_gives_its_hold_back() -> None:
+    stored = charging_for("GET", "/chat/completions/cmpl-1")
+    tracker = UsageTracker(budget_usd=1.0)
+    Ledger(tracker, stored, None).settle("gpt-4.1", USAGE)
+    Ledger(tracker, stored, GPT, tracker.reserve(GPT)).settle("gpt-4.1", USAGE)
+    snapshot = tracker.snapshot()
+    assert (snapshot.models, snapshot.reserved_usd) == ({}, 0.0)
+
+
 # --- costs and the price table --------------------------------------------------------------------
 
 
@@ -574,6 +651,54 @@ def test_a_model_the_tokenizer_knows_is_counted_with_its_own_tokenizer_whatever_
         == count_request(body).tokens
         != count_request({**body, "model": "gpt-4.1"}).tokens
     )
+
+
+def test_estimate_cost_refuses_each_negative_count_and_more_cached_than_input() -> None:
+    for args in ((-1, 0, 0), (0, -1, 0), (0, 0, -1)):
+        with pytest.raises(ValueError, match=r"^token counts must not be negative$"):
+            estimate_cost("gpt-4.1", args[0], args[1], cached_input_tokens=args[2])
+    with pytest.raises(ValueError, match="exceeds"):
+        estimate_cost("gpt-4.1", 2, 0, cached_input_tokens=3)
+    assert estimate_cost("gpt-4.1", 0, 0).cost_usd == 0.0
+    assert estimate_cost("gpt-4.1", 2, 0, cached_input_tokens=2).input_usd == pytest.approx(2 * 0.5 / 1e6)
+
+
+def test_estimate_cost_marks_approximate_as_told_else_as_the_model_is() -> None:
+    assert estimate_cost("gpt-4.1", 1, 1).approximate is False
+    assert estimate_cost("gpt-4.1", 1, 1, approximate=True).approximate is True
+    assert estimate_cost("claude-sonnet-4.5", 1, 1).approximate is True
+    assert estimate_cost("claude-sonnet-4.5", 1, 1, approximate=False).approximate is False
+    assert estimate_cost("gpt-4.1", 1, 1).output_assumed is False
+
+
+def test_a_billed_cost_is_exact_and_names_what_was_asked() -> None:
+    usage = {"prompt_tokens": 11, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 3}}
+    estimate = cost_from_usage("gpt-4.1-2025-04-14", usage)
+    assert (estimate.model, estimate.requested_model) == ("gpt-4.1", "gpt-4.1-2025-04-14")
+    assert (estimate.input_tokens, estimate.cached_input_tokens, estimate.output_tokens) == (11, 3, 7)
+    assert (estimate.output_assumed, estimate.approximate) == (False, False)
+
+
+def test_the_output_cap_is_read_from_every_api_and_zero_is_a_cap() -> None:
+    tracker = UsageTracker()
+    responses = {"model": "gpt-4.1", "input": "Say hello", "max_output_tokens": 10}
+    held = tracker.reserve(responses, RESPONSES)
+    assert held.worst_case_usd == pytest.approx(
+        estimate_cost("gpt-4.1", held.prompt_tokens or 0, 10).cost_usd
+    )
+    capped = tracker.reserve({**GPT, "max_tokens": 0})
+    assert capped.worst_case_usd == estimate_cost("gpt-4.1", capped.prompt_tokens or 0, 0).cost_usd
+
+
+def test_billed_tokens_read_details_only_when_given_and_cap_audio_at_the_uncached_prompt() -> None:
+    assert billed_tokens({"prompt_tokens": 5, "completion_tokens": 3}) == BilledTokens(5, 0, 0, 3, 0, 0)
+    usage = {
+        "prompt_tokens": 6,
+        "completion_tokens": 3,
+        "prompt_tokens_details": {"cached_tokens": 4, "audio_tokens": 5},
+        "completion_tokens_details": {"reasoning_tokens": 1, "audio_tokens": 2},
+    }
+    assert billed_tokens(usage) == BilledTokens(6, 4, 2, 3, 1, 2)
 
 
 def test_cost_from_usage_prices_with_the_given_table() -> None:

@@ -381,9 +381,39 @@ def test_a_stream_of_loosely_typed_events_missing_fields_is_still_charged(make_c
     list(client.post("/chat/completions", body=body, cast_to=Event, stream=True))
     assert client.usage.snapshot().models["gpt-4.1"].completion_tokens == 7
     bare = make_client(
-        _serve({"type": "response.output_text.delta", "delta": "Hi"}, {"type": "response.completed"})
+        _serve(
+            {"type": "response.output_text.delta", "delta": "Hi"},
+            {"type": "response.output_text.delta"},  # no delta
+            {"type": "response.completed"},  # no response
+        )
     )
     body = {"model": "gpt-4.1", "input": "Say hi", "max_output_tokens": 5, "stream": True}
     list(bare.post("/responses", body=body, cast_to=Event, stream=True))
     model = bare.usage.snapshot().models["gpt-4.1"]
     assert (model.approximate_requests, model.completion_tokens) == (1, count_tokens("Hi", "gpt-4.1").tokens)
+
+
+def test_a_stream_parsed_into_the_callers_own_chunk_model_is_counted_from_the_fields_it_has(make_client):
+    """A caller's chunk model may leave out fields openai's has (here the delta has only a role): what
+    is missing is no text, and the stream is still counted locally."""
+
+    class Delta(BaseModel):
+        role: str | None = None
+
+    class Choice(BaseModel):
+        delta: Delta
+
+    class Chunk(BaseModel):
+        choices: list[Choice]
+
+    events = [{"choices": [{"delta": {"role": "assistant"}}]}, "[DONE]"]
+    client = make_client(_serve(*events))
+    body = {
+        "model": "gpt-4.1",
+        "messages": MESSAGES,
+        "stream": True,
+        "stream_options": {"include_usage": False},
+    }
+    assert len(list(client.post("/chat/completions", body=body, cast_to=Chunk, stream=True))) == 1
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.approximate_requests, model.completion_tokens) == (1, 0)

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         Embedding,
         Model,
     )
+    from .types._structured_output import StructuredAttempt, StructuredOutput
 
 #: The official SDK's names, so that switching is a change of import only.
 OpenAI = Client
@@ -132,6 +133,8 @@ _LAZY = {
     "Router": ".router",
     "AsyncRouter": ".router",
     "Target": ".router",
+    "StructuredOutput": ".types._structured_output",
+    "StructuredAttempt": ".types._structured_output",
 }
 
 
@@ -192,6 +195,8 @@ __all__ = [
     "RetryPolicy",
     "Router",
     "Stream",
+    "StructuredAttempt",
+    "StructuredOutput",
     "Target",
     "TokenCount",
     "UnknownModelError",

@@ -11,7 +11,7 @@ import ipaddress
 import os
 from urllib.parse import urlsplit
 
-from ._constants import API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL, PRICES_ENV
+from ._constants import API_KEY_ENV, BASE_URL_ENV, CAPABILITIES_ENV, DEFAULT_BASE_URL, PRICES_ENV
 from ._exceptions import ConfigurationError
 
 
@@ -64,6 +64,11 @@ def check_transport_security(base_url: str, *, allow_insecure_http: bool) -> Non
 def prices_file_from_env() -> str | None:
     """Path of a user price table from ``HOLYSHEEP_PRICES``, if set."""
     return os.environ.get(PRICES_ENV) or None
+
+
+def capabilities_file_from_env() -> str | None:
+    """Path of the capabilities file ``holyclient doctor`` wrote, from ``HOLYSHEEP_CAPABILITIES``, if set."""
+    return os.environ.get(CAPABILITIES_ENV) or None
 
 
 def key_from_variable(name: str) -> str | None:

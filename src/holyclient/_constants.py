@@ -6,6 +6,8 @@ DEFAULT_BASE_URL = "https://api.holysheep.ai/v1"
 API_KEY_ENV = "HOLYSHEEP_API_KEY"
 BASE_URL_ENV = "HOLYSHEEP_BASE_URL"
 PRICES_ENV = "HOLYSHEEP_PRICES"
+#: The capabilities file ``holyclient doctor --save-capabilities`` writes, read by ``parse()``.
+CAPABILITIES_ENV = "HOLYSHEEP_CAPABILITIES"
 
 #: Seconds. Completions can legitimately take minutes; connecting should not.
 DEFAULT_TIMEOUT = 600.0

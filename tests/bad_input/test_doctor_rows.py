@@ -64,6 +64,33 @@ ROWS = [
         env=KEY,
     ),
     Row(
+        "save-capabilities-not-json",
+        ("doctor", "--base-url", LOCAL, "--save-capabilities", "{tmp}/caps.json"),
+        D + "--save-capabilities: {tmp}/caps.json:1: not JSON; not a capabilities file",
+        files={"caps.json": "{oops"},
+        env=KEY,
+    ),
+    Row(
+        "save-capabilities-not-a-capabilities-file",
+        ("doctor", "--base-url", LOCAL, "--save-capabilities", "{tmp}/prices.json"),
+        D + "--save-capabilities: {tmp}/prices.json:1: models: missing; not a capabilities file",
+        files={"prices.json": '{"schema": 1, "currency": "USD"}'},
+        env=KEY,
+    ),
+    Row(
+        "save-capabilities-directory-missing",
+        ("doctor", "--base-url", LOCAL, "--save-capabilities", "{tmp}/nowhere/caps.json"),
+        D + "--save-capabilities: {tmp}/nowhere/caps.json: its directory does not exist",
+        env=KEY,
+    ),
+    Row(
+        "save-capabilities-a-directory",
+        ("doctor", "--base-url", LOCAL, "--save-capabilities", "{tmp}/sub"),
+        D + "--save-capabilities: {tmp}/sub: cannot read: Is a directory",
+        files={"sub/keep.txt": "x"},
+        env=KEY,
+    ),
+    Row(
         "unpriced-model-without-yes",
         ("doctor", "--base-url", LOCAL, "--model", "my-own-model"),
         D + r"15 probes to http://127.0.0.1:9/v1, estimated cost at most unknown",

@@ -206,6 +206,23 @@ ROWS = [
         exit=1,
         files={"a.md": OPENAI},
     ),
+    # issue 31: a site migrate cannot complete exits 3, in --check and in place, and writes nothing there
+    Row(
+        "kwargs-constructor-check",
+        ("migrate", "--check", "."),
+        stderr=SUMMARY + "1 files, 1 mention OpenAI, 0 would change",
+        exit=3,
+        files={"h.py": "from openai import OpenAI\nc = OpenAI(**kwargs)\n"},
+    ),
+    Row(
+        "openai-key-beside-openai-url",
+        ("migrate", "--force", "."),
+        stderr=SUMMARY + "1 files, 1 mention OpenAI, 0 changed",
+        exit=3,
+        files={
+            ".env": "OPENAI_API_KEY=sk-proj-a1b2c3d4e5f6g7h8i9j0\nOPENAI_BASE_URL=https://api.openai.com/v1\n"
+        },
+    ),
     Row(
         "empty-directory",
         ("migrate", "."),

@@ -45,6 +45,7 @@ ROWS = [
     Row("api-key-without-value", ("serve", "--api-key"), U),
     Row("seed-not-a-number", ("serve", "--seed", "x"), U),
     Row("unknown-flag", ("serve", "--bogus"), U),
+    Row("profile-unknown", ("serve", "--profile", "openrouter"), U),
 ]
 
 

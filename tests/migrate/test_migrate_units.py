@@ -135,6 +135,7 @@ def test_json_report_shape_is_exact() -> None:
             "written": True,
             "rewritten": {"url": 1},
             "review": {"realtime": 1},
+            "incomplete": {},
             "errors": {"parse-error": 1},
         },
         "sites": [
@@ -149,6 +150,7 @@ def test_json_report_shape_is_exact() -> None:
             },
         ],
         "skipped": [{"path": "link.md", "reason": "symbolic link, not followed"}],
+        "sdk_differences": [],
     }
     assert report.dumps().startswith('{\n  "version": 1,')  # indented for people reading it
 
@@ -203,7 +205,10 @@ def test_markdown_cells_follow_the_key_mode_and_the_realtime_flag() -> None:
     assert sorted(s.kind for s in default.sites) == ["key-value", "realtime"]
     renamed = process("nb.ipynb", _notebook([("markdown", "Set OPENAI_API_KEY first\n")]), keys="report")
     assert [(s.kind, s.action) for s in renamed.sites] == [("key", "review")]
-    realtime = process("nb.ipynb", nb, rewrite_realtime=True)
+    # a literal key in the same notebook keeps every URL OpenAI's (issue 31); without it the flag applies
+    assert process("nb.ipynb", nb, rewrite_realtime=True).after == nb
+    alone = _notebook([("markdown", "open wss://api.openai.com/v1/realtime\n")])
+    realtime = process("nb.ipynb", alone, rewrite_realtime=True)
     assert b"wss://api.holysheep.ai/v1/realtime" in realtime.after
 
 

@@ -1,12 +1,14 @@
 """``chat.completions.stream()``: context managers and iterators of typed events, sync and async.
 
-Thin shells over :mod:`holyclient._send`'s event streams: they hand each chunk to
-:class:`ChatCompletionStreamState`, where all the logic lives. The request is sent on entering the
-``with`` block, and leaving it closes the response even when the stream was not read to the end.
+Thin shells over :mod:`holyclient._send`'s event streams, which hold the state, iterate, close and open
+the stream: these say only that each chunk goes to :class:`ChatCompletionStreamState`, where all the
+logic lives, and what the final completion is. The request is sent on entering the ``with`` block, and
+leaving it closes the response even when the stream was not read to the end.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -22,19 +24,33 @@ if TYPE_CHECKING:
 ResponseFormatT = TypeVar("ResponseFormatT")
 
 
-class ChatCompletionStream(EventStream["ChatCompletionChunk", Event], Generic[ResponseFormatT]):
-    """An iterator of stream events that also accumulates the completion."""
+class _ChatEvents(Generic[ResponseFormatT]):
+    """What both chat streams add to their shell: chunks through the state machine, the snapshot."""
 
-    def __init__(
-        self,
-        raw_stream: Stream[ChatCompletionChunk],
-        state: ChatCompletionStreamState[ResponseFormatT],
-    ) -> None:
-        self._state = state
-        super().__init__(raw_stream)
+    _state: ChatCompletionStreamState[ResponseFormatT]
 
     def _handle(self, item: ChatCompletionChunk) -> Iterable[Event]:
         return self._state.handle_chunk(item) if is_completion_chunk(item) else ()
+
+    @property
+    def current_completion_snapshot(self) -> ParsedChatCompletion[Any]:
+        return self._state.current_completion_snapshot
+
+
+def _new_state(
+    response_format: type[ResponseFormatT] | Mapping[str, Any] | None,
+    input_tools: Iterable[Mapping[str, Any]] | None,
+) -> Callable[[], ChatCompletionStreamState[ResponseFormatT]]:
+    return functools.partial(
+        ChatCompletionStreamState, input_tools=input_tools, response_format=response_format
+    )
+
+
+class ChatCompletionStream(
+    _ChatEvents[ResponseFormatT],
+    EventStream["ChatCompletionChunk", Event, ChatCompletionStreamState[ResponseFormatT]],
+):
+    """An iterator of stream events that also accumulates the completion."""
 
     def get_final_completion(self) -> ParsedChatCompletion[ResponseFormatT]:
         """Read the stream to the end and return the completion, decoded as ``parse()`` would.
@@ -45,13 +61,13 @@ class ChatCompletionStream(EventStream["ChatCompletionChunk", Event], Generic[Re
         self.until_done()
         return self._state.get_final_completion()
 
-    @property
-    def current_completion_snapshot(self) -> ParsedChatCompletion[Any]:
-        return self._state.current_completion_snapshot
-
 
 class ChatCompletionStreamManager(StreamManager[ChatCompletionStream[ResponseFormatT]]):
-    """What ``stream()`` returns: ``with`` it to send the request and get a :class:`ChatCompletionStream`."""
+    """What ``stream()`` returns: ``with`` it to send the request and get a :class:`ChatCompletionStream`.
+
+    ``state`` replaces the default state machine (``parse()``'s portable structured outputs pass one
+    that decodes the way it asked); it is used once, by the one ``with`` block.
+    """
 
     def __init__(
         self,
@@ -59,36 +75,22 @@ class ChatCompletionStreamManager(StreamManager[ChatCompletionStream[ResponseFor
         *,
         response_format: type[ResponseFormatT] | Mapping[str, Any] | None,
         input_tools: Iterable[Mapping[str, Any]] | None,
+        state: ChatCompletionStreamState[ResponseFormatT] | None = None,
     ) -> None:
-        def open_stream() -> ChatCompletionStream[ResponseFormatT]:
-            state = ChatCompletionStreamState(input_tools=input_tools, response_format=response_format)
-            return ChatCompletionStream(api_request(), state)
-
-        super().__init__(open_stream)
+        new_state = (lambda: state) if state is not None else _new_state(response_format, input_tools)
+        super().__init__(ChatCompletionStream, api_request, new_state)
 
 
-class AsyncChatCompletionStream(AsyncEventStream["ChatCompletionChunk", Event], Generic[ResponseFormatT]):
+class AsyncChatCompletionStream(
+    _ChatEvents[ResponseFormatT],
+    AsyncEventStream["ChatCompletionChunk", Event, ChatCompletionStreamState[ResponseFormatT]],
+):
     """The async twin of :class:`ChatCompletionStream`."""
-
-    def __init__(
-        self,
-        raw_stream: AsyncStream[ChatCompletionChunk],
-        state: ChatCompletionStreamState[ResponseFormatT],
-    ) -> None:
-        self._state = state
-        super().__init__(raw_stream)
-
-    def _handle(self, item: ChatCompletionChunk) -> Iterable[Event]:
-        return self._state.handle_chunk(item) if is_completion_chunk(item) else ()
 
     async def get_final_completion(self) -> ParsedChatCompletion[ResponseFormatT]:
         """Async twin of :meth:`ChatCompletionStream.get_final_completion`."""
         await self.until_done()
         return self._state.get_final_completion()
-
-    @property
-    def current_completion_snapshot(self) -> ParsedChatCompletion[Any]:
-        return self._state.current_completion_snapshot
 
 
 class AsyncChatCompletionStreamManager(AsyncStreamManager[AsyncChatCompletionStream[ResponseFormatT]]):
@@ -100,9 +102,7 @@ class AsyncChatCompletionStreamManager(AsyncStreamManager[AsyncChatCompletionStr
         *,
         response_format: type[ResponseFormatT] | Mapping[str, Any] | None,
         input_tools: Iterable[Mapping[str, Any]] | None,
+        state: ChatCompletionStreamState[ResponseFormatT] | None = None,
     ) -> None:
-        async def open_stream() -> AsyncChatCompletionStream[ResponseFormatT]:
-            state = ChatCompletionStreamState(input_tools=input_tools, response_format=response_format)
-            return AsyncChatCompletionStream(await api_request(), state)
-
-        super().__init__(open_stream)
+        new_state = (lambda: state) if state is not None else _new_state(response_format, input_tools)
+        super().__init__(AsyncChatCompletionStream, api_request, new_state)

@@ -4,7 +4,8 @@ Exit codes follow ruff's contract, for every subcommand:
 
 * 0 -- success, nothing to report;
 * 1 -- the command ran and found something (changes, failed requests, over budget, an API error);
-* 2 -- bad usage, bad input or an internal error.
+* 2 -- bad usage, bad input or an internal error;
+* 3 -- ``migrate`` only: a site it could not complete (the app would still reach OpenAI).
 
 stdout carries data (tables, one JSON document for ``--json``, JSONL); progress, warnings and
 summaries go to stderr. Help text is plain text re-flowed to the terminal by
@@ -43,6 +44,7 @@ exit codes:
   0  success
   1  findings, changes, failed requests or an API error
   2  usage or input error
+  3  migrate: a site it could not complete (listed first, with the fix)
 
 "holyclient COMMAND --help" describes each command."""
 

@@ -18,7 +18,7 @@ import textwrap
 # the term, at least two after it), each wrapped with a hanging indent under its text.
 _ITEM = re.compile(r"^(\s*)(?:[-*]|\d{1,3}(?=\s))\s+|^  \S+ {2,}")
 _EXIT_CODES = re.compile(r"^exit codes:\s*", re.IGNORECASE)
-_EXIT_SPLIT = re.compile(r"(?:[;,]\s+|\s*\n\s*)(?=(?:0|1|2|130)\s)")
+_EXIT_SPLIT = re.compile(r"(?:[;,]\s+|\s*\n\s*)(?=(?:0|1|2|3|130)\s)")
 
 
 def exit_code_list(text: str) -> str:
@@ -27,7 +27,7 @@ def exit_code_list(text: str) -> str:
     if not match:
         return text
     items = _EXIT_SPLIT.split(text[match.end() :].strip())
-    if len(items) < 2 or not all(re.match(r"(?:0|1|2|130)\s", item) for item in items):
+    if len(items) < 2 or not all(re.match(r"(?:0|1|2|3|130)\s", item) for item in items):
         return text
     lines = []
     for item in items:

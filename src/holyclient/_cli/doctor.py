@@ -36,6 +36,8 @@ EPILOG = (
 examples:
     holyclient doctor --model gpt-4.1-mini
     holyclient doctor --model gpt-4.1 --model o3 --json
+    holyclient doctor --model deepseek-v3.2 \\
+        --save-capabilities capabilities.json
     holyclient doctor --base-url http://127.0.0.1:8000/v1 \\
         --embed-model text-embedding-3-small"""
 )
@@ -67,6 +69,12 @@ def register(subparsers: Any) -> None:
         help=f"embedding model for the embeddings probe (default {DEFAULT_EMBEDDING_MODEL}; never the chat model)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    parser.add_argument(
+        "--save-capabilities",
+        metavar="FILE",
+        help="add what the first --model can do to FILE (JSON); with HOLYSHEEP_CAPABILITIES=FILE, parse() "
+        "asks a model that cannot take a JSON schema the right way from the first request",
+    )
     parser.add_argument(
         "--yes", action="store_true", help=f"send even if the estimate exceeds ${COST_THRESHOLD_USD}"
     )
@@ -183,6 +191,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.embedding_model.strip():
         return _fail("--embed-model: a model name must not be empty")
     models = args.model or [DEFAULT_MODEL]
+    if args.save_capabilities is not None:
+        from ._doctor_capabilities import check
+
+        problem = check(args.save_capabilities)
+        if problem is not None:
+            return _fail(f"--save-capabilities: {problem}")
     plan = probes(models[0], args.embedding_model, args.model)
     typo = _model_typo(models[0], args.embedding_model)
     if typo and not args.yes:
@@ -219,6 +233,18 @@ def run(args: argparse.Namespace) -> int:
         seen.update((probe.feature, observe(client, probe)) for probe in rest)
         rows = [probe.row(seen[probe.feature]) for probe in plan] + derived_rows(seen)
         base_url = safe_url(client.base_url)
+    if args.save_capabilities is not None:
+        from ._doctor_capabilities import entry, save
+
+        try:
+            save(args.save_capabilities, models[0], entry(rows, seen, base_url))
+        except (OSError, ValueError) as exc:
+            return _fail(f"--save-capabilities: {getattr(exc, 'strerror', None) or exc}")
+        print(
+            f"holyclient doctor: what {models[0]} can do is in {args.save_capabilities}; "
+            f"export HOLYSHEEP_CAPABILITIES={args.save_capabilities} for parse() to read it",
+            file=sys.stderr,
+        )
     ok = all(row.verdict == SUPPORTED for row in rows if row.required)
     if args.json:
         print(

@@ -9,28 +9,41 @@ from typing import Any
 
 from ._argtypes import positive_int
 
+#: the exit code of a run that left a site migrate could not complete (ruff's 0/1/2, plus this one)
+INCOMPLETE = 3
+
 DESCRIPTION = """\
 Rewrite code that talks to the OpenAI API so it talks to https://api.holysheep.ai/v1:
 URL literals (Python, notebooks, JS/TS, .env, YAML, TOML, JSON, shell, Dockerfiles, docs), OpenAI /
-LangChain / LlamaIndex / JS client constructors without a base URL, openai<1.0 module config, and
-OPENAI_API_KEY names (renamed to HOLYSHEEP_API_KEY; values are never touched or printed). Azure OpenAI,
-other vendors and docs links are left alone. Edits are spliced into the original bytes and written
-atomically; realtime endpoints, URLs built at run time and a bare api.openai.com host in prose or a
-comment are reported for review. Skipped paths (symlinks, unreadable or binary files, ignored and
-vendored trees) are named with the reason."""
+LangChain / LlamaIndex / JS client constructors without a base URL, the frameworks' own clients
+(pydantic-ai, the Agents SDK, DSPy, Haystack and its YAML, CrewAI, AutoGen and OAI_CONFIG_LIST, Semantic
+Kernel, Mem0), openai<1.0 module config, and OPENAI_API_KEY names in every spelling (renamed to
+HOLYSHEEP_API_KEY; values are never touched or printed, and a value that may be a real key keeps its
+name). Azure OpenAI, other vendors and docs links are left alone. Edits are spliced into the original
+bytes and written atomically. A file holding a literal OpenAI key is never pointed at HolySheep. Sites
+migrate cannot complete (OpenAI(**kwargs), a base URL built at run time, an OpenAI key beside an OpenAI
+URL) are listed first with the fix; realtime endpoints, a bare api.openai.com host in prose or a comment
+and retired or unserved model names (with the closest model the relay serves) are reported for review.
+Skipped paths (symlinks, unreadable or binary files, ignored and vendored trees) are named with the
+reason."""
 
 EPILOG = """\
 exit codes: 0 nothing to change, or every change written and nothing failed;
 1 --check/--diff found changes, or a file could not be parsed/written;
 2 bad usage, missing path, or files to rewrite that git could not restore: uncommitted,
-  untracked or ignored files, files not under git, or git failing (review with --diff, then --force).
+  untracked or ignored files, files not under git, or git failing (review with --diff, then --force);
+3 a site migrate could not complete (listed first with file:line and the fix: a constructor whose
+  base URL it cannot see or set, a base URL computed at run time, an OpenAI key beside an OpenAI URL),
+  whatever else happened; mark a site finished by hand with a `holyclient-migrate: ok` comment.
+
 Sites needing review are listed on stderr but do not change the exit code.
 
 examples:
     holyclient migrate ./src --check
     holyclient migrate ./src --diff > move.patch
     holyclient migrate ./src
-    holyclient migrate ./src --base-url-env HOLYSHEEP_BASE_URL"""
+    holyclient migrate ./src --base-url-env HOLYSHEEP_BASE_URL
+    holyclient migrate ./src --sdk"""
 
 
 def register(subparsers: Any) -> None:
@@ -43,7 +56,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("paths", nargs="*", default=["."], help="files and directories (default: .)")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if anything would change, 3 if a site cannot be completed",
+    )
     mode.add_argument(
         "--diff",
         action="store_true",
@@ -66,7 +83,16 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help="write the base URL as a read of $NAME defaulting to HolySheep's (os.environ.get in Python, "
         "process.env.NAME ?? in JS/TS, ${NAME:-...} in shell, Dockerfiles and compose files), so the "
-        "migrated app can be pointed at a local or staging server",
+        "migrated app can be pointed at a local or staging server; a site it cannot apply to (OpenAI(**kwargs)) "
+        "is listed as incomplete",
+    )
+    parser.add_argument(
+        "--sdk",
+        action="store_true",
+        help="construct holyclient's client instead of openai's: `from openai import OpenAI, AsyncOpenAI` "
+        "and `openai.OpenAI(...)` become holyclient's (errors too; AzureOpenAI stays), which read "
+        "HOLYSHEEP_API_KEY / HOLYSHEEP_BASE_URL themselves, so OpenAI(**kwargs) completes; the report lists "
+        "what differs from openai",
     )
     parser.add_argument(
         "--force",
@@ -110,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             keys=args.keys,
             rewrite_realtime=args.rewrite_realtime,
             base_url_env=args.base_url_env,
+            sdk=args.sdk,
             force=args.force,
             jobs=args.jobs,
             progress=_progress if sys.stderr.isatty() else None,
@@ -151,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
     if args.check:  # which files, not only how many: the list a reviewer acts on
         for result in report.changed:
             print(f"  would change: {os.path.relpath(result.path)}", file=sys.stderr)
+    if report.incomplete:
+        return INCOMPLETE
     if report.failed or (dry and report.changed):
         return 1
     return 0

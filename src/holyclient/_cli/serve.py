@@ -27,7 +27,13 @@ until SIGINT or SIGTERM. Any non-empty bearer key is accepted, unless --api-key 
 /_holyclient/stats returns the server's counters.
 
 fault kinds for --faults: any status 400..599 (429 carries Retry-After: 1), insufficient_quota,
-drop, malformed, stream_cut, stream_error, hang, delay"""
+drop, malformed, stream_cut, stream_error, hang, delay
+
+--profile holysheep plays the HolySheep relay: GET /v1/models lists the models of
+holyclient's price table (GPT, Claude, Gemini, DeepSeek), any other model gets 404
+model_not_found, each model family answers as holyclient's dated, sourced capabilities
+table says (DeepSeek refuses response_format json_schema, Claude ignores it ...), and only the
+key of the export line (sk-local) is accepted unless --api-key or --no-auth says otherwise."""
 
 EPILOG = """\
 exit codes: 0 stopped by a signal, 2 usage error or the port could not be bound
@@ -38,7 +44,9 @@ examples:
     # refuse every other key (doctor's bad-key probe passes)
     holyclient serve --api-key sk-local
     # slow and flaky, to test retries
-    holyclient serve --latency 0.2 --fault-rate 0.2"""
+    holyclient serve --latency 0.2 --fault-rate 0.2
+    # the relay's models, each answering as its family does
+    holyclient serve --profile holysheep"""
 
 #: The key the export line suggests when the server accepts any key: obviously not a real one.
 ANY_KEY = "sk-local"
@@ -117,6 +125,13 @@ def register(subparsers: Any) -> None:
         help="how chat prompt_tokens are billed: chars (characters/4 + 3 per message, default) or foreign "
         "(a tokenizer holyclient does not have, at Claude-like ratios: to try estimate and calibrate)",
     )
+    parser.add_argument(
+        "--profile",
+        choices=("default", "holysheep"),
+        default="default",
+        help="default: any model, answered as OpenAI's API; holysheep: the relay's model catalogue, "
+        "each model family answering as it does behind the relay",
+    )
     parser.set_defaults(func=run)
 
 
@@ -150,6 +165,11 @@ def _config(args: argparse.Namespace) -> Any:
         kinds = parse_kinds(args.faults) if args.faults else None
         mix = FaultMix(rate=args.fault_rate, kinds=kinds, seed=args.seed, hang_seconds=args.hang_seconds)
     limits = RateLimits(rpm=args.rpm, tpm=args.tpm, window=args.rate_window) if args.rpm or args.tpm else None
+    api_key = args.api_key
+    if api_key is None and args.profile == "holysheep" and not args.no_auth:
+        # A relay refuses keys that are not its own (doctor's bad-key probe checks it): the relay profile
+        # accepts only the key its export line shows, which is a published local key, not a secret.
+        api_key = ANY_KEY
     return ServerConfig(
         latency=args.latency,
         jitter=args.jitter,
@@ -157,11 +177,12 @@ def _config(args: argparse.Namespace) -> Any:
         faults=mix,
         rate_limits=limits,
         require_key=not args.no_auth,
-        api_key=args.api_key,
+        api_key=api_key,
         seed=args.seed,
         log_requests=not args.no_log,
         max_hang=max(args.hang_seconds, 0.0),
         billing=args.billing,
+        profile=args.profile,
     )
 
 

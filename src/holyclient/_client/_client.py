@@ -25,8 +25,11 @@ from .._send import (
     RetryingCaller,
     SyncRequestMethods,
 )
+from ..openai_compat import http_client, openai_client
 
 if TYPE_CHECKING:
+    import openai
+
     from .._send import (
         AsyncCallSite,
         AsyncPaginator,
@@ -201,6 +204,26 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         stream: Stream[ModelT] = self._caller.stream(options, cast_to)
         return stream
 
+    def as_openai(self) -> openai.OpenAI:
+        """A genuine ``openai.OpenAI`` whose every request runs through this client: for LangChain,
+        LlamaIndex, instructor, the Agents SDK ... (docs/frameworks/).
+
+        Its retries are off: this client's retry policy applies, once. It holds no key (this client adds
+        its own to each request, and only to its base URL); its ``api_key`` is a placeholder.
+
+        Raises:
+            ImportError: openai is not installed (``pip install 'holyclient[openai]'``).
+        """
+        result: openai.OpenAI = openai_client(self)
+        return result
+
+    def as_http_client(self, *, legacy: bool | None = None) -> Any:
+        """An ``httpx2.Client`` (``httpx.Client`` with ``legacy=True``; by default the library of the
+        installed openai) whose requests to this client's base URL run through this client, for
+        frameworks that take only an HTTP client. An openai client built on it keeps its own retries:
+        each of its attempts is sent once."""
+        return http_client(self, legacy=legacy)
+
     def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""
         http = self._made_http()
@@ -303,6 +326,26 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
     async def _stream(self, options: RequestOptions, cast_to: type[ModelT]) -> AsyncStream[ModelT]:
         stream: AsyncStream[ModelT] = await self._caller.stream(options, cast_to)
         return stream
+
+    def as_openai(self) -> openai.AsyncOpenAI:
+        """A genuine ``openai.AsyncOpenAI`` whose every request runs through this client: for LangChain,
+        LlamaIndex, instructor, the Agents SDK ... (docs/frameworks/).
+
+        Its retries are off: this client's retry policy applies, once. It holds no key (this client adds
+        its own to each request, and only to its base URL); its ``api_key`` is a placeholder.
+
+        Raises:
+            ImportError: openai is not installed (``pip install 'holyclient[openai]'``).
+        """
+        result: openai.AsyncOpenAI = openai_client(self)
+        return result
+
+    def as_http_client(self, *, legacy: bool | None = None) -> Any:
+        """An ``httpx2.AsyncClient`` (``httpx.AsyncClient`` with ``legacy=True``; by default the library of the
+        installed openai) whose requests to this client's base URL run through this client, for
+        frameworks that take only an HTTP client. An openai client built on it keeps its own retries:
+        each of its attempts is sent once."""
+        return http_client(self, legacy=legacy)
 
     async def close(self) -> None:
         """Close the connection pool (unless it was passed in by the caller)."""

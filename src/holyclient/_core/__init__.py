@@ -18,7 +18,7 @@ from ._parse import make_status_error, parse_error_body, parse_model
 from ._percentile import percentile
 from ._printable import printable
 from ._redact import REDACTED, redacted_request, redacted_text, safe_url
-from ._request import NOT_GIVEN, RequestOptions, build_body, build_headers, to_jsonable
+from ._request import NOT_GIVEN, RequestOptions, build_body, build_headers, given_args, omitted, to_jsonable
 from ._retry import RetryPolicy, retry_after_seconds
 from ._sse import DONE, SSEDecoder, stream_error
 from ._vectors import base64_floats, decode_embeddings, prefer_base64
@@ -43,12 +43,14 @@ __all__ = [
     "decode_embeddings",
     "encode_multipart",
     "form_fields",
+    "given_args",
     "kind",
     "make_status_error",
     "message_mapping",
     "message_problem",
     "messages_problem",
     "multipart_body",
+    "omitted",
     "parse_error_body",
     "parse_model",
     "parse_response",

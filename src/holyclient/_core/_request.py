@@ -27,6 +27,25 @@ class _Omit:
 
 NOT_GIVEN: Any = _Omit()
 
+#: openai's own "not given" sentinels (``openai.NOT_GIVEN`` and ``openai.omit``), known by their classes'
+#: names so that telling them apart costs no ``import openai``: frameworks that take any client object
+#: (pydantic-ai, the Agents SDK) pass them for every argument they leave out.
+_OPENAI_SENTINELS = frozenset({"NotGiven", "Omit"})
+
+
+def omitted(value: Any) -> bool:
+    """Whether ``value`` means "not given": our ``NOT_GIVEN``, or openai's ``NOT_GIVEN`` / ``omit``."""
+    if value is NOT_GIVEN:
+        return True
+    kind = type(value)
+    return kind.__name__ in _OPENAI_SENTINELS and kind.__module__.partition(".")[0] == "openai"
+
+
+def given_args(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A method's arguments with openai's sentinels replaced by ours, so every later ``is NOT_GIVEN``
+    check treats them alike (``timeout=openai.NOT_GIVEN`` is the client's timeout, not "no timeout")."""
+    return {key: NOT_GIVEN if omitted(value) else value for key, value in arguments.items()}
+
 
 @dataclass(frozen=True)
 class RequestOptions:
@@ -86,8 +105,8 @@ def to_jsonable(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if dump is not None:
         return dump(mode="json", exclude_unset=True, by_alias=True)
-    if isinstance(value, Mapping):
-        return {k: to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, Mapping):  # openai leaves its sentinels out of nested objects too
+        return {k: to_jsonable(v) for k, v in value.items() if not omitted(v)}
     if isinstance(value, (str, int, float, bool)):  # subclasses (enums ...): json encodes them
         return value
     if isinstance(value, Iterable) and not isinstance(value, (bytes, bytearray)):
@@ -97,7 +116,7 @@ def to_jsonable(value: Any) -> Any:
 
 def build_body(params: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
     """Merge call parameters and ``extra_body``; parameters pass through as JSON (forward compatible)."""
-    body = {key: to_jsonable(value) for key, value in params.items() if value is not NOT_GIVEN}
+    body = {key: to_jsonable(value) for key, value in params.items() if not omitted(value)}
     if extra_body:
         body.update(extra_body)
     return body

@@ -14,14 +14,14 @@ import dataclasses
 import sys
 from typing import Any, TypeVar
 
-from ._request import NOT_GIVEN, RequestOptions
+from ._request import RequestOptions, omitted
 
 T = TypeVar("T")
 
 
 def prefer_base64(options: RequestOptions, encoding_format: Any) -> RequestOptions:
     """Ask for base64 when the caller left ``encoding_format`` out (an ``extra_body`` value still wins)."""
-    if encoding_format is not NOT_GIVEN or options.body is None:
+    if not omitted(encoding_format) or options.body is None:
         return options
     return dataclasses.replace(options, body={"encoding_format": "base64", **options.body})
 
@@ -35,7 +35,7 @@ def decode_embeddings(response: T, encoding_format: Any) -> T:
     Raises:
         ValueError: the response has no embeddings at all (openai raises the same).
     """
-    if encoding_format is not NOT_GIVEN:
+    if not omitted(encoding_format):
         return response
     parsed = getattr(response, "_parsed", response)  # RawResponse / StreamedResponse keep the model there
     data = getattr(parsed, "data", None)

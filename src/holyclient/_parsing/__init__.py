@@ -2,11 +2,14 @@
 
 ``_schema`` turns a model into the strict JSON schema, ``_tools`` makes pydantic function tools and
 decodes their arguments, ``_completions`` builds the ``response_format`` field and decodes a
-completion into :class:`ParsedChatCompletion`. No I/O anywhere here.
+completion into :class:`ParsedChatCompletion`. ``_capabilities`` says which way a model can be asked
+for structured output, and ``_portable*`` drive a ``parse()`` through the fallbacks (a forced tool
+call, JSON mode) on a model that cannot take a JSON schema. No I/O anywhere here.
 """
 
 from __future__ import annotations
 
+from ._capabilities import METHODS, forget_learned, learn, methods_for
 from ._completions import (
     has_parseable_input,
     is_rich_response_format,
@@ -14,6 +17,9 @@ from ._completions import (
     parse_chat_completion,
     response_format_param,
 )
+from ._portable_chat import StructuredChat
+from ._portable_responses import StructuredResponse
+from ._portable_stream import ChatToolAsContent, ResponseToolAsText
 from ._responses import parse_response, parse_text, responses_tools, text_param
 from ._schema import to_strict_json_schema
 from ._tools import (
@@ -32,16 +38,24 @@ from ._types import (
 )
 
 __all__ = [
+    "METHODS",
+    "ChatToolAsContent",
     "ParsedChatCompletion",
     "ParsedChatCompletionMessage",
     "ParsedChoice",
     "ParsedFunction",
     "ParsedFunctionToolCall",
     "PydanticFunctionTool",
+    "ResponseToolAsText",
+    "StructuredChat",
+    "StructuredResponse",
     "find_tool",
+    "forget_learned",
     "has_parseable_input",
     "is_rich_response_format",
+    "learn",
     "maybe_parse_content",
+    "methods_for",
     "parse_chat_completion",
     "parse_response",
     "parse_text",

@@ -15,6 +15,7 @@ from ..types._chat import (
     Choice,
     Function,
 )
+from ..types._structured_output import CarriesStructuredOutput
 
 ContentType = TypeVar("ContentType")
 
@@ -39,5 +40,5 @@ class ParsedChoice(Choice, Generic[ContentType]):
     message: ParsedChatCompletionMessage[ContentType]
 
 
-class ParsedChatCompletion(ChatCompletion, Generic[ContentType]):
+class ParsedChatCompletion(CarriesStructuredOutput, ChatCompletion, Generic[ContentType]):
     choices: list[ParsedChoice[ContentType]]  # type: ignore[assignment]

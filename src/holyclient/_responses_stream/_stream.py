@@ -1,8 +1,9 @@
 """``responses.stream()``: context managers and iterators of typed events, sync and async.
 
-Thin shells over :mod:`holyclient._send`'s event streams: they hand each raw event to
-:class:`ResponseStreamState`, where all the logic lives. The request is sent on entering the ``with``
-block, and leaving it closes the response even when the stream was not read to the end.
+Thin shells over :mod:`holyclient._send`'s event streams, which hold the state, iterate, close and open
+the stream: these say only that each raw event goes to :class:`ResponseStreamState`, where all the
+logic lives, and what the final response is. The request is sent on entering the ``with`` block, and
+leaving it closes the response even when the stream was not read to the end.
 """
 
 from __future__ import annotations
@@ -21,23 +22,25 @@ if TYPE_CHECKING:
 TextFormatT = TypeVar("TextFormatT")
 
 
-def _final(state: ResponseStreamState[TextFormatT]) -> ParsedResponse[TextFormatT]:
-    if state.completed_response is None:
-        raise RuntimeError("Didn't receive a `response.completed` event.")
-    return state.completed_response
+class _ResponseEvents(Generic[TextFormatT]):
+    """What both response streams add to their shell: raw events through the state machine."""
 
-
-class ResponseStream(EventStream["ResponseStreamEvent", "ResponseStreamEvent"], Generic[TextFormatT]):
-    """An iterator of stream events that also accumulates the response."""
-
-    def __init__(
-        self, raw_stream: Stream[ResponseStreamEvent], state: ResponseStreamState[TextFormatT]
-    ) -> None:
-        self._state = state
-        super().__init__(raw_stream)
+    _state: ResponseStreamState[TextFormatT]
 
     def _handle(self, item: ResponseStreamEvent) -> Iterable[ResponseStreamEvent]:
         return self._state.handle_event(item)
+
+    def _final(self) -> ParsedResponse[TextFormatT]:
+        if self._state.completed_response is None:
+            raise RuntimeError("Didn't receive a `response.completed` event.")
+        return self._state.completed_response
+
+
+class ResponseStream(
+    _ResponseEvents[TextFormatT],
+    EventStream["ResponseStreamEvent", "ResponseStreamEvent", ResponseStreamState[TextFormatT]],
+):
+    """An iterator of stream events that also accumulates the response."""
 
     def get_final_response(self) -> ParsedResponse[TextFormatT]:
         """Read the stream to the end and return the response, decoded as ``responses.parse()`` would.
@@ -46,7 +49,7 @@ class ResponseStream(EventStream["ResponseStreamEvent", "ResponseStreamEvent"], 
             RuntimeError: the stream ended without a ``response.completed`` event.
         """
         self.until_done()
-        return _final(self._state)
+        return self._final()
 
 
 class ResponseStreamManager(StreamManager[ResponseStream[TextFormatT]]):
@@ -55,27 +58,19 @@ class ResponseStreamManager(StreamManager[ResponseStream[TextFormatT]]):
     def __init__(
         self, api_request: Callable[[], Stream[ResponseStreamEvent]], state: ResponseStreamState[TextFormatT]
     ) -> None:
-        super().__init__(lambda: ResponseStream(api_request(), state))
+        super().__init__(ResponseStream, api_request, lambda: state)
 
 
 class AsyncResponseStream(
-    AsyncEventStream["ResponseStreamEvent", "ResponseStreamEvent"], Generic[TextFormatT]
+    _ResponseEvents[TextFormatT],
+    AsyncEventStream["ResponseStreamEvent", "ResponseStreamEvent", ResponseStreamState[TextFormatT]],
 ):
     """The async twin of :class:`ResponseStream`."""
-
-    def __init__(
-        self, raw_stream: AsyncStream[ResponseStreamEvent], state: ResponseStreamState[TextFormatT]
-    ) -> None:
-        self._state = state
-        super().__init__(raw_stream)
-
-    def _handle(self, item: ResponseStreamEvent) -> Iterable[ResponseStreamEvent]:
-        return self._state.handle_event(item)
 
     async def get_final_response(self) -> ParsedResponse[TextFormatT]:
         """Async twin of :meth:`ResponseStream.get_final_response`."""
         await self.until_done()
-        return _final(self._state)
+        return self._final()
 
 
 class AsyncResponseStreamManager(AsyncStreamManager[AsyncResponseStream[TextFormatT]]):
@@ -86,7 +81,4 @@ class AsyncResponseStreamManager(AsyncStreamManager[AsyncResponseStream[TextForm
         api_request: Callable[[], Awaitable[AsyncStream[ResponseStreamEvent]]],
         state: ResponseStreamState[TextFormatT],
     ) -> None:
-        async def open_stream() -> AsyncResponseStream[TextFormatT]:
-            return AsyncResponseStream(await api_request(), state)
-
-        super().__init__(open_stream)
+        super().__init__(AsyncResponseStream, api_request, lambda: state)

@@ -6,7 +6,7 @@ Its extension points are named: a :class:`SendStep` around one attempt's wire, a
 one attempt, a :class:`Caller` / :class:`AsyncCaller` for one whole call. What a feature needs from a
 client is a function here (:func:`sender_of`, :func:`status_error`, :func:`share_usage`,
 :func:`owns_pool`, :func:`http_client_of`, :func:`record_call`, :func:`bind_page`, :func:`unwrap`,
-:func:`in_mode_of`, :func:`opening_error`, ``api_key=NO_KEY``), never a private attribute."""
+:func:`in_mode_of`, :func:`opening_error`, :func:`reported_usage`, ``api_key=NO_KEY``), never a private attribute."""
 
 from __future__ import annotations
 
@@ -31,7 +31,15 @@ from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
 from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, asent, clean_failure
-from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event, opening_error
+from ._streaming import (
+    AsyncStream,
+    ChunkDecoder,
+    Stream,
+    afirst_event,
+    first_event,
+    opening_error,
+    reported_usage,
+)
 
 if TYPE_CHECKING:
     from ._pagination import (
@@ -111,6 +119,7 @@ __all__ = [
     "owns_pool",
     "record_call",
     "replayable",
+    "reported_usage",
     "sender_of",
     "share_usage",
     "status_error",

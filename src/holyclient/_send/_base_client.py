@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config, _otel
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, parse_response
+from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
 from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
 from ..pricing import StreamMeter, ask_for_usage, charging_for
@@ -54,6 +54,11 @@ RESOURCE_NAMES = frozenset(
 
 #: Held while a client makes its HTTP client: two threads' first calls must not make two pools.
 _MAKING = threading.RLock()
+
+
+def _ours(value: Any) -> Any:
+    """``value``, with openai's "not given" sentinels as ours."""
+    return NOT_GIVEN if omitted(value) else value
 
 
 class _NoKey:
@@ -186,6 +191,13 @@ class BaseClient(ResponseModes):
         ``default_headers`` and ``default_query`` are merged into the current ones. ``copy()`` is the
         same method under openai's other name.
         """
+        # openai's sentinels (a framework's ``with_options(timeout=openai.NOT_GIVEN)``) leave a setting as is
+        api_key, organization, project, base_url, timeout, max_retries = map(
+            _ours, (api_key, organization, project, base_url, timeout, max_retries)
+        )
+        default_headers, default_query, allow_insecure_http, max_retry_after = map(
+            _ours, (default_headers, default_query, allow_insecure_http, max_retry_after)
+        )
         self._http  # noqa: B018  # made now: the copy shares this client's pool, which the original closes
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)

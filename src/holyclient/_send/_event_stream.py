@@ -2,10 +2,11 @@
 typed events over a :class:`~._streaming.Stream`, and the context manager that opens it.
 
 Each helper keeps its logic in a sans-IO state machine (``ChatCompletionStreamState``,
-``ResponseStreamState``) and says only how one raw item becomes events (:meth:`EventStream._handle`);
-iterating, closing, ``until_done`` and the ``with`` blocks are written once here, sync and async. The
-request is sent on entering the ``with`` block, and leaving it closes the response even when the
-stream was not read to the end.
+``ResponseStreamState``) and says only how one raw item becomes events (:meth:`EventStream._handle`)
+and what its final result is; holding the state, iterating, closing, ``until_done``, opening the stream
+with a state and the ``with`` blocks are written once here, sync and async. The request is sent on
+entering the ``with`` block, and leaving it closes the response even when the stream was not read to
+the end.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 RawT = TypeVar("RawT")
 EventT = TypeVar("EventT")
+StateT = TypeVar("StateT")
 
 
 class _Closes(Protocol):
@@ -33,11 +35,12 @@ StreamT = TypeVar("StreamT", bound=_Closes)
 AsyncStreamT = TypeVar("AsyncStreamT", bound=_AsyncCloses)
 
 
-class EventStream(Generic[RawT, EventT]):
-    """An iterator of events made from a raw stream's items (see the module docstring)."""
+class EventStream(Generic[RawT, EventT, StateT]):
+    """An iterator of events made from a raw stream's items by a helper's state machine ``state``."""
 
-    def __init__(self, raw_stream: Stream[RawT]) -> None:
+    def __init__(self, raw_stream: Stream[RawT], state: StateT) -> None:
         self._raw_stream = raw_stream
+        self._state = state
         self._iterator = self._events()
         self.response = raw_stream.response
 
@@ -74,11 +77,12 @@ class EventStream(Generic[RawT, EventT]):
         return self
 
 
-class AsyncEventStream(Generic[RawT, EventT]):
+class AsyncEventStream(Generic[RawT, EventT, StateT]):
     """The async twin of :class:`EventStream`."""
 
-    def __init__(self, raw_stream: AsyncStream[RawT]) -> None:
+    def __init__(self, raw_stream: AsyncStream[RawT], state: StateT) -> None:
         self._raw_stream = raw_stream
+        self._state = state
         self._iterator = self._events()
         self.response = raw_stream.response
 
@@ -117,9 +121,24 @@ class AsyncEventStream(Generic[RawT, EventT]):
 
 
 class StreamManager(Generic[StreamT]):
-    """What a ``stream()`` helper returns: ``with`` it to send the request and get its event stream."""
+    """What a ``stream()`` helper returns: ``with`` it to send the request and get its event stream.
 
-    def __init__(self, open_stream: Callable[[], StreamT]) -> None:
+    Args:
+        event_stream: the helper's event stream class, made from the raw stream and a state.
+        api_request: sends the request and returns the raw stream.
+        new_state: makes the helper's state machine for the stream, before the request is sent.
+    """
+
+    def __init__(
+        self,
+        event_stream: Callable[[Stream[RawT], StateT], StreamT],
+        api_request: Callable[[], Stream[RawT]],
+        new_state: Callable[[], StateT],
+    ) -> None:
+        def open_stream() -> StreamT:
+            state = new_state()
+            return event_stream(api_request(), state)
+
         self._open = open_stream
         self._stream: StreamT | None = None
 
@@ -138,7 +157,16 @@ class AsyncStreamManager(Generic[AsyncStreamT]):
     """The async twin of :class:`StreamManager` (``async with``): the request is made on entering, so a
     manager that is never entered sends nothing (and leaves no un-awaited coroutine behind)."""
 
-    def __init__(self, open_stream: Callable[[], Awaitable[AsyncStreamT]]) -> None:
+    def __init__(
+        self,
+        event_stream: Callable[[AsyncStream[RawT], StateT], AsyncStreamT],
+        api_request: Callable[[], Awaitable[AsyncStream[RawT]]],
+        new_state: Callable[[], StateT],
+    ) -> None:
+        async def open_stream() -> AsyncStreamT:
+            state = new_state()
+            return event_stream(await api_request(), state)
+
         self._open = open_stream
         self._stream: AsyncStreamT | None = None
 

@@ -54,6 +54,15 @@ async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
     return bytes(head)
 
 
+def reported_usage(stream: Any) -> Any:
+    """The usage the server reported in ``stream`` (None until it does), also when the usage-only chunk
+    was hidden from the caller because holyclient, not the caller, asked for it. For a feature that must
+    know what a stream cost without showing the caller a chunk it did not ask for (``parse()``'s
+    fallbacks)."""
+    meter = getattr(stream, "_meter", None)
+    return meter.usage if meter is not None else None
+
+
 def opening_error(stream: Any) -> Any:
     """The error a stream opens with (an ``APIStatusError``), or ``None``: an SSE error event in the bytes
     read before the caller got any.

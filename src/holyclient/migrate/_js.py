@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from ._edits import Edit, Lines, indent_of, newline_of
-from ._report import Finding
-from ._rules import BASE_URL, NEW_KEY, KeyMode
+from ._incomplete import js_message
+from ._report import Action, Finding
+from ._rules import BASE_URL, NEW_HOST, NEW_KEY, KeyMode, secret_like
 
 _LITERAL = re.compile(
     r"//[^\n]*|/\*.*?\*/|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S
@@ -134,8 +135,8 @@ class _File:
         literal = f"{self.quote}{BASE_URL}{self.quote}"
         return prop.replace(literal, f"process.env.{self.base_url_env} ?? {literal}")
 
-    def review(self, offset: int, message: str) -> None:
-        self.findings.append((self.lines.line_of(offset), "runtime-url", "review", message))
+    def review(self, offset: int, message: str, action: Action = "incomplete") -> None:
+        self.findings.append((self.lines.line_of(offset), "runtime-url", action, message))
 
 
 def rewrite(
@@ -156,7 +157,7 @@ def rewrite(
         f.review(
             m.start() if m else 0,
             f"the default `{name}` provider of @ai-sdk/openai calls api.openai.com; "
-            f"use createOpenAI({{ baseURL: '{BASE_URL}' }})",
+            f"fix: use createOpenAI({{ baseURL: '{BASE_URL}' }})",
         )
     for pattern, kind in calls:
         for m in re.finditer(pattern, f.masked):
@@ -171,6 +172,16 @@ def _literal(text: str, own: str, first: int, prop: str) -> re.Match[str] | None
     return re.match(r"""(["'`])([^"'`]*)\1""", value)
 
 
+def masked_value(text: str, own: str, first: int, prop: str) -> str:
+    """The source of ``prop``'s value in the object at ``first``, up to the next top-level ``,`` or ``}``."""
+    vm = re.compile(r"(?<![\w$])" + prop + r"\s*:").search(own)
+    if vm is None:
+        return ""
+    stop = own.find(",", vm.end())
+    start = first + 1 + vm.end()
+    return text[start : first + 1 + (stop if stop >= 0 else len(own))]
+
+
 def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
     text, masked, lines = f.text, f.masked, f.lines
     if _close(masked, paren) < 0:
@@ -183,12 +194,12 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
         f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))
         return
     if masked[first] != "{":
-        f.review(start, f"{kind.label}(...) options come from a variable; make sure baseURL is {BASE_URL}")
+        f.review(start, js_message(kind.label, "options from a variable"))
         return
     obj_end = _close(masked, first)
     own = _top_level(masked, first + 1, obj_end)
     if "..." in own:
-        f.review(start, f"{kind.label}({{...spread}}) may or may not set baseURL; make sure it is {BASE_URL}")
+        f.review(start, js_message(kind.label, "{...spread}"))
         return
     found = {
         p
@@ -196,7 +207,7 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
         if re.search(r"(?<![\w$])" + p + r"\s*[:,}]|(?<![\w$])" + p + r"\s*$", own)
     }
     for key in found & set(kind.key_props):
-        if (lit := _literal(text, own, first, key)) is not None and lit.group(2).strip():
+        if (lit := _literal(text, own, first, key)) is not None and secret_like(lit.group(2)):
             f.findings.append(
                 (
                     line,
@@ -212,7 +223,13 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
             if not re.search(r"(?<![\w$])baseURL\s*:", masked[first:obj_end]):
                 f.review(start, f"{kind.label}() configuration has no baseURL; add baseURL: '{BASE_URL}'")
         elif lit is None:
-            f.review(start, f"{kind.label}() baseURL is computed at run time; make sure it is {BASE_URL}")
+            value = masked_value(text, own, first, base)
+            if (
+                NEW_HOST not in value
+                and "HOLYSHEEP_BASE_URL" not in value
+                and not (f.base_url_env and f"process.env.{f.base_url_env}" in value)
+            ):
+                f.review(start, js_message(kind.label, "baseURL computed at run time"))
         elif lit is not None and "api.openai.com" not in lit.group(2) and "holysheep" not in lit.group(2):
             f.excluded.append((first, obj_end))  # another vendor: its key variable is its own
         return

@@ -131,7 +131,12 @@ def _text_hits(code: str, *, prose: bool, keys: KeyMode, rewrite_realtime: bool)
 
 
 def rewrite(
-    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False, base_url_env: str | None = None
+    text: str,
+    *,
+    keys: KeyMode = "rename",
+    rewrite_realtime: bool = False,
+    base_url_env: str | None = None,
+    sdk: bool = False,
 ) -> tuple[list[Edit[str]], list[Finding]]:
     """Edits on the notebook's JSON text and findings with file line numbers."""
     try:
@@ -199,6 +204,7 @@ def rewrite(
         keys=keys,
         rewrite_realtime=rewrite_realtime,
         base_url_env=base_url_env,
+        sdk=sdk,
     )
     return edits, sorted(findings)
 
@@ -212,6 +218,7 @@ def _code_cells(
     keys: KeyMode,
     rewrite_realtime: bool,
     base_url_env: str | None = None,
+    sdk: bool = False,
 ) -> None:
     """All code cells as one module (magics masked as comments, same length); per cell on failure."""
     groups = [cells]
@@ -227,7 +234,7 @@ def _code_cells(
             joined += masked[c.index] + ("" if masked[c.index].endswith("\n") else "\n")
         try:
             edits, found = _python.rewrite(
-                joined, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env
+                joined, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env, sdk=sdk
             )
         except (SyntaxError, UnsupportedSourceError) as exc:
             findings.append(

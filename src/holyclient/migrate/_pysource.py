@@ -15,16 +15,31 @@ _FSTART = {getattr(tokenize, n) for n in ("FSTRING_START", "TSTRING_START") if h
 _FEND = {getattr(tokenize, n) for n in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, n)}
 
 
-_LIBRARIES = ("openai", "langchain", "llama_index")
+_LIBRARIES = (
+    "openai",
+    "langchain",
+    "llama_index",
+    # frameworks whose OpenAI clients migrate configures (``_frameworks``)
+    "pydantic_ai",
+    "agents",
+    "dspy",
+    "haystack",
+    "crewai",
+    "autogen",
+    "semantic_kernel",
+    "mem0",
+)
+#: model names (``_models``): a file naming one is parsed even when it imports no client library
+_MODEL_MARKS = ("gpt-", "davinci", "o1-")
 _IMPORT_WORD = re.compile(r"\b(?:from|import)\b")
 
 
 def worth_parsing(text: str) -> bool:
-    """Whether the file can hold anything we rewrite: an import of a client library (AST pass) or an
-    OpenAI host / key name (token pass). Most files that mention "openai" have neither, and plain
+    """Whether the file can hold anything we rewrite or report: an import of a client library (AST
+    pass), an OpenAI host / key name (token pass) or a model name. Most files that mention "openai" have neither, and plain
     substring tests are far cheaper than tokenizing, parsing and walking them."""
     low = text.lower()
-    if "api.openai.com" in low or "OPENAI_API_KEY" in text:
+    if "api.openai.com" in low or "OPENAI_API_KEY" in text or any(m in text for m in _MODEL_MARKS):
         return True
     for lib in _LIBRARIES:
         i = text.find(lib)

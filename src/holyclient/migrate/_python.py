@@ -16,6 +16,9 @@ from typing import Any
 
 from . import _pynames as pn
 from ._edits import Edit, indent_of, newline_of
+from ._frameworks import configure
+from ._incomplete import env_var_read, kwargs_message, reaches_relay, runtime_message
+from ._models import model_finding, unserved
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
 from ._report import Finding
@@ -33,13 +36,21 @@ from ._rules import (
     secret_like,
     url_hits,
 )
+from ._sdk import switch
 
 
 class _Rewriter:
     def __init__(
-        self, text: str, *, keys: KeyMode, rewrite_realtime: bool, base_url_env: str | None = None
+        self,
+        text: str,
+        *,
+        keys: KeyMode,
+        rewrite_realtime: bool,
+        base_url_env: str | None = None,
+        sdk: bool = False,
     ) -> None:
         self.text = text
+        self.sdk = sdk
         self.base_url_env = base_url_env
         self.keys = keys
         self.rewrite_realtime = rewrite_realtime
@@ -110,6 +121,7 @@ class _Rewriter:
             for e in self.exprs
             if isinstance(e.value, ast.Constant) and isinstance(e.value.value, str)
         }
+        prose_lines = {e.lineno for e in self.exprs if isinstance(e.value, ast.Constant)}
         self.env_literals(prose)
         for kind, start, end in spans:
             if self.in_excluded(start) or any(a <= start < b for a, b in self.env_spans):
@@ -121,9 +133,15 @@ class _Rewriter:
                 # and a ``# OPENAI_API_KEY=sk-...`` comment is reported rather than renamed
                 for h in key_hits(self.text, start, end, mode=self.keys, check_value=kind == "comment"):
                     self.hit(h)
+        for node in self.constants:
+            if isinstance(node.value, str) and node.lineno not in prose_lines:
+                self.findings.extend(model_finding(node.lineno, name) for _, name in unserved(node.value))
         for call in self.calls:
             self.constructor(call)
         module_level(self)
+        configure(self)
+        if self.sdk and not self.azure_file:
+            switch(self)
 
     def base_url(self) -> str:
         """The base URL expression to write: the literal, or ``os.environ.get(NAME, literal)``."""
@@ -226,18 +244,15 @@ class _Rewriter:
         kwargs = {k.arg: k.value for k in call.keywords if k.arg}
         has_star = any(k.arg is None for k in call.keywords)
         self.literal_key(line, f"{name}()", next((kwargs[k] for k in target.key_kws if k in kwargs), None))
+        if self.sdk and target is pn.SDK:
+            return  # --sdk: holyclient's client, which reads HOLYSHEEP_BASE_URL and the key itself
         base = next((kwargs[k] for k in target.base_kws if k in kwargs), None)
         if base is not None:
             self.runtime_base(line, f"{name}()", base)
             return
         if has_star:
             self.findings.append(
-                (
-                    line,
-                    "runtime-url",
-                    "review",
-                    f"{name}(**...) may or may not pass a base URL; make sure it is {BASE_URL}",
-                )
+                (line, "kwargs-constructor", "incomplete", kwargs_message(name, self.base_url_env))
             )
             return
         new = [f"{target.base_kw}={self.base_url()}"]
@@ -270,7 +285,7 @@ class _Rewriter:
 
     def literal_key(self, line: int, what: str, value: ast.expr | None) -> None:
         """A key written into the source is an OpenAI key: it must be replaced, and we never show it."""
-        if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.strip():
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and secret_like(value.value):
             self.findings.append(
                 (
                     line,
@@ -288,23 +303,25 @@ class _Rewriter:
         ]
         if isinstance(value, (ast.JoinedStr, ast.BinOp)) and any("://" in s for s in literals):
             return
+        if reaches_relay(literals, self.base_url_env):
+            return  # os.environ.get("HOLYSHEEP_BASE_URL", "https://api.holysheep.ai/v1"): written by us
         src = (ast.get_source_segment(self.text, value) or "...").replace("\n", " ")
         src = src if len(src) <= 60 else src[:57] + "..."
         self.findings.append(
-            (
-                line,
-                "runtime-url",
-                "review",
-                f"{what} base URL is computed at run time ({src}); make sure it is {BASE_URL}",
-            )
+            (line, "runtime-url", "incomplete", runtime_message(what, src, env_var_read(value)))
         )
 
     def add_arguments(self, call: ast.Call, start: int, end: int, new: list[str]) -> None:
+        open_ = self.text.index("(", self.pos.node(call.func)[1])
+        self.add_items([*call.args, *call.keywords], open_, end, new)
+
+    def add_items(self, items: list[Any], open_: int, end: int, new: list[str]) -> None:
+        """Add ``new`` after the last of ``items`` (arguments, or a dict's keys and values) of the
+        bracket opened at ``open_`` and closed at ``end - 1``: on its own line when the items are
+        one a line, else on the same line."""
         text = self.text
         close = end - 1
-        items: list[ast.expr | ast.keyword] = [*call.args, *call.keywords]
         if not items:
-            open_ = text.index("(", self.pos.node(call.func)[1])
             self.edits.append((open_ + 1, open_ + 1, ", ".join(new)))
             return
         spans = [self.pos.node(i) for i in items]
@@ -339,6 +356,11 @@ class _Rewriter:
         return self.os_expr
 
     def insert_import_os(self) -> None:
+        self.insert_import("import os")
+
+    def insert_import(self, statement: str) -> None:
+        """``statement`` on its own line before the module's first statement after its docstring and
+        ``__future__`` imports."""
         body = self.tree.body
         for stmt in body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt is body[0]:
@@ -347,12 +369,17 @@ class _Rewriter:
                 continue
             lineno = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
             at = self.lines.start(lineno)
-            self.edits.append((at, at, f"import os{self.nl}"))
+            self.edits.append((at, at, f"{statement}{self.nl}"))
             return
 
 
 def rewrite(
-    text: str, *, keys: KeyMode = "rename", rewrite_realtime: bool = False, base_url_env: str | None = None
+    text: str,
+    *,
+    keys: KeyMode = "rename",
+    rewrite_realtime: bool = False,
+    base_url_env: str | None = None,
+    sdk: bool = False,
 ) -> tuple[list[Edit[str]], list[Finding]]:
     """Edits (character offsets into ``text``) and findings for one Python source.
 
@@ -364,6 +391,6 @@ def rewrite(
         return [], []
     if text.count("\r") != text.count("\r\n"):
         raise UnsupportedSourceError("bare carriage-return line breaks")
-    r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env)
+    r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env, sdk=sdk)
     r.run()
     return r.edits, sorted(r.findings)

@@ -1,6 +1,10 @@
 """Results of a migration run as small dataclasses: one :class:`Site` per finding, one
 :class:`FileResult` per file that mentions OpenAI, one :class:`Report` for the run.
 
+A site's action is ``rewrite`` (done), ``review`` (worth a look; does not change the exit code),
+``incomplete`` (a site migrate could not finish: the app would still reach OpenAI, or a key would reach
+the wrong host; the message ends with ``fix: ...`` and the CLI exits 3) or ``error`` (the file was skipped).
+
 A site never carries a secret: messages name variables and describe code, they never quote a value.
 """
 
@@ -11,14 +15,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Action = Literal["rewrite", "review", "error"]
+Action = Literal["rewrite", "review", "incomplete", "error"]
 Status = Literal["changed", "unchanged", "failed"]
 Finding = tuple[int, str, Action, str]  # line, kind, action, message
 
 
 @dataclass(frozen=True)
 class Site:
-    """One place in a file: rewritten, to review by hand, or an error that made us skip the file."""
+    """One place in a file: rewritten, to review by hand, left incomplete (to finish by hand), or an
+    error that made us skip the file."""
 
     path: str
     line: int
@@ -64,6 +69,8 @@ class Report:
     wrote: bool = False
     #: every skipped path with the reason (known binary suffixes and caches are not listed)
     skipped: list[Skipped] = field(default_factory=list)
+    #: ``--sdk``: what differs from openai for the code switched to holyclient (empty otherwise)
+    sdk_notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> list[FileResult]:
@@ -72,6 +79,11 @@ class Report:
     @property
     def failed(self) -> list[FileResult]:
         return [f for f in self.files if f.status == "failed"]
+
+    @property
+    def incomplete(self) -> list[Site]:
+        """Sites migrate could not complete: the run is not done until each is finished by hand."""
+        return [s for s in self.sites if s.action == "incomplete"]
 
     @property
     def sites(self) -> list[Site]:
@@ -92,6 +104,7 @@ class Report:
                 "written": self.wrote,
                 "rewritten": dict(sorted(self.counts("rewrite").items())),
                 "review": dict(sorted(self.counts("review").items())),
+                "incomplete": dict(sorted(self.counts("incomplete").items())),
                 "errors": dict(sorted(self.counts("error").items())),
             },
             "sites": [
@@ -99,6 +112,7 @@ class Report:
                 for s in self.sites
             ],
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "sdk_differences": list(self.sdk_notes),
         }
 
     def summary_lines(self) -> list[str]:
@@ -108,13 +122,25 @@ class Report:
             f"migrate: scanned {self.files_scanned} files, {self.files_matched} mention OpenAI, "
             f"{len(self.changed)} {verb}, {len(self.failed)} failed, {self.files_skipped} skipped"
         ]
+        incomplete = self.incomplete
+        if incomplete:  # first: what still reaches OpenAI, or would send a key to the wrong host
+            lines.append(
+                f"  incomplete: {len(incomplete)} site(s) migrate could not complete; finish each by hand "
+                "(exit 3):"
+            )
+            lines.extend("    " + s.format() for s in incomplete)
         for action, title in (("rewrite", "rewritten"), ("review", "needs review"), ("error", "errors")):
             counts = self.counts(action)  # type: ignore[arg-type]
             if counts:
                 detail = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
                 lines.append(f"  {title}: {sum(counts.values())} ({detail})")
-        lines.extend("  " + s.format() for s in self.sites if s.action != "rewrite")
+        lines.extend("  " + s.format() for s in self.sites if s.action in ("review", "error"))
         lines.extend("  " + s.format() for s in self.skipped)
+        if self.sdk_notes:
+            lines.append(
+                '  switched to holyclient (--sdk); what differs from openai (README, "Switching from openai"):'
+            )
+            lines.extend("    - " + note for note in self.sdk_notes)
         return lines
 
     def dumps(self) -> str:

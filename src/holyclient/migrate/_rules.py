@@ -56,7 +56,13 @@ SECRET_MESSAGE = (
     f"{OLD_KEY} is set to a literal value here; not renamed so the OpenAI secret is not sent to "
     f"HolySheep: put a HolySheep key in {NEW_KEY} by hand"
 )
+#: words that make a value a placeholder (docs: "What counts as a placeholder")
 _PLACEHOLDERS = ("your", "xxx", "...", "<", "changeme", "placeholder", "replace", "***", "todo", "example")
+#: ... and, for a value that does not start with ``sk-`` (an OpenAI key always does), these too: a real
+#: ``sk-`` key is random text that may hold any short word, so they cannot clear one
+_TEST_WORDS = ("test", "dummy", "fake", "mock", "sample")
+#: a marker comment that says "this site was finished by hand": its review and incomplete sites go
+MARK = "holyclient-migrate: ok"
 _SCHEMES = {"http": "https", "https": "https", "ws": "wss", "wss": "wss"}
 
 
@@ -143,10 +149,23 @@ def is_azure_text(s: str) -> bool:
 
 
 def secret_like(value: str) -> bool:
+    """Whether a literal value may be a real key (reported, never renamed) rather than a placeholder.
+
+    A key starts with ``sk-`` or mixes letters and digits over 8+ characters. Empty values, references
+    (``$X``, ``${X}``, ``%X%``, ``{{ x }}``), code (``.``, ``(``, ``[``), ``none``/``null``, words without a
+    digit (``api_key``) and values holding a placeholder word are placeholders: renaming their variable
+    sends no secret anywhere.
+    """
     low = value.lower()
-    if not value or value[0] in "${(" or any(p in low for p in _PLACEHOLDERS):
+    if not value or value[0] in "${(%" or any(p in low for p in _PLACEHOLDERS):
         return False
-    return not (low in ("none", "null", "sk-") or any(c in value for c in ".([") or value == OLD_KEY)
+    if low in ("none", "null", "sk-") or any(c in value for c in ".([") or value == OLD_KEY:
+        return False
+    if low.startswith("sk-"):
+        return True
+    if any(w in low for w in _TEST_WORDS):
+        return False
+    return len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def key_hits(

@@ -16,9 +16,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from . import _guard, _notebook, _python, _text, _walk, _writer
+from . import _guard, _notebook, _python, _scope, _sdk, _text, _walk, _writer
+from ._configs import is_env_file
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
+from ._frameworks import AGENTS_DEFAULT, AGENTS_SITE
 from ._guard import DirtyTreeError, MigrateError
+from ._incomplete import read_var, relay_variables
 from ._pysource import UnsupportedSourceError
 from ._report import FileResult, Finding, Report, Site, Skipped
 from ._rules import KeyMode
@@ -29,13 +32,15 @@ PARALLEL_BYTES = 2_000_000
 
 
 def _python_edits(
-    data: bytes, keys: KeyMode, realtime: bool, base_url_env: str | None
+    data: bytes, keys: KeyMode, realtime: bool, base_url_env: str | None, sdk: bool
 ) -> tuple[list[Edit[bytes]], list[Finding], str]:
     skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     encoding = "utf-8" if encoding == "utf-8-sig" else encoding
     text = data[skip:].decode(encoding)
-    edits, findings = _python.rewrite(text, keys=keys, rewrite_realtime=realtime, base_url_env=base_url_env)
+    edits, findings = _python.rewrite(
+        text, keys=keys, rewrite_realtime=realtime, base_url_env=base_url_env, sdk=sdk
+    )
     return to_bytes(data, skip, text, encoding, edits), findings, encoding
 
 
@@ -45,16 +50,18 @@ def process(
     keys: KeyMode = "rename",
     rewrite_realtime: bool = False,
     base_url_env: str | None = None,
+    sdk: bool = False,
 ) -> FileResult:
     """Rewrite one file's bytes in memory; never raises for bad input, reports it instead.
 
     ``base_url_env``: write the base URL as a read of this environment variable, defaulting to
-    HolySheep's, wherever the file's language has a way to say so.
+    HolySheep's, wherever the file's language has a way to say so. ``sdk``: construct holyclient's
+    client instead of openai's (Python).
     """
     low = path.lower()
     try:
         if low.endswith(PYTHON_SUFFIXES):
-            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime, base_url_env)
+            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime, base_url_env, sdk)
             after = splice(data, edits)
             if after != data:
                 skip = 3 if after.startswith(codecs.BOM_UTF8) else 0
@@ -68,7 +75,7 @@ def process(
             skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
             text = data[skip:].decode("utf-8")
             str_edits, findings = _notebook.rewrite(
-                text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env
+                text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env, sdk=sdk
             )
             edits = to_bytes(data, skip, text, "utf-8", str_edits)
             after = splice(data, edits)
@@ -101,6 +108,9 @@ def process(
         return _failed(
             path, data, 1, "internal-error", f"skipped after an internal error: {type(exc).__name__}"
         )
+    keep, findings = _scope.judge(data, after != data, findings)
+    if not keep:
+        after = data
     sites = [Site(path, line, kind, action, message) for line, kind, action, message in findings]
     return FileResult(path, "changed" if after != data else "unchanged", sites, data, after)
 
@@ -109,7 +119,7 @@ def _failed(path: str, data: bytes, line: int, kind: str, message: str) -> FileR
     return FileResult(path, "failed", [Site(path, line, kind, "error", message)], data, data)
 
 
-def _process_args(args: tuple[str, bytes, KeyMode, bool, str | None]) -> FileResult:
+def _process_args(args: tuple[str, bytes, KeyMode, bool, str | None, bool]) -> FileResult:
     return process(*args)
 
 
@@ -126,6 +136,7 @@ def migrate(
     keys: KeyMode = "rename",
     rewrite_realtime: bool = False,
     base_url_env: str | None = None,
+    sdk: bool = False,
     force: bool = False,
     jobs: int | None = None,
     progress: Callable[[str], None] | None = None,
@@ -141,6 +152,9 @@ def migrate(
         base_url_env: read the base URL from this environment variable, HolySheep's as the default
             (Python ``os.environ.get``, JS/TS ``process.env.NAME ??``, shell, compose and Dockerfiles
             ``${NAME:-...}``), so a migrated app can be pointed at a local or staging server.
+        sdk: construct holyclient's client instead of openai's: ``from openai import OpenAI`` becomes
+            ``from holyclient import OpenAI`` (errors and the other names holyclient offers too;
+            ``AzureOpenAI`` stays); the report lists what differs from openai.
         force: write even files git could not restore (uncommitted, untracked, ignored, not under git).
         jobs: worker processes for the parse phase (None: both cores when the work is large enough).
         progress: called with a short status line between phases (the CLI shows it on a terminal).
@@ -160,7 +174,7 @@ def migrate(
         raise MigrateError(f"no such file or directory: {', '.join(p or repr(p) for p in missing)}")
     counts = _walk.Counts()
     work = [
-        (os.path.normpath(p), data, keys, rewrite_realtime, base_url_env)
+        (os.path.normpath(p), data, keys, rewrite_realtime, base_url_env, sdk)
         for p, data in _walk.candidates(roots, counts)
     ]
     if progress is not None:
@@ -178,9 +192,47 @@ def migrate(
         sorted(results, key=lambda r: r.path),
         skipped=[Skipped(os.path.normpath(path), why) for path, why in counts.skipped],
     )
+    _join_files(results)
+    if any(s.kind == "sdk" and s.action == "rewrite" for s in report.sites):
+        report.sdk_notes = list(_sdk.DIFFERENCES)
     if write:
         _write(report, force)
     return report
+
+
+def _join_files(results: list[FileResult]) -> None:
+    """Each file is judged alone; this joins them. A base URL read from a variable that an env file of
+    the run sets to the relay is complete, and so is an Agents SDK ``Agent`` on the default client when
+    another file of the run sets it (``set_default_openai_client``)."""
+    relay = relay_variables((r.path, r.after) for r in results if is_env_file(r.path))
+    for r in results:
+        r.sites = [
+            _env_set(s, relay) if s.kind == "runtime-url" and s.action == "incomplete" else s for s in r.sites
+        ]
+    setter = next((r.path for r in results if AGENTS_DEFAULT.encode() in r.before), None)
+    if setter is None:
+        return
+    for r in results:
+        r.sites = [
+            Site(s.path, s.line, s.kind, "review", f"this Agent runs on the default client {setter} sets")
+            if s.kind == AGENTS_SITE and s.action == "incomplete"
+            else s
+            for s in r.sites
+        ]
+
+
+def _env_set(site: Site, relay: dict[str, str]) -> Site:
+    """A base URL read from a variable that an env file of the run sets to the relay is complete."""
+    var = read_var(site.message)
+    if var is None or var not in relay:
+        return site
+    return Site(
+        site.path,
+        site.line,
+        site.kind,
+        "review",
+        f"base URL read from {var}, which {relay[var]} sets to the relay",
+    )
 
 
 def _write(report: Report, force: bool) -> None:

@@ -6,9 +6,10 @@ are byte offsets: edits go straight back into the original bytes.
 
 from __future__ import annotations
 
-from . import _js
+from . import _configs, _js
 from ._edits import Edit, Lines
 from ._envurl import env_hit, env_style
+from ._models import model_finding, unserved
 from ._report import Finding
 from ._rules import KeyMode, in_comment, is_azure_text, key_hits, review_bare, url_hits
 
@@ -55,6 +56,13 @@ def rewrite(
             )
             continue
         hits.append(h)
+    extra_edits, extra = _configs.rewrite(path, text)
+    edits.extend(extra_edits)
+    findings.extend(extra)
+    if not prose:
+        findings.extend(
+            model_finding(lines.line_of(at), name) for at, name in unserved(text) if not in_comment(text, at)
+        )
     for h in hits:
         line = lines.line_of(h.start)
         if h.new is None:

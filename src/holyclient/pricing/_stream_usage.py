@@ -98,6 +98,12 @@ class StreamMeter:
         self._done = False
         self._watch = watch
 
+    @property
+    def usage(self) -> Any:
+        """The usage the server reported so far (None until it does), also when the chunk that carried
+        it was hidden from the caller."""
+        return self._usage
+
     def observe(self, item: Any) -> bool:
         """Note what a parsed chunk or event says about usage; return whether the caller should see it.
 

@@ -14,15 +14,21 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
-from .._core import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions, given_args
+from .._exceptions import APIStatusError
 from .._parsing import (
     ParsedChatCompletion,
+    StructuredChat,
+    is_rich_response_format,
+    learn,
+    methods_for,
     parse_chat_completion,
     response_format_param,
     validate_input_tools,
 )
 from .._send import ResponseModes
 from ._chat_operations import CREATE
+from ._portable_streams import PortableChatState, async_open_with_fallback, open_with_fallback
 
 if TYPE_CHECKING:
     from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
@@ -41,45 +47,70 @@ def _check_params(method: str, params: Mapping[str, Any]) -> None:
         raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
 
 
-def _parse_request(
+def _parse_arguments(
     arguments: Mapping[str, Any],
-) -> tuple[RequestOptions, Any, list[Mapping[str, Any]] | None]:
-    """The request options of a ``parse()`` call, its ``response_format`` and its checked tools."""
-    args = dict(arguments)
+) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
+    """A ``parse()`` call's arguments without ``response_format``, the format and the checked tools."""
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     _check_params("parse", args.get("params") or {})
     response_format = args.pop("response_format")
     tools = validate_input_tools(None if args.get("tools") is NOT_GIVEN else args.get("tools"))
     if tools is not None:
         args["tools"] = tools
+    return args, response_format, tools
+
+
+def _options(args: Mapping[str, Any], response_format: Any = NOT_GIVEN) -> RequestOptions:
+    """The request of one ``parse()`` attempt; as openai's, the body says ``"stream": false`` explicitly."""
+    sent = dict(args)
     if response_format is not NOT_GIVEN:
-        args["response_format"] = response_format_param(response_format)
-    # As openai's parse(), the body says ``"stream": false`` explicitly.
-    args["params"] = {**(args.get("params") or {}), "stream": False}
-    return CREATE.build(args), response_format, tools
+        sent["response_format"] = response_format_param(response_format)
+    sent["params"] = {**(sent.get("params") or {}), "stream": False}
+    return CREATE.build(sent)
+
+
+def _structured(client: object, args: Mapping[str, Any], response_format: Any) -> StructuredChat | None:
+    """The attempts of a call with a class to validate into (``None``: a dict or no format, sent as is).
+
+    Which ways to try depends on the model and on what this endpoint has refused before (see
+    :mod:`holyclient._parsing._capabilities`); a model known to take a JSON schema gets openai's request.
+    """
+    if response_format is NOT_GIVEN or not is_rich_response_format(response_format):
+        return None
+    endpoint, model = str(getattr(client, "base_url", "")), str(args.get("model"))
+    methods = methods_for(endpoint, model)
+    return StructuredChat(args, response_format, methods, lambda method: learn(endpoint, model, method))
 
 
 def _stream_arguments(
     arguments: Mapping[str, Any],
 ) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
-    """Keyword arguments for ``create(stream=True)``, the ``response_format`` and the tools."""
-    args = dict(arguments)
+    """A ``stream()`` call's arguments without ``response_format`` (``params`` checked), the format, the tools."""
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
-    params = args.pop("params", None) or {}
-    _check_params("stream", params)  # now, as openai's signature would, not on entering the block
+    _check_params("stream", args.get("params") or {})  # now, as openai's signature would, not on entering
     response_format = args.pop("response_format")
     tools = None if args.get("tools") is NOT_GIVEN else list(args["tools"])
     if tools is not None:
         args["tools"] = tools
+    return args, response_format, tools
+
+
+def _create_kwargs(args: Mapping[str, Any], response_format: Any = NOT_GIVEN) -> dict[str, Any]:
+    """Keyword arguments for ``create(stream=True)``: only the call options given, so ``create``'s own
+    defaults apply, and ``params`` spread. (The client asks for the usage chunk and hides it, as for any
+    stream: a fallback stream's attempts read their cost from it without the caller seeing it.)"""
+    kwargs = dict(args)
+    params = kwargs.pop("params", None) or {}
     if response_format is not NOT_GIVEN:
-        args["response_format"] = response_format_param(response_format)
-    # Pass on only the call options that were given, so ``create``'s own defaults apply.
+        kwargs["response_format"] = response_format_param(response_format)
     for name in ("extra_headers", "extra_query", "extra_body", "max_retries"):
-        if args.get(name) is None:
-            args.pop(name, None)
-    if args.get("timeout") is NOT_GIVEN:
-        args.pop("timeout")
-    return {**args, **params, "stream": True}, response_format, tools
+        if kwargs.get(name) is None:
+            kwargs.pop(name, None)
+    if kwargs.get("timeout") is NOT_GIVEN:
+        kwargs.pop("timeout")
+    return {**kwargs, **params, "stream": True}
 
 
 def _finish(
@@ -129,9 +160,25 @@ class ParseMethods:
             pydantic.ValidationError: an answer that does not fit ``response_format``.
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
-        options, fmt, checked_tools = _parse_request(locals())
-        completion = self._client._request(options, ParsedChatCompletion[ResponseFormatT])
-        return _finish(completion, fmt, checked_tools)
+        args, fmt, checked_tools = _parse_arguments(locals())
+        plan = _structured(self._client, args, fmt)
+        if plan is None:
+            return _finish(
+                self._client._request(_options(args, fmt), ParsedChatCompletion[ResponseFormatT]),
+                fmt,
+                checked_tools,
+            )
+        while True:  # each attempt through the client's own call path (budget, retries, usage)
+            try:
+                completion = self._client._request(
+                    _options(plan.request()), ParsedChatCompletion[ResponseFormatT]
+                )
+            except APIStatusError as error:
+                if plan.rejected(error):
+                    continue
+                raise
+            if plan.answered(ResponseModes._unwrap(completion)):
+                return completion
 
     def stream(
         self,
@@ -155,10 +202,20 @@ class ParseMethods:
         ``stream.get_final_completion()`` returns the completion decoded as ``parse()`` would.
         Leaving the block closes the response.
         """
-        kwargs, fmt, input_tools = _stream_arguments(locals())
+        args, fmt, input_tools = _stream_arguments(locals())
         create: Callable[..., Stream[ChatCompletionChunk]] = self.create  # type: ignore[attr-defined]
+        plan = _structured(self._client, args, fmt)
+        if plan is None:
+            kwargs = _create_kwargs(args, fmt)
+            return ChatCompletionStreamManager(
+                lambda: create(**kwargs), response_format=_given(fmt), input_tools=input_tools
+            )
+        state = PortableChatState(plan, input_tools=input_tools)
         return ChatCompletionStreamManager(
-            lambda: create(**kwargs), response_format=_given(fmt), input_tools=input_tools
+            lambda: open_with_fallback(plan, lambda a: state.watching(create(**_create_kwargs(a)))),
+            response_format=fmt,
+            input_tools=input_tools,
+            state=state,
         )
 
 
@@ -182,9 +239,25 @@ class AsyncParseMethods:
         **params: Any,
     ) -> ParsedChatCompletion[ResponseFormatT]:
         """Async twin of :meth:`ParseMethods.parse`."""
-        options, fmt, checked_tools = _parse_request(locals())
-        completion = await self._client._request(options, ParsedChatCompletion[ResponseFormatT])
-        return _finish(completion, fmt, checked_tools)
+        args, fmt, checked_tools = _parse_arguments(locals())
+        plan = _structured(self._client, args, fmt)
+        if plan is None:
+            return _finish(
+                await self._client._request(_options(args, fmt), ParsedChatCompletion[ResponseFormatT]),
+                fmt,
+                checked_tools,
+            )
+        while True:
+            try:
+                completion = await self._client._request(
+                    _options(plan.request()), ParsedChatCompletion[ResponseFormatT]
+                )
+            except APIStatusError as error:
+                if plan.rejected(error):
+                    continue
+                raise
+            if plan.answered(ResponseModes._unwrap(completion)):
+                return completion
 
     def stream(
         self,
@@ -201,8 +274,22 @@ class AsyncParseMethods:
         **params: Any,
     ) -> AsyncChatCompletionStreamManager[ResponseFormatT]:
         """Async twin of :meth:`ParseMethods.stream` (``async with``); not a coroutine, as in openai."""
-        kwargs, fmt, input_tools = _stream_arguments(locals())
+        args, fmt, input_tools = _stream_arguments(locals())
         create: Callable[..., Awaitable[AsyncStream[ChatCompletionChunk]]] = self.create  # type: ignore[attr-defined]
+        plan = _structured(self._client, args, fmt)
+        if plan is None:
+            kwargs = _create_kwargs(args, fmt)
+            return AsyncChatCompletionStreamManager(
+                lambda: create(**kwargs), response_format=_given(fmt), input_tools=input_tools
+            )
+        state = PortableChatState(plan, input_tools=input_tools)
+
+        async def opened(arguments: dict[str, Any]) -> Any:
+            return state.watching(await create(**_create_kwargs(arguments)))
+
         return AsyncChatCompletionStreamManager(
-            lambda: create(**kwargs), response_format=_given(fmt), input_tools=input_tools
+            lambda: async_open_with_fallback(plan, opened),
+            response_format=fmt,
+            input_tools=input_tools,
+            state=state,
         )

@@ -14,7 +14,7 @@ from .._core import NOT_GIVEN
 from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..types.chat import ChatCompletion, ChatCompletionDeleted, ChatCompletionStoreMessage
 from ._chat_operations import DELETE, LIST, MESSAGES, RETRIEVE, UPDATE
-from ._operation import AsyncAPIResource, SyncAPIResource
+from ._operation import AsyncAPIResource, AsyncCursorList, SyncAPIResource, SyncCursorList
 
 if TYPE_CHECKING:
     from .._send import AsyncCallSite, SyncCallSite
@@ -52,25 +52,15 @@ class AsyncMessages(AsyncAPIResource):
         return self._client._get_page(MESSAGES.build(locals()), MESSAGES.async_page)
 
 
-class StoredMethods(SyncAPIResource):
-    """``list``, ``retrieve``, ``update``, ``delete`` and ``messages`` of the sync chat completions."""
+class StoredMethods(SyncCursorList[ChatCompletion]):
+    """``list``, ``retrieve``, ``update``, ``delete`` and ``messages`` of the sync chat completions; ``list``
+    is the completions stored with ``store=True`` (``model``, ``metadata``, ``after``, ``limit``, ``order``)."""
+
+    _list = LIST
 
     def __init__(self, client: SyncCallSite) -> None:
         super().__init__(client)
         self.messages = Messages(client)
-
-    def list(
-        self,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int | None = None,
-        **params: Any,
-    ) -> SyncCursorPage[ChatCompletion]:
-        """The completions stored with ``store=True`` (``model``, ``metadata``, ``after``, ``limit``, ``order``)."""
-        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def retrieve(
         self,
@@ -113,25 +103,14 @@ class StoredMethods(SyncAPIResource):
         return self._client._request(DELETE.build(locals()), DELETE.cast_to)
 
 
-class AsyncStoredMethods(AsyncAPIResource):
+class AsyncStoredMethods(AsyncCursorList[ChatCompletion]):
     """The async twins of :class:`StoredMethods`."""
+
+    _list = LIST
 
     def __init__(self, client: AsyncCallSite) -> None:
         super().__init__(client)
         self.messages = AsyncMessages(client)
-
-    def list(
-        self,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int | None = None,
-        **params: Any,
-    ) -> AsyncPaginator[AsyncCursorPage[ChatCompletion], ChatCompletion]:
-        """Async twin of :meth:`StoredMethods.list` (``async for`` walks every page)."""
-        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def retrieve(
         self,

@@ -12,9 +12,10 @@ import difflib
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from .._core import NOT_GIVEN, RequestOptions, build_body
+from .._core import NOT_GIVEN, RequestOptions, build_body, given_args
+from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
 from ..pricing import Charging, charging_for
 from ._spec_params import ACCEPTED
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 ResponseT = TypeVar("ResponseT")
 ChunkT = TypeVar("ChunkT")
 AsyncPageT = TypeVar("AsyncPageT")
+ItemT = TypeVar("ItemT")
 
 #: Keyword arguments every method takes that shape the call rather than the body.
 CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
@@ -79,13 +81,16 @@ class Operation(Generic[ResponseT]):
         object.__setattr__(self, "charging", charging_for(self.method, self.path))
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
-        args = dict(arguments)
+        args = given_args(arguments)  # openai's sentinels count as not given
         args.pop("self", None)
         args.pop("__class__", None)
         params = args.pop("params", None) or {}
         if params and self.accepted is not None and not params.keys() <= self.accepted:
             raise TypeError(self._unexpected(params.keys() - self.accepted))
         call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
+        for name, value in call.items():
+            if value is NOT_GIVEN:  # ``extra_headers=openai.NOT_GIVEN`` and the like: the default
+                call[name] = _CALL_DEFAULTS.get(name)
         path = self.path.format(**{name: _path_value(name, args.pop(name)) for name in self.path_fields})
         stream = args.pop("stream", NOT_GIVEN)
         has_body = self.method not in ("GET", "DELETE")
@@ -163,3 +168,44 @@ class AsyncAPIResource:
     def with_streaming_response(self) -> Any:
         """This resource returning ``async with`` context managers over the response, as openai's."""
         return self._client._streaming_view(type(self)(self._client._streaming_client()))
+
+
+class SyncCursorList(SyncAPIResource, Generic[ItemT]):
+    """A resource whose ``list()`` is openai's cursor page of ``ItemT`` (files, batches, stored chat
+    completions): the method written once, the operation named by the resource's ``_list``."""
+
+    _list: ClassVar[PageOperation[SyncCursorPage[Any], AsyncCursorPage[Any]]]
+
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> SyncCursorPage[ItemT]:
+        """The resource's objects, a page at a time (``limit``, ``after`` and its filters: ``order``,
+        ``purpose``, ``model``, ``metadata`` ...); iterating the page walks every page."""
+        return self._client._get_page(self._list.build(locals()), self._list.cast_to)
+
+
+class AsyncCursorList(AsyncAPIResource, Generic[ItemT]):
+    """The async twin of :class:`SyncCursorList`."""
+
+    _list: ClassVar[PageOperation[SyncCursorPage[Any], AsyncCursorPage[Any]]]
+
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout: Any = NOT_GIVEN,
+        max_retries: int | None = None,
+        **params: Any,
+    ) -> AsyncPaginator[AsyncCursorPage[ItemT], ItemT]:
+        """Async twin of :meth:`SyncCursorList.list`: ``await`` it for the first page, ``async for`` for
+        every object."""
+        return self._client._get_page(self._list.build(locals()), self._list.async_page)

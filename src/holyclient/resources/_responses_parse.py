@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._core import NOT_GIVEN, RequestOptions
+from .._core import NOT_GIVEN, RequestOptions, given_args
+from .._exceptions import APIStatusError
 from .._send import ResponseModes
 from ._responses_operations import CREATE
 
 # The helper's modules (the stream state, the parsed models) load on the first parse()/stream() call:
 # a client that never uses them does not pay their import time and memory (``benchmarks/bench_client.py``).
 if TYPE_CHECKING:
+    from .._parsing import StructuredResponse
     from .._responses_stream import AsyncResponseStreamManager, ResponseStreamManager, ResponseStreamState
     from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._parsed_response import ParsedResponse
@@ -33,10 +35,15 @@ def _given(value: Any) -> Any:
 
 
 def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any]:
-    """The arguments with ``text_format`` folded into ``text`` and the tools made flat; the format; the tools."""
+    """The arguments with the tools made flat, the format and the tools; ``text_format`` is folded into
+    ``text`` here unless it is a class the call's :class:`~holyclient._parsing.StructuredResponse` asks for.
+
+    Raises:
+        TypeError: as openai, ``text`` already has a ``format`` besides a ``text_format``.
+    """
     from .._parsing import responses_tools, text_param
 
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     params = args.get("params") or {}
     if "stream" in params:
@@ -47,21 +54,41 @@ def _prepare(method: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any],
         raise TypeError(CREATE._unexpected(params.keys() - CREATE.accepted))
     text_format = _given(args.pop("text_format"))
     tools = responses_tools(_given(args.get("tools")))
-    text = text_param(_given(args.get("text")), text_format)
-    for name, value in (("tools", tools), ("text", text)):
-        if value is not None:
-            args[name] = value
+    if tools is not None:
+        args["tools"] = tools
+    text = text_param(_given(args.get("text")), text_format)  # the checks, and the format for a dict
+    if text is not None and not _rich(text_format):
+        args["text"] = text
     return args, text_format, tools
 
 
+def _rich(text_format: Any) -> bool:
+    from .._parsing import is_rich_response_format
+
+    return is_rich_response_format(text_format)
+
+
+def _structured(client: object, args: Mapping[str, Any], text_format: Any) -> StructuredResponse | None:
+    """The attempts of a call with a class to validate into (``None``: no class; see ``_chat_parse``)."""
+    if not _rich(text_format):
+        return None
+    from .._parsing import StructuredResponse, learn, methods_for
+
+    endpoint, model = str(getattr(client, "base_url", "")), str(args.get("model"))
+    methods = methods_for(endpoint, model)
+    return StructuredResponse(args, text_format, methods, lambda method: learn(endpoint, model, method))
+
+
 def _parse_request(
-    arguments: Mapping[str, Any],
-) -> tuple[RequestOptions, type[ParsedResponse[Any]], Any, Any]:
-    """The request options of a ``parse()`` call, the class to validate into, the format, the tools."""
+    client: object, arguments: Mapping[str, Any]
+) -> tuple[RequestOptions, type[ParsedResponse[Any]], Any, Any, StructuredResponse | None]:
+    """The request options of a ``parse()`` call (with no class), the class to validate into, the format,
+    the tools, and the attempts of a call with a class (which say the options of each attempt)."""
     from ..types._parsed_response import ParsedResponse
 
     args, text_format, tools = _prepare("parse", arguments)
-    return CREATE.build(args), ParsedResponse, text_format, tools
+    plan = _structured(client, args, text_format)
+    return CREATE.build(args), ParsedResponse, text_format, tools, plan
 
 
 def _decoded(response: ParsedResponse[Any], text_format: Any, tools: Any) -> ParsedResponse[Any]:
@@ -76,24 +103,23 @@ _CALL = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
 
 
 def _stream_request(
-    arguments: Mapping[str, Any],
-) -> tuple[str | None, dict[str, Any], ResponseStreamState[Any]]:
+    client: object, arguments: Mapping[str, Any]
+) -> tuple[str | None, dict[str, Any], ResponseStreamState[Any], StructuredResponse | None]:
     """What ``stream()`` sends: ``(None, create kwargs)`` for a new response, ``(id, retrieve kwargs)`` to
-    resume a stored one; and the state that will decode the events.
+    resume a stored one; the state that will decode the events; and, for a new response with a
+    ``text_format`` class, the attempts that say the create kwargs of each opening.
 
     Raises:
         ValueError: as openai, a response id with new-response arguments, or neither.
     """
     from .._responses_stream import ResponseStreamState
 
-    args = dict(arguments)
+    args = given_args(arguments)  # openai's sentinels count as not given
     response_id, starting_after = _given(args.pop("response_id")), _given(args.pop("starting_after"))
     given = [name for name in ("input", "model") if args.get(name) is not NOT_GIVEN]
     new = [*given, *(args.get("params") or {}), *(["text"] if args.get("text") is not NOT_GIVEN else [])]
     args, text_format, tools = _prepare("stream", args)
-    params = args.pop("params", None) or {}
-    # Pass on only what was given, so ``create``'s / ``retrieve``'s own defaults apply.
-    kwargs = {k: v for k, v in args.items() if v is not NOT_GIVEN and not (k in _CALL and v is None)}
+    kwargs = _create_kwargs(args)
     state: ResponseStreamState[Any] = ResponseStreamState(
         text_format=text_format, input_tools=tools, starting_after=starting_after
     )
@@ -105,11 +131,24 @@ def _stream_request(
             )
         if response_id is None:
             raise ValueError("id must be provided when streaming an existing response")
-        return response_id, {k: v for k, v in kwargs.items() if k in _CALL} | {"stream": True}, state
+        return response_id, {k: v for k, v in kwargs.items() if k in _CALL} | {"stream": True}, state, None
     for name in ("input", "model"):
         if name not in kwargs:
             raise ValueError(f"{name} must be provided when creating a new response")
-    return None, {**kwargs, **params, "stream": True}, state
+    plan = _structured(client, args, text_format)
+    if plan is not None:
+        from ._portable_streams import PortableResponseState
+
+        state = PortableResponseState(plan, input_tools=tools)
+    return None, kwargs, state, plan
+
+
+def _create_kwargs(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for ``create(stream=True)``: only what was given, so ``create``'s / ``retrieve``'s
+    own defaults apply, and ``params`` spread."""
+    kwargs = {k: v for k, v in args.items() if v is not NOT_GIVEN and not (k in _CALL and v is None)}
+    params = kwargs.pop("params", None) or {}
+    return {**kwargs, **params, "stream": True}
 
 
 class ResponsesParseMethods:
@@ -146,8 +185,18 @@ class ResponsesParseMethods:
             pydantic.ValidationError: an answer that does not fit ``text_format``.
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
-        options, cast_to, fmt, input_tools = _parse_request(locals())
-        return _decoded(self._client._request(options, cast_to), fmt, input_tools)
+        options, cast_to, fmt, input_tools, plan = _parse_request(self._client, locals())
+        if plan is None:
+            return _decoded(self._client._request(options, cast_to), fmt, input_tools)
+        while True:  # each attempt through the client's own call path (budget, retries, usage)
+            try:
+                response = self._client._request(CREATE.build(plan.request()), cast_to)
+            except APIStatusError as error:
+                if plan.rejected(error):
+                    continue
+                raise
+            if plan.answered(ResponseModes._unwrap(response)):
+                return response
 
     def stream(
         self,
@@ -180,14 +229,20 @@ class ResponsesParseMethods:
             ValueError: ``input`` or ``model`` missing for a new response; a ``response_id`` together with
                 new-response arguments.
         """
-        resume_id, kwargs, state = _stream_request(locals())  # before any local name is bound
+        resume_id, kwargs, state, plan = _stream_request(self._client, locals())  # before any local is bound
         from .._responses_stream import ResponseStreamManager
 
         if resume_id is not None:
             retrieve: Callable[..., Stream[ResponseStreamEvent]] = self.retrieve  # type: ignore[attr-defined]
             return ResponseStreamManager(lambda: retrieve(resume_id, **kwargs), state)
         create: Callable[..., Stream[ResponseStreamEvent]] = self.create  # type: ignore[attr-defined]
-        return ResponseStreamManager(lambda: create(**kwargs), state)
+        if plan is None:
+            return ResponseStreamManager(lambda: create(**kwargs), state)
+        from ._portable_streams import open_with_fallback
+
+        return ResponseStreamManager(
+            lambda: open_with_fallback(plan, lambda a: create(**_create_kwargs(a))), state
+        )
 
 
 class AsyncResponsesParseMethods:
@@ -211,8 +266,18 @@ class AsyncResponsesParseMethods:
         **params: Any,
     ) -> ParsedResponse[TextFormatT]:
         """Async twin of :meth:`ResponsesParseMethods.parse`."""
-        options, cast_to, fmt, input_tools = _parse_request(locals())
-        return _decoded(await self._client._request(options, cast_to), fmt, input_tools)
+        options, cast_to, fmt, input_tools, plan = _parse_request(self._client, locals())
+        if plan is None:
+            return _decoded(await self._client._request(options, cast_to), fmt, input_tools)
+        while True:
+            try:
+                response = await self._client._request(CREATE.build(plan.request()), cast_to)
+            except APIStatusError as error:
+                if plan.rejected(error):
+                    continue
+                raise
+            if plan.answered(ResponseModes._unwrap(response)):
+                return response
 
     def stream(
         self,
@@ -232,11 +297,17 @@ class AsyncResponsesParseMethods:
         **params: Any,
     ) -> AsyncResponseStreamManager[TextFormatT]:
         """Async twin of :meth:`ResponsesParseMethods.stream` (``async with``); not a coroutine, as in openai."""
-        resume_id, kwargs, state = _stream_request(locals())  # before any local name is bound
+        resume_id, kwargs, state, plan = _stream_request(self._client, locals())  # before any local is bound
         from .._responses_stream import AsyncResponseStreamManager
 
         if resume_id is not None:
             retrieve: Callable[..., Awaitable[AsyncStream[ResponseStreamEvent]]] = self.retrieve  # type: ignore[attr-defined]
             return AsyncResponseStreamManager(lambda: retrieve(resume_id, **kwargs), state)
         create: Callable[..., Awaitable[AsyncStream[ResponseStreamEvent]]] = self.create  # type: ignore[attr-defined]
-        return AsyncResponseStreamManager(lambda: create(**kwargs), state)
+        if plan is None:
+            return AsyncResponseStreamManager(lambda: create(**kwargs), state)
+        from ._portable_streams import async_open_with_fallback
+
+        return AsyncResponseStreamManager(
+            lambda: async_open_with_fallback(plan, lambda a: create(**_create_kwargs(a))), state
+        )

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._core import NOT_GIVEN
-from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._send import AsyncCursorPage, SyncCursorPage
 from ..types.batches import Batch
-from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
+from ._operation import AsyncCursorList, Operation, PageOperation, SyncCursorList
 from ._uploads import HeaderOperation
 
 CREATE = Operation("POST", "/batches", Batch)
@@ -17,7 +17,9 @@ LIST = PageOperation("GET", "/batches", SyncCursorPage[Batch], AsyncCursorPage[B
 CANCEL = HeaderOperation("POST", "/batches/{batch_id}/cancel", Batch, empty_body=True)
 
 
-class Batches(SyncAPIResource):
+class Batches(SyncCursorList[Batch]):
+    _list = LIST
+
     def create(
         self,
         *,
@@ -47,19 +49,6 @@ class Batches(SyncAPIResource):
         """A batch's status, counts and output file ids."""
         return self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
 
-    def list(
-        self,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int | None = None,
-        **params: Any,
-    ) -> SyncCursorPage[Batch]:
-        """Batches (``limit``, ``after``); iterating the page walks every page."""
-        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
-
     def cancel(
         self,
         batch_id: str,
@@ -74,7 +63,9 @@ class Batches(SyncAPIResource):
         return self._client._request(CANCEL.build(locals()), CANCEL.cast_to)
 
 
-class AsyncBatches(AsyncAPIResource):
+class AsyncBatches(AsyncCursorList[Batch]):
+    _list = LIST
+
     async def create(
         self,
         *,
@@ -103,19 +94,6 @@ class AsyncBatches(AsyncAPIResource):
     ) -> Batch:
         """Async twin of :meth:`Batches.retrieve`."""
         return await self._client._request(RETRIEVE.build(locals()), RETRIEVE.cast_to)
-
-    def list(
-        self,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int | None = None,
-        **params: Any,
-    ) -> AsyncPaginator[AsyncCursorPage[Batch], Batch]:
-        """Async twin of :meth:`Batches.list`: ``await`` it for the first page, ``async for`` for every batch."""
-        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def cancel(
         self,

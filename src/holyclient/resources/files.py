@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._core import NOT_GIVEN, HttpxBinaryResponseContent
-from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
+from .._send import AsyncCursorPage, SyncCursorPage
 from ..types.files import FileDeleted, FileObject
-from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
+from ._operation import AsyncCursorList, Operation, PageOperation, SyncCursorList
 from ._uploads import HeaderOperation, MultipartOperation
 
 if TYPE_CHECKING:
@@ -23,7 +23,9 @@ CONTENT = HeaderOperation(
 )
 
 
-class Files(SyncAPIResource):
+class Files(SyncCursorList[FileObject]):
+    _list = LIST
+
     def create(
         self,
         *,
@@ -38,19 +40,6 @@ class Files(SyncAPIResource):
     ) -> FileObject:
         """Upload ``file`` (a ``pathlib.Path``, bytes, a binary file object or a ``(name, bytes)`` tuple)."""
         return self._client._request(CREATE.build(locals()), CREATE.cast_to)
-
-    def list(
-        self,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int | None = None,
-        **params: Any,
-    ) -> SyncCursorPage[FileObject]:
-        """Files (``purpose``, ``limit``, ``order``, ``after``); iterating the page walks every page."""
-        return self._client._get_page(LIST.build(locals()), LIST.cast_to)
 
     def retrieve(
         self,
@@ -92,7 +81,9 @@ class Files(SyncAPIResource):
         return self._client._request(DELETE.build(locals()), DELETE.cast_to)
 
 
-class AsyncFiles(AsyncAPIResource):
+class AsyncFiles(AsyncCursorList[FileObject]):
+    _list = LIST
+
     async def create(
         self,
         *,
@@ -107,19 +98,6 @@ class AsyncFiles(AsyncAPIResource):
     ) -> FileObject:
         """Async twin of :meth:`Files.create`."""
         return await self._client._request(CREATE.build(locals()), CREATE.cast_to)
-
-    def list(
-        self,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        timeout: Any = NOT_GIVEN,
-        max_retries: int | None = None,
-        **params: Any,
-    ) -> AsyncPaginator[AsyncCursorPage[FileObject], FileObject]:
-        """Async twin of :meth:`Files.list`: ``await`` it for the first page, ``async for`` for every file."""
-        return self._client._get_page(LIST.build(locals()), LIST.async_page)
 
     async def retrieve(
         self,

@@ -7,6 +7,8 @@ audio (speech, transcriptions, translations), files and the Batch API, with dete
 and injects faults on demand (latency, 429 with ``Retry-After``, 5xx, dropped connections, malformed
 bodies, streams cut or erroring part-way, hangs) so retry handling can be tested for real. ``holyclient serve`` runs the same server from the
 command line; ``holyclient.testing.pytest_plugin`` provides the ``holyclient_server`` fixture.
+``LocalServer(profile="holysheep")`` plays the relay instead: its model catalogue, and each model family
+answering as holyclient's capabilities table says (see :mod:`holyclient.testing._relay`).
 
 Stdlib only: importing this package does not import the client, httpx or pydantic.
 """

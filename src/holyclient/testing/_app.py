@@ -86,7 +86,7 @@ class App(AppCore):
             try:
                 self._prepare(ex)
             except h.InvalidRequest as exc:
-                self._send_error(ex, 400, exc.message, "invalid_request_error", exc.param, exc.code)
+                self._send_error(ex, exc.status, exc.message, exc.type_, exc.param, exc.code)
                 return None
             if self._limiter is not None and not self._admit(ex):
                 return None
@@ -111,14 +111,17 @@ class App(AppCore):
         config = self.config
         if ex.endpoint == "chat":
             h.validate_chat(body, config.disabled_features)
+            relay = self.relay
             ex.plan = ChatPlan(
-                body,
+                body if relay is None else relay.chat(body),  # as the model's family sees it
                 ex.rid,
                 persona=config.persona,
                 rng=self._noise_rng,
                 noise=config.noise,
                 billing=config.billing,
             )
+            if relay is not None:
+                ex.plan.usage_extra = relay.cache_usage(body, lambda m: h.prompt_tokens([m]))
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")
             ex.include_usage = (
@@ -129,6 +132,8 @@ class App(AppCore):
             )
             ex.cost = h.chat_cost(body) if self._limiter is not None else 0
         else:
+            if self.relay is not None:
+                self.relay.check_model(body)
             ex.payload = _vectors_fake.embeddings(body)
             ex.cost = _vectors_fake.embeddings_cost(body) if self._limiter is not None else 0
 

@@ -23,6 +23,7 @@ from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection
 from ._json_body import dumps
 from ._limits import SlidingWindowLimiter
+from ._relay import Relay
 from ._store import Store
 from ._stored_chat import StoredChats
 
@@ -42,6 +43,8 @@ class AppCore:
         self._rng = random.Random(config.seed)
         self._noise_rng = random.Random(config.seed)
         self._limiter = SlidingWindowLimiter(config.rate_limits) if config.rate_limits else None
+        #: the relay profile's catalogue and model families (``None``: any model, answered as OpenAI's)
+        self.relay = Relay(config.models) if config.profile == "holysheep" else None
         self._log: deque[RecordedRequest] = deque(maxlen=config.log_limit or None)
         self._prefix = os.urandom(4).hex()
         self._counter = 0
@@ -72,6 +75,8 @@ class AppCore:
         self.stored_chats = StoredChats()
         self._log.clear()
         self.queue.clear()
+        if self.relay is not None:
+            self.relay = Relay(self.config.models)
         if self._limiter is not None:
             self._limiter.reset()
 

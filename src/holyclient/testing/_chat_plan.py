@@ -41,6 +41,7 @@ class ChatPlan:
         "n",
         "prompt_tokens",
         "reasoning",
+        "usage_extra",
     )
 
     def __init__(
@@ -67,6 +68,8 @@ class ChatPlan:
         else:
             self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
         chosen = chosen_tool(body, user_text)
+        #: provider fields the usage carries besides OpenAI's (DeepSeek's cache counts), set by the relay
+        self.usage_extra: JSON | None = None
         self.reasoning = _providers.reasoning_for(body, user_text)
         self.function: JSON | None = None
         self.arguments = ""
@@ -89,17 +92,22 @@ class ChatPlan:
 
     def usage(self) -> JSON:
         completion = self.completion_tokens
+        extra = self.usage_extra or {}
         return {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": completion,
             "total_tokens": self.prompt_tokens + completion,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "prompt_tokens_details": {
+                "cached_tokens": extra.get("prompt_cache_hit_tokens", 0),
+                "audio_tokens": 0,
+            },
             "completion_tokens_details": {
                 "reasoning_tokens": 0,
                 "audio_tokens": 0,
                 "accepted_prediction_tokens": 0,
                 "rejected_prediction_tokens": 0,
             },
+            **extra,
         }
 
     def _tool_call(self) -> JSON:

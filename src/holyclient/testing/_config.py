@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _handlers as h
-from . import _variation
+from . import _relay, _variation
 from ._faults import Fault, FaultMix
 from ._limits import RateLimits
 
@@ -56,7 +56,8 @@ class ServerConfig:
     rate_limits: RateLimits | None = None
     require_key: bool = True
     api_key: str | None = field(default=None, repr=False)
-    models: tuple[str, ...] = h.DEFAULT_MODELS
+    models: tuple[str, ...] = ()
+    """Model ids ``/v1/models`` lists; empty: the profile's (OpenAI's usual nine, or the relay catalogue)."""
     seed: int | None = 0
     log_requests: bool = True
     log_limit: int = 10_000
@@ -65,8 +66,13 @@ class ServerConfig:
     persona: str = "default"
     noise: float = 0.0
     billing: str = "chars"
+    profile: str = "default"
 
     def __post_init__(self) -> None:
+        if self.profile not in _relay.PROFILES:
+            raise ValueError(f"profile must be one of {_relay.PROFILES}, got {self.profile!r}")
+        if not self.models:
+            self.models = _relay.catalogue() if self.profile == "holysheep" else h.DEFAULT_MODELS
         if self.billing not in ("chars", "foreign"):
             raise ValueError(f"billing must be 'chars' or 'foreign', got {self.billing!r}")
         _variation.check_features(self.disabled_features)

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 from . import _completions_fake as cf
 from . import _media_fake as mf
 from . import _responses_fake as rf
+from . import _variation
 from ._app_core import AppCore
 from ._exchange import Exchange
 from ._handlers import InvalidRequest
@@ -72,7 +73,7 @@ def handle_more(app: AppCore, ex: Exchange, endpoint: str, item_id: str) -> Coro
     try:
         return _answer(app, ex, endpoint, item_id, query, fields, files)
     except InvalidRequest as exc:
-        app._send_error(ex, 400, exc.message, "invalid_request_error", exc.param, exc.code)
+        app._send_error(ex, exc.status, exc.message, exc.type_, exc.param, exc.code)
     except (NotFound, NotStored) as exc:
         app._send_error(ex, 404, exc.message, "invalid_request_error", getattr(exc, "param", None))
     except Conflict as exc:
@@ -92,8 +93,15 @@ def _answer(
     body, now, suffix = ex.body, int(time.time()), ex.rid[4:]
     store = app.more_store
     payload: dict[str, Any]
+    relay = app.relay
+    if relay is not None and endpoint in ("responses.input_tokens", "completions"):
+        relay.check_model(body)
     if endpoint == "responses":
-        payload = rf.response_object(body, store.response_id(), now)
+        _refuse_disabled(body, app.config.disabled_features)
+        seen = body if relay is None else relay.responses(body)  # as the model's family sees it
+        payload = rf.response_object(seen, store.response_id(), now)
+        if seen is not body:
+            payload["text"] = {"format": {"type": "text"}, **dict(body.get("text") or {})}
         if body.get("background") is True:
             payload["background"] = True
         store.keep_response(body, payload)
@@ -160,6 +168,24 @@ def _answer(
             payload["data"] = [_without_nulls(batch) for batch in payload["data"]]
     ex.payload = dict(payload)
     return app._dispatch(ex)
+
+
+def _refuse_disabled(body: dict[str, Any], disabled: frozenset[str]) -> None:
+    """A switched-off feature refused on ``/responses`` as on chat (``text.format`` for ``response_format``)."""
+    text = body.get("text")
+    shape = {
+        "response_format": text.get("format") if isinstance(text, dict) else None,
+        "tools": body.get("tools"),
+        "stream": body.get("stream"),
+    }
+    unsupported = _variation.unsupported_parameter(shape, disabled)
+    if unsupported is not None:
+        param = "text.format" if unsupported == "response_format" else unsupported
+        raise InvalidRequest(
+            f"Unsupported parameter: '{param}' is not supported with this model.",
+            param,
+            "unsupported_parameter",
+        )
 
 
 def _stored_chat(chats: StoredChats, endpoint: str, item_id: str, query: dict[str, str], body: Any) -> Any:

@@ -43,6 +43,10 @@ FINGERPRINT = "fp_holyclient"
 class InvalidRequest(Exception):
     """A request the API would answer 400, with the offending parameter."""
 
+    #: the answer's status and error type (a relay's refusal may differ: see ``_relay.RelayError``)
+    status = 400
+    type_ = "invalid_request_error"
+
     def __init__(self, message: str, param: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message

@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 from ._app import App
 from ._config import RecordedRequest, ServerConfig
 from ._faults import Fault, FaultMix
-from ._handlers import DEFAULT_MODELS
 from ._http import HTTPConnection
 from ._limits import RateLimits
 
@@ -75,7 +74,8 @@ class LocalServer:
         rate_limits: :class:`RateLimits` to enforce (429 with ``Retry-After`` and ``x-ratelimit-*``).
         require_key: answer 401 when the ``Authorization: Bearer`` key is missing or empty.
         api_key: if set, only this key is accepted (401 ``invalid_api_key`` otherwise).
-        models: model ids listed by ``/v1/models``.
+        models: model ids listed by ``/v1/models`` (default: the profile's; with ``profile="holysheep"``
+            these are the only models served, any other is refused with 404 ``model_not_found``).
         seed: seeds the latency jitter.
         log_requests: keep a log of requests (``server.requests``); switch off for benchmarks.
         log_limit: the log keeps the most recent ``log_limit`` requests.
@@ -89,6 +89,10 @@ class LocalServer:
         billing: how chat ``usage.prompt_tokens`` is counted: ``"chars"`` (characters / 4 + 3 per
             message) or ``"foreign"``, a deterministic tokenizer unlike any holyclient has, that bills
             Claude-like counts (see :mod:`holyclient.testing._foreign`).
+        profile: ``"default"`` (any model, each answered as OpenAI's API would) or ``"holysheep"``, the
+            relay: the models of holyclient's price table, any other refused, and each model family
+            answering as the dated, sourced capabilities table says (DeepSeek refuses ``json_schema``,
+            Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`).
     """
 
     def __init__(
@@ -104,7 +108,7 @@ class LocalServer:
         rate_limits: RateLimits | None = None,
         require_key: bool = True,
         api_key: str | None = None,
-        models: Iterable[str] = DEFAULT_MODELS,
+        models: Iterable[str] = (),
         seed: int | None = 0,
         log_requests: bool = True,
         log_limit: int = 10_000,
@@ -113,6 +117,7 @@ class LocalServer:
         persona: str = "default",
         noise: float = 0.0,
         billing: str = "chars",
+        profile: str = "default",
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -136,6 +141,7 @@ class LocalServer:
                 persona=persona,
                 noise=noise,
                 billing=billing,
+                profile=profile,
             )
         )
         if faults is not None and mix is None:

@@ -13,6 +13,7 @@ from pydantic import Field, SerializeAsAny, field_validator
 
 from ._model import BaseModel
 from ._responses import Response, ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from ._structured_output import CarriesStructuredOutput
 
 ContentType = TypeVar("ContentType")
 
@@ -38,7 +39,7 @@ class ParsedResponseFunctionToolCall(ResponseFunctionToolCall):
     plain JSON data for other strict tools, ``None`` otherwise."""
 
 
-class ParsedResponse(Response, Generic[ContentType]):
+class ParsedResponse(CarriesStructuredOutput, Response, Generic[ContentType]):
     output: list[SerializeAsAny[BaseModel]] = Field(default_factory=list)  # type: ignore[assignment]
 
     @field_validator("output", mode="before")

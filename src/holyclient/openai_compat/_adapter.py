@@ -1,0 +1,260 @@
+"""The transport's core, sans-IO: an HTTP request that openai (or any httpx user) built, as the holyclient
+call that sends it; the call's answer or error as an HTTP response again.
+
+Both HTTP libraries (httpx2 and the legacy httpx) and both kinds of client (sync and async) share it;
+the transports in :mod:`._transports` and :mod:`._legacy` only read the body, call the client and
+build the response. What a call does -- key, identity, limiter, budget, retries, span, recorder,
+settlement -- is the client's own call path (``client.request``), never repeated here.
+
+**One layer of retries.** A transport runs in one of two modes:
+
+- ``"auto"`` (``client.as_http_client()``): a request that carries ``x-stainless-retry-count`` comes from
+  an openai client with a retry loop of its own; it is sent once (``max_retries=0``), its attempt number
+  and idempotency key kept, and that openai client retries it. Any other request gets the client's
+  retry policy.
+- ``"holyclient"`` (``client.as_openai()``, whose openai client has ``max_retries=0``): every request gets
+  the client's retry policy, holyclient numbers the attempts, and the final answer tells openai not to
+  retry it (``x-should-retry: false``; a connection error is raised as openai's own, which openai never
+  retries), so even a framework that turns openai's retries back on cannot multiply them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._core import NOT_GIVEN, RequestOptions
+from .._exceptions import APIConnectionError, APIStatusError, APITimeoutError, BudgetExceededError
+from ._answer_types import answer_type
+
+Retries = Literal["auto", "holyclient"]
+
+__all__ = ["BUDGET_STATUS", "Adapter", "Call", "Retries"]
+
+#: The header openai sends on every attempt, numbering it: its sender has a retry loop of its own.
+RETRY_COUNT = "x-stainless-retry-count"
+
+#: A budget refusal reaches openai as this status (Payment Required: no SDK or framework retries it),
+#: with ``x-should-retry: false`` and the error ``code`` ``"budget_exceeded"``.
+BUDGET_STATUS = 402
+
+#: Headers of openai's request that the client's own call sets (its key, identity, framing), or that only
+#: describe the connection openai would have opened.
+_DROPPED = frozenset(
+    {
+        "authorization",
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "accept",
+        "accept-encoding",
+        "user-agent",
+        "openai-organization",
+        "openai-project",
+    }
+)
+#: Headers of the client's answer that no longer describe the body handed on (it is decoded, re-framed).
+_STALE = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
+
+#: The streams whose events openai reads by their ``event:`` name as well (the Responses API), and those
+#: that end with ``[DONE]``.
+_NAMED_EVENTS = ("/responses",)
+_DONE_STREAMS = frozenset({"/chat/completions", "/completions"})
+DONE_FRAME = b"data: [DONE]\n\n"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request as a call of the client: what to send, what to parse the answer as."""
+
+    options: RequestOptions
+    cast_to: type[Any]
+    named_events: bool
+    ends_with_done: bool
+
+
+class Adapter:
+    """Turns requests into calls of ``client`` and answers into response parts (see the module docstring).
+
+    Args:
+        client: the holyclient client (or Router) whose calls send the requests.
+        retries: ``"auto"`` or ``"holyclient"`` (see the module docstring).
+    """
+
+    def __init__(self, client: Any, retries: Retries = "auto") -> None:
+        if retries not in ("auto", "holyclient"):
+            raise ValueError(f"retries must be 'auto' or 'holyclient', not {retries!r}")
+        from urllib.parse import urlsplit
+
+        self.client = client
+        self.retries: Retries = retries
+        # the client in raw mode: each call answers with its HTTP response as well as what it parsed
+        self.raw = client.with_raw_response
+        base = urlsplit(client.base_url)
+        self._origin = (base.scheme, (base.hostname or "").lower(), base.port or _default_port(base.scheme))
+        self._base_path = base.path.rstrip("/")
+
+    @property
+    def owns_retries(self) -> bool:
+        return self.retries == "holyclient"
+
+    # --- request -> call ------------------------------------------------------------------------------
+
+    def own_path(self, url: Any) -> str | None:
+        """The path of ``url`` below the client's base URL, or None for another host (or a path outside
+        the base URL): the client's key goes to its own base URL only."""
+        scheme = str(url.scheme)
+        origin = (scheme, str(url.host).lower(), url.port or _default_port(scheme))
+        path = bytes(url.raw_path).split(b"?", 1)[0].decode("ascii")
+        if origin != self._origin or not path.startswith(self._base_path + "/"):
+            return None
+        return path[len(self._base_path) :]
+
+    def call(self, request: Any, path: str, content: bytes) -> Call:
+        """The call that sends ``request`` (its body already read as ``content``)."""
+        headers: dict[str, str] = {}
+        retried_by_sender = False
+        for name, value in request.headers.multi_items():
+            lower = name.lower()
+            if lower == RETRY_COUNT:
+                retried_by_sender = True
+                if self.owns_retries:  # holyclient numbers its own attempts
+                    continue
+            if lower not in _DROPPED:
+                headers[name] = value
+        body: Any = None
+        if content and "json" in request.headers.get("content-type", ""):
+            body = json.loads(content)
+            headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}  # the call's JSON
+        stream = isinstance(body, dict) and body.get("stream") is True
+        method = request.method.upper()
+        query = _query(request.url.params.multi_items())
+        options = RequestOptions(
+            method,
+            path,
+            body=body if isinstance(body, dict) else None,
+            query=query,
+            content=None if body is not None else (content or None),
+            extra_headers=headers or None,
+            timeout=_timeout(request.extensions.get("timeout")),
+            max_retries=0 if retried_by_sender and not self.owns_retries else None,
+            stream=stream,
+        )
+        return Call(
+            options,
+            answer_type(method, path, stream=stream),
+            named_events=path.startswith(_NAMED_EVENTS),
+            ends_with_done=path in _DONE_STREAMS,
+        )
+
+    # --- answer -> response -------------------------------------------------------------------------------
+
+    def headers(self, headers: Any, *, final_error: bool = False) -> list[tuple[str, str]]:
+        """The answer's headers as handed on: without those that described its encoding on the wire, and
+        with ``x-should-retry: false`` on an error the client already retried (``"holyclient"`` mode)."""
+        kept = [(k, v) for k, v in headers.multi_items() if k.lower() not in _STALE]
+        if final_error and self.owns_retries:
+            kept = [(k, v) for k, v in kept if k.lower() != "x-should-retry"]
+            kept.append(("x-should-retry", "false"))
+        return kept
+
+    def frame(self, event: Any, call: Call) -> bytes:
+        """One streamed event as server-sent-event bytes, its data exactly as the server sent it."""
+        kind, data = event.type, bytes(event.sse)
+        if call.named_events and isinstance(kind, str):
+            return b"event: " + kind.encode() + b"\ndata: " + data + b"\n\n"
+        return b"data: " + data + b"\n\n"
+
+    @staticmethod
+    def error_frame(error: APIStatusError) -> bytes:
+        """An error the stream met part-way, as the event openai raises it from (the body redacted)."""
+        return b"data: " + json.dumps({"error": error.body}).encode() + b"\n\n"
+
+    def failure(self, error: BaseException) -> tuple[int, list[tuple[str, str]], bytes] | None:
+        """The response (status, headers, body) a call's error is handed on as, or None when it is not an
+        answer (a connection error: see :meth:`connection_error`)."""
+        if isinstance(error, BudgetExceededError):
+            refusal = {
+                "error": {
+                    "message": f"holyclient budget_usd: {error}",
+                    "type": "budget_exceeded",
+                    "code": "budget_exceeded",
+                    "param": None,
+                }
+            }
+            headers = [("content-type", "application/json"), ("x-should-retry", "false")]
+            return BUDGET_STATUS, headers, json.dumps(refusal).encode()
+        if isinstance(error, APIStatusError) and error.status_code is not None:
+            body = error.body
+            content = json.dumps({"error": body}).encode() if isinstance(body, dict) else _text(body)
+            headers = self.headers(error.response.headers, final_error=True)
+            headers = [(k, v) for k, v in headers if k.lower() != "content-type"]
+            kind = "application/json" if isinstance(body, dict) else "text/plain"
+            return error.status_code, [*headers, ("content-type", kind)], content
+        return None
+
+    def connection_error(self, error: BaseException, flavor: Any, request: Any) -> BaseException | None:
+        """What a connection error or timeout of the call is raised as: openai's own in ``"holyclient"``
+        mode (openai hands it on without retrying), else the HTTP library's (the sender may retry it)."""
+        if not isinstance(error, APIConnectionError):
+            return None
+        message = str(error)
+        if self.owns_retries:
+            openai = _openai()
+            if openai is not None:
+                if isinstance(error, APITimeoutError):
+                    return openai.APITimeoutError(request=request)  # type: ignore[no-any-return]
+                return openai.APIConnectionError(message=message, request=request)  # type: ignore[no-any-return]
+        kind = flavor.ReadTimeout if isinstance(error, APITimeoutError) else flavor.ConnectError
+        return kind(message, request=request)  # type: ignore[no-any-return]
+
+    def refused(self, flavor: Any, request: Any) -> BaseException:
+        """A request for another host: refused, nothing sent (the client's key stays on its own host)."""
+        message = (
+            f"holyclient sends only to its client's base URL ({self.client.base_url}); a request for "
+            f"{request.url.scheme}://{request.url.host} was refused and nothing was sent"
+        )
+        if self.owns_retries:
+            openai = _openai()
+            if openai is not None:
+                return openai.APIConnectionError(message=message, request=request)  # type: ignore[no-any-return]
+        return flavor.UnsupportedProtocol(message, request=request)  # type: ignore[no-any-return]
+
+
+def _default_port(scheme: str) -> int | None:
+    return {"http": 80, "https": 443}.get(scheme)
+
+
+def _query(items: Iterable[tuple[str, str]]) -> dict[str, Any] | None:
+    query: dict[str, Any] = {}
+    for key, value in items:
+        if key in query:
+            known = query[key]
+            query[key] = [*known, value] if isinstance(known, list) else [known, value]
+        else:
+            query[key] = value
+    return query or None
+
+
+def _timeout(extension: Any) -> Any:
+    """The request's own timeout (httpx's ``timeout`` extension) for the call, or the client's."""
+    if not isinstance(extension, dict):
+        return NOT_GIVEN
+    import httpx2
+
+    return httpx2.Timeout(**extension)
+
+
+def _text(body: object) -> bytes:
+    return b"" if body is None else str(body).encode()
+
+
+def _openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        return None
+    return openai

@@ -1,0 +1,234 @@
+"""The local server's relay profile: HolySheep's model catalogue and how each model family answers. No I/O
+but reading two data files once.
+
+``LocalServer(profile="holysheep")`` (``holyclient serve --profile holysheep``) plays the relay:
+
+* ``/v1/models`` lists the models of holyclient's price table (``_data/models.json``: every name, alias
+  and snapshot), and a request for any other model is refused as OpenAI refuses it (404
+  ``model_not_found``), on chat, Responses, embeddings and completions alike;
+* each model answers as its family does behind an OpenAI-compatible API, as the dated and sourced
+  capabilities table (``_data/capabilities.json``) says: a ``rejected`` feature gets the 400 the source
+  quotes (DeepSeek: ``json_schema`` -> "This response_format type is unavailable now", ``json_object``
+  without the word "json" in a system or user message -> "Prompt must contain the word 'json'..."); an
+  ``ignored`` one is dropped before answering (Claude answers a ``response_format`` in plain text and
+  ``logprobs`` with none); ``only_one`` refuses ``n`` other than 1;
+* DeepSeek's usage carries ``prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens`` (a prefix of
+  messages seen before is a hit), ``deepseek-reasoner`` returns ``reasoning_content`` (see
+  :mod:`._providers`);
+* in ``json_object`` mode a model follows a JSON schema written in the prompt, as a real model asked to
+  does: the answer is an instance of that schema.
+
+Why this module reads the data files itself, with ``json`` and ``importlib.resources``: the local server
+is standard library only and imports nothing of the client (an import-linter contract), so it cannot ask
+``holyclient.pricing`` for the catalogue; the two files are the one source both sides read. The family
+rule (lower-cased name after the last ``/``, longest ``match`` prefix) is the one
+``holyclient._parsing._capabilities`` applies to the same file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ._handlers import InvalidRequest, content_text
+
+JSON = dict[str, Any]
+
+PROFILES = ("default", "holysheep")
+#: Prefix hashes a DeepSeek-like model remembers for cache hits (oldest forgotten first).
+_CACHE_LIMIT = 10_000
+_JSON_DECODER = json.JSONDecoder()
+
+
+def _data(name: str) -> Any:
+    return json.loads(resources.files("holyclient").joinpath("_data", name).read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[str, ...]:
+    """Every model name the relay serves: each price-table entry, then its aliases and snapshots."""
+    names: list[str] = []
+    for name, entry in _data("models.json")["models"].items():
+        for model in (name, *entry.get("aliases", ()), *entry.get("snapshots", ())):
+            if model not in names:
+                names.append(model)
+    return tuple(names)
+
+
+@lru_cache(maxsize=1)
+def _families() -> dict[str, JSON]:
+    families: dict[str, JSON] = _data("capabilities.json")["families"]
+    return families
+
+
+@lru_cache(maxsize=256)
+def features_of(model: str) -> Mapping[str, JSON]:
+    """The capability rows of ``model``'s family; empty for a model in no family."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    best, best_len = None, 0
+    for family, entry in _families().items():
+        for prefix in entry["match"]:
+            if name.startswith(prefix) and len(prefix) > best_len:
+                best, best_len = family, len(prefix)
+    return _families()[best]["features"] if best is not None else {}
+
+
+class RelayError(InvalidRequest):
+    """What the relay answers instead of a completion: its status, type and the source's wording."""
+
+    def __init__(self, error: Mapping[str, Any]) -> None:
+        super().__init__(str(error["message"]), error.get("param"), error.get("code"))
+        self.status = int(error.get("status", 400))
+        self.type_ = str(error.get("type", "invalid_request_error"))
+
+
+def unknown_model(model: object) -> RelayError:
+    return RelayError(
+        {
+            "status": 404,
+            "message": f"The model `{model}` does not exist or you do not have access to it.",
+            "param": None,
+            "code": "model_not_found",
+        }
+    )
+
+
+def _says_json(texts: list[str]) -> bool:
+    return any("json" in text.lower() for text in texts)
+
+
+def prompt_schema(texts: list[str]) -> JSON | None:
+    """A JSON schema written in the prompt (an object with ``properties``), which the model follows."""
+    for text in texts:
+        start = text.find("{")
+        for _ in range(50):
+            if start < 0:
+                break
+            try:
+                value, _end = _JSON_DECODER.raw_decode(text, start)
+            except ValueError:
+                value = None
+            if isinstance(value, dict) and isinstance(value.get("properties"), dict):
+                return value
+            start = text.find("{", start + 1)
+    return None
+
+
+def _instruction_texts(messages: Any) -> list[str]:
+    return [
+        content_text(m.get("content"))
+        for m in messages or ()
+        if isinstance(m, dict) and m.get("role") in ("system", "developer", "user")
+    ]
+
+
+class Relay:
+    """The relay profile of one server: which models it serves and how each family answers."""
+
+    def __init__(self, models: tuple[str, ...]) -> None:
+        self.models = frozenset(models)
+        self._seen: dict[bytes, None] = {}
+
+    def check_model(self, body: Mapping[str, Any]) -> Mapping[str, JSON]:
+        """The capability rows of the body's model. Raises :class:`RelayError` 404 for a model not served."""
+        model = body.get("model")
+        if isinstance(model, str) and model and model not in self.models:
+            raise unknown_model(model)
+        return features_of(model) if isinstance(model, str) else {}
+
+    def check(self, body: Mapping[str, Any], fmt: object, texts: list[str]) -> dict[str, Any]:
+        """Raise what the model's family answers to this request; else the request as the model sees it.
+
+        ``fmt`` is the requested output format (chat ``response_format`` or Responses ``text.format``),
+        ``texts`` the system and user text (for the word "json").
+
+        Raises:
+            RelayError: an unknown model (404) or a rejected feature (the source's 400).
+        """
+        rows = self.check_model(body)
+        seen = dict(body)
+        kind = fmt.get("type") if isinstance(fmt, Mapping) else None
+        for name, used in (
+            ("json_schema", kind == "json_schema"),
+            ("json_object", kind == "json_object"),
+            ("n", body.get("n") not in (None, 1)),
+            ("logprobs", bool(body.get("logprobs"))),
+        ):
+            row = rows.get(name)
+            if not used or row is None:
+                continue
+            support = row["support"]
+            if support in ("rejected", "only_one") or (
+                support == "needs_json_word" and not _says_json(texts)
+            ):
+                raise RelayError(row["error"])
+            if support == "ignored":
+                seen["ignored:" + name] = True
+        return seen
+
+    def cache_usage(self, body: Mapping[str, Any], tokens_of: Any) -> JSON | None:
+        """DeepSeek's usage fields: the tokens of the longest prefix of messages seen before are a hit."""
+        model = body.get("model")
+        if not isinstance(model, str) or "cache_usage" not in features_of(model):
+            return None
+        messages = [m for m in body.get("messages") or () if isinstance(m, dict)]
+        digest = hashlib.blake2b(str(model).encode(), digest_size=16)
+        hit = total = 0
+        prefix_hit = True
+        for message in messages:
+            digest.update(json.dumps(message, sort_keys=True).encode())
+            key = digest.copy().digest()
+            cost = tokens_of(message)
+            total += cost
+            if prefix_hit and key in self._seen:
+                hit += cost
+            else:
+                prefix_hit = False
+            self._seen[key] = None
+        while len(self._seen) > _CACHE_LIMIT:
+            del self._seen[next(iter(self._seen))]
+        return {"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": total - hit}
+
+    # -- per endpoint ---------------------------------------------------------------------------
+    def chat(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """A chat body as the model sees it: ignored fields dropped. Raises :class:`RelayError`."""
+        texts = _instruction_texts(body.get("messages"))
+        seen = self.check(body, body.get("response_format"), texts)
+        if seen.pop("ignored:json_schema", False) or seen.pop("ignored:json_object", False):
+            seen.pop("response_format", None)
+        if seen.pop("ignored:logprobs", False):
+            seen.pop("logprobs", None)
+            seen.pop("top_logprobs", None)
+        seen.pop("ignored:n", None)
+        fmt = seen.get("response_format")
+        if isinstance(fmt, Mapping) and fmt.get("type") == "json_object":
+            schema = prompt_schema(texts)
+            if schema is not None:
+                seen["response_format"] = {"type": "json_schema", "json_schema": {"schema": schema}}
+        return seen
+
+    def responses(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """A Responses body as the model sees it (``text.format`` as chat's ``response_format``)."""
+        text = body.get("text")
+        fmt = text.get("format") if isinstance(text, Mapping) else None
+        source = body.get("input")
+        texts = [str(body.get("instructions") or "")]
+        if isinstance(source, str):
+            texts.append(source)
+        else:
+            texts += _instruction_texts([item for item in source or () if isinstance(item, dict)])
+        seen = self.check(body, fmt, texts)
+        dropped = seen.pop("ignored:json_schema", False) or seen.pop("ignored:json_object", False)
+        for key in [k for k in seen if k.startswith("ignored:")]:
+            seen.pop(key)
+        if dropped:
+            seen["text"] = {k: v for k, v in dict(text or {}).items() if k != "format"}
+        elif isinstance(fmt, Mapping) and fmt.get("type") == "json_object":
+            schema = prompt_schema(texts)
+            if schema is not None:
+                seen["text"] = {**dict(text or {}), "format": {"type": "json_schema", "schema": schema}}
+        return seen

@@ -15,8 +15,10 @@ import pytest
 
 from holyclient import APIConnectionError, APIStatusError, AsyncClient, Client, ConfigurationError
 from holyclient._core import RequestOptions
-from holyclient._send import NO_KEY, in_mode_of, sender_of
+from holyclient._send import NO_KEY, Exchange, Prepared, http_client_of, in_mode_of, sender_of
+from holyclient._send._attempts import mark_never_sent
 from holyclient._send._response import RawResponse
+from holyclient.pricing import Ledger, charging_for
 from support import BASE, KEY, chunk, completion, sse
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -167,3 +169,143 @@ async def test_async_pages_fetch_the_next_page_through_the_same_client_and_query
     ids = [f.id async for f in client.files.list(limit=1)]
     assert ids == ["file-1", "file-2"]
     assert [dict(r.url.params) for r in seen] == [{"limit": "1"}, {"limit": "1", "after": "file-1"}]
+
+
+# --- the sync retrying caller's streams -----------------------------------------------------------
+
+
+def test_a_stream_refused_at_opening_carries_its_request_and_releases_its_hold(make_client: Any) -> None:
+    client = make_client(lambda _: httpx2.Response(400, json={"error": {"message": "bad"}}), budget_usd=1.0)
+    with pytest.raises(APIStatusError) as refused:
+        client.chat.completions.create(**CHAT, stream=True)
+    assert refused.value.request is not None and str(refused.value.request.url) == f"{BASE}/chat/completions"
+    snapshot = client.usage.snapshot()
+    assert (snapshot.reserved_usd, snapshot.uncertain_usd, snapshot.total_cost_usd) == (0.0, 0.0, 0.0)
+
+
+def test_a_stream_cut_before_its_first_event_says_which_request_failed(make_client: Any) -> None:
+    def cut() -> Any:
+        raise httpx2.ReadError("reset")
+        yield b""  # pragma: no cover
+
+    client = make_client(lambda _: httpx2.Response(200, content=cut()), max_retries=0)
+    with pytest.raises(APIConnectionError) as failed:
+        client.chat.completions.create(**CHAT, stream=True)
+    assert failed.value.request is not None and str(failed.value.request.url) == f"{BASE}/chat/completions"
+
+
+def test_a_streams_error_event_carries_its_request(make_client: Any) -> None:
+    error = {"error": {"message": "overloaded", "type": "server_error"}}
+    client = make_client(lambda _: _stream_answer(chunk("Hi"), error))
+    stream = client.chat.completions.create(**CHAT, stream=True)
+    with pytest.raises(APIStatusError) as failed:
+        list(stream)
+    assert failed.value.request is not None and str(failed.value.request.url) == f"{BASE}/chat/completions"
+
+
+# --- an attempt's data ----------------------------------------------------------------------------
+
+
+def test_an_attempts_own_header_list_carries_its_extra_headers() -> None:
+    client = AsyncClient(api_key=KEY)
+    options = RequestOptions("POST", "/embeddings", body={}, extra_headers={"Idempotency-Key": "k-1"})
+    prepared = Prepared(sender_of(client), options, KEY)
+    assert dict(prepared.wire_headers())["Idempotency-Key"] == "k-1"
+
+
+def test_a_steps_own_answer_becomes_an_httpx_response_of_its_request() -> None:
+    class Answer:
+        status_code = 429
+        content = b'{"error": {"message": "slow down"}}'
+
+        def __init__(self) -> None:
+            self.headers = {"retry-after": "1", "content-type": "application/json"}
+
+    client = AsyncClient(api_key=KEY)
+    prepared = Prepared(sender_of(client), RequestOptions("POST", "/embeddings", body={}), KEY)
+    request, response = Exchange(prepared, Answer()).httpx()
+    assert request is prepared.request() and response.request is request
+    assert (response.status_code, response.content, response.headers["retry-after"]) == (
+        429,
+        Answer.content,
+        "1",
+    )
+
+
+def test_an_exchange_settles_its_usage_under_the_model_that_answered() -> None:
+    client = AsyncClient(api_key=KEY)
+    prepared = Prepared(sender_of(client), RequestOptions("POST", "/embeddings", body={}), KEY)
+    exchange = Exchange(prepared, None)
+    exchange.ledger = Ledger(client.usage, charging_for("POST", "/chat/completions"), CHAT)
+    exchange.settle("gpt-4.1-2025-04-14", {"prompt_tokens": 3, "completion_tokens": 1})
+    assert list(client.usage.snapshot().models) == ["gpt-4.1-2025-04-14"]
+
+
+def test_an_httpx_error_before_sending_marks_the_request_never_sent() -> None:
+    import httpx
+
+    assert mark_never_sent(APIConnectionError(), httpx.ConnectError("refused")).maybe_processed is False
+    assert mark_never_sent(APIConnectionError(), httpx.ReadError("reset")).maybe_processed is True
+
+
+# --- loading a call's first-use costs before its span ---------------------------------------------
+
+
+def test_ready_loads_the_transport_and_the_tokenizer_a_counted_call_needs_once_per_path_and_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import holyclient.tokens
+    from holyclient._send import _pipeline
+
+    loaded: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(_pipeline, "ready_transport", lambda http: loaded.append(("transport", http)))
+    monkeypatch.setattr(
+        holyclient.tokens, "count_tokens", lambda text, model: loaded.append(("tokenizer", text, model))
+    )
+    chat = RequestOptions("POST", "/chat/completions", body={**CHAT, "model": "gpt-4.1-2025-04-14"})
+    client = Client(api_key=KEY, budget_usd=1.0)
+    budgeted = sender_of(client)
+    budgeted.ready(chat)
+    budgeted.ready(chat)  # done once per path and model
+    assert loaded == [("transport", http_client_of(client)), ("tokenizer", "", "gpt-4.1")]
+    loaded.clear()
+    unbudgeted = sender_of(Client(api_key=KEY))
+    unbudgeted.ready(chat)  # an exact count that nothing holds: not counted, no tokenizer
+    stand_in = RequestOptions("POST", "/chat/completions", body={**CHAT, "model": "claude-sonnet-4-5"})
+    unbudgeted.ready(stand_in)  # a stand-in count learns from its bill: counted
+    unbudgeted.ready(RequestOptions("GET", "/models"))
+    unbudgeted.ready(RequestOptions("POST", "/chat/completions", body={**CHAT, "model": "no-such-model"}))
+    unbudgeted.ready(
+        RequestOptions("POST", "/chat/completions", body={**CHAT, "model": ["not", "a", "name"]})
+    )
+    loaded = [entry[:1] if entry[0] == "transport" else entry for entry in loaded]
+    assert loaded == [
+        ("transport",),
+        ("transport",),
+        ("tokenizer", "", "claude-sonnet-4.5"),
+        ("transport",),
+        ("transport",),
+        ("transport",),  # a model that is no name: loaded once under no model, never raises
+    ]
+
+
+def test_ready_never_raises_logs_why_and_tries_again_on_the_next_call(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from holyclient._send import _pipeline
+
+    def broken(http: Any) -> None:
+        raise OSError("no TLS context")
+
+    monkeypatch.setattr(_pipeline, "ready_transport", broken)
+    pipeline = sender_of(Client(api_key=KEY))
+    chat = RequestOptions("POST", "/chat/completions", body=CHAT)
+    with caplog.at_level("DEBUG", logger="holyclient"):
+        pipeline.ready(chat)
+        pipeline.ready(chat)
+    failures = [
+        r
+        for r in caplog.records
+        if r.getMessage() == "Loading a call's first-use costs failed; its attempt will say why"
+    ]
+    assert len(failures) == 2 and all(r.exc_info and r.exc_info[0] is OSError for r in failures)

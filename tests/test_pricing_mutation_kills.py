@@ -198,6 +198,11 @@ def test_a_hold_keeps_its_prompt_count_price_and_stand_in() -> None:
     assert stand_in.stand_in[0] == "claude-sonnet-4.5"
 
 
+def test_a_trackers_holds_are_numbered_from_one_in_the_order_they_are_made() -> None:
+    tracker = UsageTracker()
+    assert [tracker.reserve(GPT).id for _ in range(3)] == [1, 2, 3]
+
+
 def test_a_hold_without_a_budget_is_priced_too() -> None:
     reservation = UsageTracker().reserve(GPT)
     assert reservation.priced is True and reservation.worst_case_usd > 0

@@ -8,6 +8,7 @@
 #   benchmarks/mutation.sh                  # every scope below (slow: hours on 2 cores)
 #   benchmarks/mutation.sh migrate          # one or more scopes: _retry _base _transport batch tokens migrate
 #                                           #   router router_logic router_front ratelimit batch_send
+#                                           #   send (= send_core + send_rest) pricing
 #   python benchmarks/lua_mutants.py        # the Lua script of ratelimit/_script.py (a string mutmut skips)
 #   JOBS=2 benchmarks/mutation.sh _retry    # worker processes (default: 1, the machine is shared)
 #   MARK='' ...                            # also the tests marked slow (skipped by default: see below)
@@ -43,10 +44,23 @@ declare -A SOURCES=(
   [router_front]="src/holyclient/router/_router.py src/holyclient/router/_caller.py src/holyclient/router/_shell.py src/holyclient/router/_sender.py"
   [ratelimit]="src/holyclient/ratelimit/*.py"
   [batch_send]="src/holyclient/batch/_wire.py src/holyclient/batch/_process.py"
+  # the send path: measured as its two halves (send_core, send_rest), one run at a time
+  [send]="src/holyclient/_send/*.py"
+  # one attempt and one call: the pipeline and its data, attempts, the retrying callers, the client's base
+  [send_core]="src/holyclient/_send/_pipeline.py src/holyclient/_send/_steps.py src/holyclient/_send/_attempts.py src/holyclient/_send/_calls.py src/holyclient/_send/_base_client.py"
+  # what a call hands back: streams, raw and streamed responses, pages, stream helpers' shells,
+  # client.get/post/..., the recorder, the named functions of the face
+  [send_rest]="src/holyclient/_send/__init__.py src/holyclient/_send/_callsite.py src/holyclient/_send/_custom_requests.py src/holyclient/_send/_event_stream.py src/holyclient/_send/_features.py src/holyclient/_send/_pagination.py src/holyclient/_send/_recorder.py src/holyclient/_send/_response.py src/holyclient/_send/_streaming.py"
+  # the price table, costs, usage tracking, the budget policy, the charging declarations and ledger
+  [pricing]="src/holyclient/pricing/*.py"
 )
 # Each mutant runs every selected test that reaches its function: a file that starts a redis-server per
 # test (test_batch_shard_lease.py, ~3.5 s a test) tripled the cost of every batch_send survivor and only
 # re-proved what in-process tests prove, so batch_send leaves it out (the ratelimit scope keeps it).
+# send and pricing reach almost every test of the client (every call goes through the pipeline and the
+# tracker): their selections are the in-process files and the local-server files whose tests take
+# under a second (no subprocess, no redis-server, no Prism); test_charging_declarations.py (104 calls,
+# ~25 s) stays in pricing because it is the one test that walks every endpoint's declaration.
 declare -A TESTS=(
   [_retry]="tests/test_retries.py tests/test_retry_policy_edges.py tests/test_respx.py"
   [_base]="tests/test_client_basics.py tests/test_errors.py tests/test_streaming.py tests/test_respx.py tests/test_request_bodies.py tests/test_errors_never_carry_the_key.py tests/test_send_errors_translated.py tests/test_stream_error_events.py tests/test_base_sans_io_edges.py"
@@ -58,11 +72,15 @@ declare -A TESTS=(
   [router_logic]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/test_router_logic_mutation_kills.py tests/test_router_front_mutation_kills.py tests/test_call_extension_point.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py"
   [router_front]="tests/test_router_split.py tests/test_router_local_servers.py tests/test_router_mirror.py tests/test_router_mutation_kills.py tests/test_router_logic_mutation_kills.py tests/test_router_front_mutation_kills.py tests/test_call_extension_point.py tests/otel/test_otel_router_batch.py tests/test_compare.py tests/test_recorder.py tests/test_send_pipeline_seams.py tests/test_batch_endpoints.py"
   [ratelimit]="tests/test_ratelimit_script.py tests/test_ratelimit_script_state.py tests/test_ratelimit_outage_edges.py tests/test_ratelimit_window_edges.py tests/test_ratelimit_mutation_kills.py tests/test_ratelimit_lease_wait.py tests/test_ratelimit_redis_connections.py tests/test_ratelimit_limiter_settings.py tests/test_ratelimit_redis.py tests/test_client_limiter.py tests/test_batch_ratelimit.py tests/test_batch_shard_lease.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_safe_url.py tests/test_send_pipeline_seams.py tests/test_ray_adapter.py tests/bad_input/test_batch_scaleout_rows.py"
+  [send]="tests/test_client_basics.py tests/test_client_construction.py tests/test_client_options.py tests/test_respx.py tests/test_retries.py tests/test_retry_policy_edges.py tests/test_retry_after_edge_cases.py tests/test_errors.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/test_echoed_key_never_kept.py tests/test_keys_never_cross_hosts.py tests/test_streaming.py tests/test_stream_error_events.py tests/test_binary_streaming.py tests/test_stream_charging.py tests/test_stream_charging_local_server.py tests/test_stream_finalisation.py tests/test_call_extension_point.py tests/test_usage_first_calls.py tests/test_recorder.py tests/test_budget_uncertain.py tests/test_budget_cancellation.py tests/test_budget_policy.py tests/test_client_usage_budget.py tests/test_client_limiter.py tests/test_batch_wire.py tests/test_batch_failures.py tests/test_base_sans_io_edges.py tests/test_endpoints_wire.py tests/test_router_front_mutation_kills.py tests/otel/test_otel_spans.py tests/otel/test_otel_streams.py tests/differential/test_raw_responses.py tests/test_chat_stream_helper.py tests/test_chat_stream_state.py tests/test_responses_stream_state.py tests/test_endpoints_local_server.py tests/test_openai_parity.py tests/differential/test_pagination.py tests/differential/test_stream_helper.py tests/differential/test_stored_chat.py tests/differential/test_endpoints.py tests/otel/test_otel_first_call.py"
+  [send_core]="tests/test_client_basics.py tests/test_client_construction.py tests/test_client_options.py tests/test_respx.py tests/test_retries.py tests/test_retry_policy_edges.py tests/test_retry_after_edge_cases.py tests/test_errors.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/test_echoed_key_never_kept.py tests/test_keys_never_cross_hosts.py tests/test_streaming.py tests/test_stream_error_events.py tests/test_binary_streaming.py tests/test_stream_charging.py tests/test_stream_charging_local_server.py tests/test_stream_finalisation.py tests/test_call_extension_point.py tests/test_usage_first_calls.py tests/test_recorder.py tests/test_budget_uncertain.py tests/test_budget_cancellation.py tests/test_budget_policy.py tests/test_client_usage_budget.py tests/test_client_limiter.py tests/test_batch_wire.py tests/test_batch_failures.py tests/test_base_sans_io_edges.py tests/test_endpoints_wire.py tests/test_router_front_mutation_kills.py tests/otel/test_otel_spans.py tests/otel/test_otel_streams.py tests/differential/test_raw_responses.py tests/otel/test_otel_first_call.py"
+  [send_rest]="tests/test_streaming.py tests/test_stream_error_events.py tests/test_binary_streaming.py tests/test_stream_charging.py tests/test_stream_charging_local_server.py tests/test_stream_finalisation.py tests/test_chat_stream_helper.py tests/test_chat_stream_state.py tests/test_responses_stream_state.py tests/test_recorder.py tests/test_endpoints_wire.py tests/test_endpoints_local_server.py tests/test_client_basics.py tests/test_client_options.py tests/test_respx.py tests/test_call_extension_point.py tests/test_router_front_mutation_kills.py tests/test_send_pipeline_seams.py tests/test_batch_wire.py tests/test_usage_first_calls.py tests/test_echoed_key_never_kept.py tests/test_keys_never_cross_hosts.py tests/test_budget_uncertain.py tests/test_openai_parity.py tests/otel/test_otel_streams.py tests/differential/test_raw_responses.py tests/differential/test_pagination.py tests/differential/test_stream_helper.py tests/differential/test_stored_chat.py tests/differential/test_endpoints.py"
+  [pricing]="tests/test_pricing.py tests/test_usage.py tests/test_billed_usage_pricing.py tests/test_budget_policy.py tests/test_budget_uncertain.py tests/test_budget_cancellation.py tests/test_client_usage_budget.py tests/test_charging_declarations.py tests/test_stream_charging.py tests/test_stream_charging_local_server.py tests/test_stream_finalisation.py tests/test_stream_error_events.py tests/test_calibration.py tests/test_estimate_usage.py tests/test_batch_usage_priced.py tests/test_batch_failures.py tests/test_messages_any_form.py tests/test_token_count_quality.py tests/test_cli_estimate.py tests/test_cli_estimate_fit.py tests/test_send_pipeline_seams.py tests/test_usage_first_calls.py tests/test_client_limiter.py tests/test_router_logic_mutation_kills.py tests/test_user_facing_text.py tests/bad_input/test_estimate_money_rows.py tests/bad_input/test_estimate_rows.py tests/bad_input/test_models_rows.py tests/bad_input/test_calibrate_rows.py tests/otel/test_otel_first_call.py"
   [batch_send]="tests/test_batch_wire.py tests/test_batch_runner.py tests/test_batch_failures.py tests/test_batch_endpoints.py tests/test_batch_send_mutation_kills.py tests/test_batch_send_attempts.py tests/test_batch_shard.py tests/test_batch_resume.py tests/test_batch_pack.py tests/test_calibration.py tests/test_send_errors_translated.py tests/test_send_pipeline_seams.py tests/otel/test_otel_router_batch.py tests/test_batch_limiter_feedback.py"
 )
 
 scopes=("$@")
-[ ${#scopes[@]} -gt 0 ] || scopes=(_retry _base _transport batch tokens migrate router ratelimit batch_send)
+[ ${#scopes[@]} -gt 0 ] || scopes=(_retry _base _transport batch tokens migrate router ratelimit batch_send send pricing)
 only=() tests=()
 for scope in "${scopes[@]}"; do
   [ -n "${SOURCES[$scope]:-}" ] || { echo "mutation.sh: unknown scope '$scope' (known: ${!SOURCES[*]})" >&2; exit 2; }
@@ -73,6 +91,44 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/holyclient-mutation.XXXXXX")"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 cp -r "$here/src" "$here/tests" "$here/pyproject.toml" "$work/"
 find "$work" -name __pycache__ -prune -exec rm -rf {} +
+# While mutmut records which tests reach which mutated function ("stats"), every call of one sets a
+# ContextVar. On Python < 3.12 a garbage collection that starts inside ContextVar.set and runs a
+# finaliser that calls a mutated function (a stream dropped unclosed settles through its meter) sets it
+# again re-entrantly and crashes the interpreter (CPython gh-148891: a segfault in the stats run).
+# So during the stats run garbage is collected after each test, never automatically (mutants run as usual).
+mkdir -p "$work/plugins"
+cat > "$work/plugins/mutmut_gc_guard.py" <<'EOF'
+"""Written by benchmarks/mutation.sh: no automatic garbage collection during mutmut's stats run."""
+
+import gc
+import os
+
+import pytest
+
+
+def _stats() -> bool:
+    return os.environ.get("MUTANT_UNDER_TEST") == "stats"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _stats():
+        gc.disable()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
+    yield
+    if _stats():
+        gc.collect()  # here, outside any ContextVar.set: what finalisers call is this test's
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    gc.enable()
+EOF
+# `cd <dir> && ./mutmut ...` later (results, show, run NAMES) uses the same guard
+printf '#!/bin/sh\nPYTHONPATH="%s/plugins${PYTHONPATH:+:$PYTHONPATH}" exec "%s" "$@"\n' "$work" "$mutmut" > "$work/mutmut"
+chmod +x "$work/mutmut"
+mutmut="$work/mutmut"
 # mutmut reads [tool.mutmut] from pyproject.toml, else [mutmut] from setup.cfg: keep the config here
 {
   echo "[mutmut]"
@@ -80,7 +136,7 @@ find "$work" -name __pycache__ -prune -exec rm -rf {} +
   printf 'only_mutate =\n'; printf '    %s\n' "${only[@]}"
   printf 'pytest_add_cli_args_test_selection =\n'; printf '    %s\n' "${tests[@]}"
   # slow tests run the CLI in subprocesses that import the installed package, not the mutant: skipped
-  printf 'pytest_add_cli_args =\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -q\n    -m\n    %s\n' "${MARK-not slow}"
+  printf 'pytest_add_cli_args =\n    -p\n    mutmut_gc_guard\n    -p\n    no:cacheprovider\n    -p\n    no:randomly\n    -q\n    -m\n    %s\n' "${MARK-not slow}"
 } > "$work/setup.cfg"
 
 cd "$work"

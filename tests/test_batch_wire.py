@@ -15,6 +15,7 @@ from holyclient import AsyncClient
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
 from holyclient.batch._wire import DirectWire
 from holyclient.testing import Fault, LocalServer
+from raw_http import canned_server
 
 KEY = "sk-holy-direct-path-secret-key"
 
@@ -55,8 +56,43 @@ def test_the_direct_path_sends_what_the_httpx2_path_sends() -> None:
         _run(server.base_url, _requests(1), direct=False)
         direct, through_httpx2 = server.requests
     assert direct.body == through_httpx2.body and direct.path == through_httpx2.path
-    for name in ("user-agent", "accept", "content-type"):
-        assert direct.headers.get(name) == through_httpx2.headers.get(name), name
+    assert direct.headers.pop("host") and through_httpx2.headers.pop("host")
+    through_httpx2.headers.pop("connection", None)  # httpx2 says keep-alive, aiohttp's default is the same
+    assert direct.headers == through_httpx2.headers
+
+
+def test_the_direct_path_sends_each_header_once_with_the_callers_defaults_over_its_own() -> None:
+    """A caller's default ``Accept-Encoding`` / ``Content-Type`` replace the direct path's own, as they
+    do on the client's path: each header goes out once (read from the raw request head)."""
+    body = json.dumps(
+        {
+            "object": "list",
+            "data": [{"object": "embedding", "index": 0, "embedding": [0.5]}],
+            "model": "text-embedding-3-small",
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
+    ).encode()
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    heads: list[bytes] = []
+    defaults = {"Accept-Encoding": "identity", "Content-Type": "application/json"}
+
+    async def go(base_url: str) -> list[BatchResult]:
+        results: list[BatchResult] = []
+        async with AsyncClient(api_key=KEY, base_url=base_url, default_headers=defaults) as client:
+            await BatchRunner(client).run(_requests(1), results.append)
+        return results
+
+    with canned_server(answer, heads) as base_url:
+        [result] = anyio.run(go, base_url)
+    assert result.ok
+    lines = [line.lower() for line in heads[0].split(b"\r\n")[1:] if line]
+    names = [line.split(b":", 1)[0] for line in lines]
+    assert names.count(b"accept-encoding") == 1 and names.count(b"content-type") == 1
+    assert b"accept-encoding: identity" in lines
 
 
 @pytest.mark.parametrize("direct", [True, False], ids=["direct", "httpx2"])
@@ -194,6 +230,40 @@ def test_default_headers_edited_in_place_reach_the_direct_path_of_a_later_run() 
         anyio.run(go)
         first, second = server.requests
     assert "x-team" not in first.headers and second.headers.get("x-team") == "billing"
+
+
+def test_default_query_edited_in_place_reaches_the_direct_path_of_a_later_run() -> None:
+    """The direct path caches each path's URL; ``client.default_query`` edited in place between two runs
+    must reach the second, as it reaches every request of the client's own path."""
+    with LocalServer() as server:
+
+        async def go() -> None:
+            async with AsyncClient(
+                api_key=KEY, base_url=server.base_url, default_query={"team": "a"}
+            ) as client:
+                runner = BatchRunner(client)
+                await runner.run(_requests(1), lambda result: None)
+                client.default_query["team"] = "b"
+                await runner.run(_requests(1), lambda result: None)
+
+        anyio.run(go)
+        first, second = server.requests
+    assert (first.query, second.query) == ("team=a", "team=b")
+
+
+def test_a_base_url_reassigned_between_runs_reaches_the_direct_path() -> None:
+    """The URL cache follows ``client.base_url`` too: a later run goes to the new server."""
+    with LocalServer() as old, LocalServer() as new:
+
+        async def go() -> None:
+            async with AsyncClient(api_key=KEY, base_url=old.base_url) as client:
+                runner = BatchRunner(client)
+                await runner.run(_requests(1), lambda result: None)
+                client.base_url = new.base_url
+                await runner.run(_requests(1), lambda result: None)
+
+        anyio.run(go)
+        assert (len(old.requests), len(new.requests)) == (1, 1)
 
 
 def test_a_client_timeout_reassigned_between_runs_reaches_the_direct_path() -> None:

@@ -10,10 +10,12 @@ import pytest
 
 from holyclient.pricing import (
     DEFAULT_OUTPUT_TOKENS,
+    Price,
     PriceFileError,
     PriceTable,
     UnknownModelError,
     cost_from_usage,
+    default_table,
     estimate_cost,
     estimate_request,
 )
@@ -145,6 +147,43 @@ def test_the_environment_variable_names_the_user_file(tmp_path, monkeypatch):
         ),
         ('{"models": []}', r'"models" object'),
         ('{"models": {"x": {"input": 1, "output": 1, "encoding": "p50k"}}}', r"models\.x\.encoding"),
+        ('{"models": {"x": 5}}', r"^.*p\.json: models\.x: expected an object$"),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "tiers": {}}}}',
+            r"^.*p\.json: models\.x\.tiers: expected a list$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "tiers": [5]}}}',
+            r"^.*p\.json: models\.x\.tiers\[0\]: expected an object$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "tiers": [{"above_input_tokens": 5, "input": "x"}]}}}',
+            r"^.*p\.json: models\.x\.tiers\[0\]\.input: expected a non-negative number, got 'x'$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "provider": 5}}}',
+            r"^.*p\.json: models\.x\.provider: expected a string$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "context_window": -1}}}',
+            r"^.*p\.json: models\.x\.context_window: expected a non-negative number, got -1$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "approximate": 1}}}',
+            r"^.*p\.json: models\.x\.approximate: expected true or false$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "aliases": "mine"}}}',
+            r"^.*p\.json: models\.x\.aliases: expected a list of strings$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "snapshots": [5]}}}',
+            r"^.*p\.json: models\.x\.snapshots: expected a list of strings$",
+        ),
+        (
+            '{"models": {"x": {"input": 1, "output": 1, "notes": 5}}}',
+            r"^.*p\.json: models\.x\.notes: expected a string$",
+        ),
     ],
 )
 def test_a_bad_price_file_names_the_file_and_field(tmp_path, content, message):
@@ -233,3 +272,82 @@ def test_cny_is_one_per_usd_by_default_and_the_rate_can_be_set(table):
 def test_estimate_cost_rejects_impossible_counts(table):
     with pytest.raises(ValueError, match="exceeds"):
         estimate_cost("gpt-4.1", 10, 0, cached_input_tokens=11, table=table)
+
+
+def test_a_document_merged_without_a_file_is_named_prices_in_its_errors():
+    with pytest.raises(PriceFileError, match=r'^<prices>: expected an object with a "models" object$'):
+        PriceTable().merge([])
+
+
+def test_a_model_added_by_a_price_file_gets_the_documented_defaults_and_every_field_it_gives(tmp_path):
+    path = tmp_path / "p.json"
+    entry = {
+        "input": 1.0,
+        "output": 2.0,
+        "audio_input": 5.0,
+        "audio_output": 6.0,
+        "snapshots": ["house-2025"],
+        "notes": "ours",
+        "tiers": [
+            {"above_input_tokens": 1000, "input": 3.0},
+            {"above_input_tokens": 0, "input": 1.5, "output": 2.5, "cached_input": 0.5},
+        ],
+    }
+    path.write_text(json.dumps({"models": {"house": entry, "bare": {"input": 1.0, "output": 2.0}}}))
+    table = PriceTable.load(path, use_env=False)
+    house = table.lookup("house-2025")
+    assert (house.name, house.provider, house.encoding, house.approximate) == (
+        "house",
+        "custom",
+        "o200k_base",
+        True,
+    )
+    assert (house.context_window, house.max_output_tokens, house.notes) == (128_000, 16_384, "ours")
+    assert (house.price.audio_input, house.price.audio_output, house.has_cache_price) == (5.0, 6.0, False)
+    # tiers are sorted by threshold and take what they do not give from the model's price
+    assert [t.above_input_tokens for t in house.tiers] == [0, 1000]
+    assert house.tiers[0].price == Price(1.5, 0.5, 2.5, 5.0, 6.0)
+    assert house.tiers[1].price == Price(3.0, 1.0, 2.0, 5.0, 6.0)
+    bare = table.lookup("bare")
+    assert (bare.notes, bare.snapshots, bare.aliases, bare.tiers) == ("", (), (), ())
+
+
+def test_overriding_a_known_model_keeps_every_field_the_file_does_not_give(tmp_path):
+    path = tmp_path / "p.json"
+    overrides = {
+        "gpt-4o": {"output": 11.0},
+        "claude-sonnet-4.5": {"input": 4.0},
+        "gpt-4o-audio-preview": {"input": 3.0},
+    }
+    path.write_text(json.dumps({"models": overrides}))
+    builtin, table = PriceTable.builtin(), PriceTable.load(path, use_env=False)
+    gpt = table.lookup("chatgpt-4o-latest")  # the alias still finds it
+    assert (gpt.price.input, gpt.price.output) == (builtin.lookup("gpt-4o").price.input, 11.0)
+    assert (gpt.aliases, gpt.snapshots) == (
+        builtin.lookup("gpt-4o").aliases,
+        builtin.lookup("gpt-4o").snapshots,
+    )
+    claude = table.lookup("claude-sonnet-4.5")
+    assert claude.tiers == builtin.lookup("claude-sonnet-4.5").tiers and claude.price.input == 4.0
+    audio = table.lookup("gpt-4o-audio-preview")
+    expected = builtin.lookup("gpt-4o-audio-preview").price
+    assert (audio.price.audio_input, audio.price.audio_output) == (
+        expected.audio_input,
+        expected.audio_output,
+    )
+
+
+def test_a_routed_model_name_is_found_by_its_last_path_segment(table):
+    assert table.lookup("openrouter/openai/gpt-4.1").name == "gpt-4.1"
+
+
+def test_close_matches_are_suggested_down_to_half_similar_names(table):
+    assert table.unknown("claud").suggestions == ("claude-opus-4.1",)
+
+
+def test_the_default_table_is_loaded_once_and_shared(monkeypatch):
+    from holyclient.pricing import _cost
+
+    monkeypatch.setattr(_cost, "_default", None)
+    first = default_table()
+    assert first is default_table() and first.get("gpt-4.1") is not None

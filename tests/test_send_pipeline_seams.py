@@ -320,7 +320,7 @@ async def test_send_step_chains_are_kept_bounded_when_callers_make_new_tuples() 
             steps = (functools.partial(passing),)  # a new tuple (and step) per call
             exchange = await pipeline.asend(RequestOptions("GET", "/models"), steps=steps)
             assert exchange.response.status_code == 200
-        assert len(pipeline._chains) <= 8
+            assert len(pipeline._chains) <= 8
         kept = (passing,)
         first = pipeline._chain(kept)
         assert pipeline._chain(kept) is first  # a tuple used again finds its chain

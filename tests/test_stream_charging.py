@@ -273,3 +273,147 @@ def test_a_responses_stream_without_usage_counts_its_text_not_its_base64_audio(m
     model = client.usage.snapshot().models["gpt-4.1"]
     assert model.approximate_requests == 1
     assert model.completion_tokens == count_tokens("Hello world again", "gpt-4.1").tokens
+
+
+# --- what the chunks themselves say ------------------------------------------------------------------
+
+
+def _serve(*events: dict[str, Any] | str) -> Callable[[httpx2.Request], httpx2.Response]:
+    return lambda _: httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(*events))
+
+
+def test_a_stream_is_charged_under_the_model_its_chunks_name(make_client):
+    """A relay answers with the dated snapshot it ran: the usage is kept under that name."""
+    snapshot = "gpt-4.1-2025-04-14"
+    reported = make_client(
+        _serve(
+            chunk("Hi", model=snapshot), chunk("", model=snapshot, choices=[], usage=SERVER_USAGE), "[DONE]"
+        )
+    )
+    list(_stream(reported))
+    assert list(reported.usage.snapshot().models) == [snapshot]
+
+
+def test_chunks_carry_no_usage_key_the_caller_did_not_ask_for(make_client):
+    """Asked for usage, the server sets ``"usage": null`` on every chunk: the caller, who did not ask,
+    sees chunks that dump as openai's do (no ``usage`` key); a caller who asked keeps it."""
+    events = [chunk("Hi", usage=None), chunk("", choices=[], usage=SERVER_USAGE), "[DONE]"]
+    client = make_client(_serve(*events))
+    [hidden] = list(_stream(client))
+    assert "usage" not in hidden.to_dict()
+    asked = list(_stream(make_client(_serve(*events)), stream_options={"include_usage": True}))
+    assert "usage" in asked[0].to_dict()
+
+
+def test_a_legacy_completion_stream_without_usage_counts_every_choices_text(make_client):
+    text = {
+        "id": "c",
+        "object": "text_completion",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [
+            {"index": 0, "text": "Hello", "finish_reason": None, "logprobs": None},
+            {"index": 1, "text": " world", "finish_reason": None, "logprobs": None},
+        ],
+    }
+    client = make_client(_serve(text, "[DONE]"))
+    list(
+        client.completions.create(
+            model="gpt-4.1", prompt="Say hi", n=2, stream=True, stream_options={"include_usage": False}
+        )
+    )
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.approximate_requests, model.completion_tokens) == (
+        1,
+        count_tokens("Hello world", "gpt-4.1").tokens,
+    )
+
+
+def test_a_chat_stream_without_usage_counts_refusals_and_tool_calls_as_generated_text(make_client):
+    call = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":'},
+    }
+    more = {"index": 0, "function": {"arguments": '"Paris"}'}}
+    events = [
+        chunk("", choices=[{"index": 0, "delta": {"refusal": "I can't"}, "finish_reason": None}]),
+        chunk("", choices=[{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]),
+        chunk("", choices=[{"index": 0, "delta": {"tool_calls": [more]}, "finish_reason": None}]),
+        chunk("", choices=[], prompt_filter_results=[]),  # Azure's opening chunk: no choices, no usage
+        "[DONE]",
+    ]
+    client = make_client(_serve(*events))
+    list(_stream(client, stream_options={"include_usage": False}))
+    text = "I can'tget_weather" + '{"city":"Paris"}'
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.approximate_requests, model.completion_tokens) == (1, count_tokens(text, "gpt-4.1").tokens)
+
+
+def test_a_responses_stream_is_charged_under_the_model_its_final_event_names(make_client):
+    usage = {"input_tokens": 9, "output_tokens": 3, "total_tokens": 12}
+    done = {"type": "response.completed", "response": {"model": "gpt-4.1-2025-04-14", "usage": usage}}
+    client = make_client(_serve({"type": "response.output_text.delta", "delta": "Hi"}, done))
+    body = {"model": "gpt-4.1", "input": "Say hi", "max_output_tokens": 5, "stream": True}
+    list(client._stream(RequestOptions("POST", "/responses", body=body, stream=True), Event))
+    assert list(client.usage.snapshot().models) == ["gpt-4.1-2025-04-14"]
+    # a response that failed without usage is counted locally, still under the model it names
+    failed = {"type": "response.failed", "response": {"model": "gpt-4.1-2025-04-14", "usage": None}}
+    counted = make_client(_serve({"type": "response.output_text.delta", "delta": "Hi"}, failed))
+    list(counted._stream(RequestOptions("POST", "/responses", body=body, stream=True), Event))
+    model = counted.usage.snapshot().models["gpt-4.1-2025-04-14"]
+    assert (model.approximate_requests, model.completion_tokens) == (1, count_tokens("Hi", "gpt-4.1").tokens)
+
+
+def test_a_stream_of_loosely_typed_events_missing_fields_is_still_charged(make_client):
+    """``client.post(..., stream=True, cast_to=...)`` with the caller's own model: a usage chunk without a
+    ``model`` is charged under the request's model, a final event without its ``response`` is counted
+    locally."""
+    usage_only = {"choices": [], "usage": SERVER_USAGE}  # no "model"
+    client = make_client(_serve(usage_only, "[DONE]"))
+    body = {
+        "model": "gpt-4.1",
+        "messages": MESSAGES,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    list(client.post("/chat/completions", body=body, cast_to=Event, stream=True))
+    assert client.usage.snapshot().models["gpt-4.1"].completion_tokens == 7
+    bare = make_client(
+        _serve(
+            {"type": "response.output_text.delta", "delta": "Hi"},
+            {"type": "response.output_text.delta"},  # no delta
+            {"type": "response.completed"},  # no response
+        )
+    )
+    body = {"model": "gpt-4.1", "input": "Say hi", "max_output_tokens": 5, "stream": True}
+    list(bare.post("/responses", body=body, cast_to=Event, stream=True))
+    model = bare.usage.snapshot().models["gpt-4.1"]
+    assert (model.approximate_requests, model.completion_tokens) == (1, count_tokens("Hi", "gpt-4.1").tokens)
+
+
+def test_a_stream_parsed_into_the_callers_own_chunk_model_is_counted_from_the_fields_it_has(make_client):
+    """A caller's chunk model may leave out fields openai's has (here the delta has only a role): what
+    is missing is no text, and the stream is still counted locally."""
+
+    class Delta(BaseModel):
+        role: str | None = None
+
+    class Choice(BaseModel):
+        delta: Delta
+
+    class Chunk(BaseModel):
+        choices: list[Choice]
+
+    events = [{"choices": [{"delta": {"role": "assistant"}}]}, "[DONE]"]
+    client = make_client(_serve(*events))
+    body = {
+        "model": "gpt-4.1",
+        "messages": MESSAGES,
+        "stream": True,
+        "stream_options": {"include_usage": False},
+    }
+    assert len(list(client.post("/chat/completions", body=body, cast_to=Chunk, stream=True))) == 1
+    model = client.usage.snapshot().models["gpt-4.1"]
+    assert (model.approximate_requests, model.completion_tokens) == (1, 0)

@@ -127,3 +127,52 @@ async def test_a_responses_stream_reports_its_status_as_the_finish_reason(
     assert attributes["gen_ai.response.finish_reasons"] == ("completed",)
     assert attributes["gen_ai.usage.output_tokens"] > 0
     assert attributes["gen_ai.response.id"].startswith("resp")
+
+
+async def test_a_streamed_transcription_ends_its_span_with_the_usage_its_last_event_reports(
+    captured: Captured, mode: str
+) -> None:
+    """A stream its endpoint does not charge (transcriptions have no price) still ends its call's span
+    when it ends, with the usage the server reported; nothing is charged."""
+    import httpx2
+
+    from holyclient import AsyncClient, Client
+    from support import sse
+
+    from .conftest import KEY
+
+    events = [
+        {"type": "transcript.text.delta", "delta": "Hello"},
+        {
+            "type": "transcript.text.done",
+            "text": "Hello",
+            "usage": {"type": "tokens", "input_tokens": 5, "output_tokens": 2, "total_tokens": 7},
+        },
+    ]
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse(*events))
+
+    providers = {"tracer_provider": captured.tracer_provider, "meter_provider": captured.meter_provider}
+    client: Client | AsyncClient
+    if mode == "sync":
+        client = Client(
+            api_key=KEY, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)), **providers
+        )
+    else:
+        client = AsyncClient(
+            api_key=KEY, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)), **providers
+        )
+    stream = await resolve(
+        client.audio.transcriptions.create(
+            model="gpt-4o-mini-transcribe", file=("a.wav", b"RIFF"), stream=True
+        )
+    )
+    assert [event.type for event in await drain(stream)] == ["transcript.text.delta", "transcript.text.done"]
+    span = captured.span()
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.operation.name"] == "transcription"
+    assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (5, 2)
+    assert attributes["holyclient.stream.outcome"] == "complete"
+    assert client.usage.snapshot().models == {}
+    await resolve(client.close())

@@ -345,10 +345,16 @@ class BaseClient(ResponseModes):
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
         """The meter that charges a stream: it takes over the attempt's ledger (and ends the call's span
-        when the stream ends). None for a stream its endpoint does not charge (a response replayed)."""
+        when the stream ends). None for an untraced stream its endpoint does not charge (a response
+        replayed); a traced one (a transcription's) gets a meter on a released ledger, which charges
+        nothing and only ends the span."""
         ledger = exchange.ledger
-        if ledger is None or ledger.charging.stream is None:
+        if ledger is None:
             return None
+        if ledger.charging.stream is None:
+            if call is None:
+                return None
+            ledger.release()
         if call is not None:
             call.first_chunk()
         return StreamMeter(ledger, hide_usage_chunk=hide, watch=call)

@@ -67,7 +67,9 @@ class Pipeline:
         self._headers: (
             tuple[tuple[str, str | None, str | None], dict[str, str], list[tuple[str, str]]] | None
         ) = None
-        self._urls: dict[str, str] = {}
+        #: per path: the base URL and default query it was built from (compared by value: ``client.base_url``
+        #: may be reassigned, ``client.default_query`` edited in place), and the URL
+        self._urls: dict[str, tuple[str, dict[str, object], str]] = {}
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
         self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
 
@@ -167,12 +169,16 @@ class Pipeline:
         )
 
     def url(self, options: RequestOptions) -> str:
-        """The full URL of ``options``, default query included (cached per path without a call query)."""
+        """The full URL of ``options``, default query included (cached per path without a call query,
+        rebuilt when the client's base URL or default query changed, in place or not)."""
+        client = self.client
         if options.query:
-            return str(self._query_url(options.path, {**self.client.default_query, **options.query}))
-        url = self._urls.get(options.path)
-        if url is None:
-            url = self._urls[options.path] = str(self._query_url(options.path, self.client.default_query))
+            return str(self._query_url(options.path, {**client.default_query, **options.query}))
+        cached = self._urls.get(options.path)
+        if cached is not None and cached[0] == client.base_url and cached[1] == client.default_query:
+            return cached[2]
+        url = str(self._query_url(options.path, client.default_query))
+        self._urls[options.path] = (client.base_url, dict(client.default_query), url)
         return url
 
     def _query_url(self, path: str, query: Mapping[str, object]) -> Any:

@@ -244,7 +244,3 @@ def clean_failure(exc: BaseException, request: Callable[[], Any]) -> BaseExcepti
     if not isinstance(exc, Exception):
         return exc
     return mark_never_sent(translate_error(exc, request()), exc)
-
-
-def merge_headers(base: Mapping[str, str], extra: Mapping[str, str] | None) -> dict[str, str]:
-    return {**base, **extra} if extra else dict(base)

@@ -7,7 +7,6 @@ subclass it and only send, await and sleep.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -340,7 +339,7 @@ class BaseClient(ResponseModes):
         charging = charging_for(options.method, options.path)
         body, hide = ask_for_usage(charging, options.body, raw_bytes=self._reads_raw_bytes)
         if body is not options.body:
-            options = dataclasses.replace(options, body=body)
+            options = options.replaced(body=body)
         return self._start(options), hide
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
@@ -359,7 +358,8 @@ class BaseClient(ResponseModes):
             raise self._status_error(response, response.content, request)
         result = parse_response(cast_to, response, request=request)
         if hasattr(result, "__pydantic_fields__"):  # text, bytes, raw JSON and binary bodies carry no id
-            result._request_id = response.headers.get("x-request-id")
+            # where ``BaseModel._request_id``'s setter keeps it, without pydantic's ``__setattr__``
+            result.__dict__["_request_id"] = response.headers.get("x-request-id")
         if self._response_cls is not None:  # with_raw_response / with_streaming_response
             return cast("ModelT", self._response_cls(response, result))
         return cast("ModelT", result)

@@ -1,9 +1,10 @@
 """Hand-made mutants of the shared limiter's Lua script, which mutmut cannot mutate (a module string).
 
-Each mutant below replaces one fragment of ``ratelimit/_script.py``'s ``SCRIPT``; for each, a scratch
-copy of ``src/`` gets the mutated script and the script tests run against it: on fakeredis with its Lua
-(``test_ratelimit_script.py``, ``test_ratelimit_mutation_kills.py``) and on a real local
-``redis-server`` (the fast tests of ``test_ratelimit_redis.py``, skipped when none is installed). A
+Each of the 23 mutants below replaces one fragment of ``ratelimit/_script.py``'s ``SCRIPT``; for each, a
+scratch copy of ``src/`` gets the mutated script and the script tests run against it: on fakeredis with
+its Lua (``test_ratelimit_script.py``, ``test_ratelimit_mutation_kills.py``,
+``test_ratelimit_script_state.py``) and on a real local ``redis-server`` (the fast tests of
+``test_ratelimit_redis.py`` and ``test_ratelimit_script_state.py``, skipped when none is installed). A
 mutant is killed when any test fails or the run times out; the kill rate counts the rest as survivors.
 
     python benchmarks/lua_mutants.py            # all mutants
@@ -25,6 +26,7 @@ TESTS = [
     "tests/test_ratelimit_script.py",
     "tests/test_ratelimit_mutation_kills.py",
     "tests/test_ratelimit_redis.py",
+    "tests/test_ratelimit_script_state.py",
 ]
 TIMEOUT = 300
 
@@ -89,6 +91,18 @@ MUTANTS: list[tuple[str, str, str]] = [
         "a request needs no room in the window",
         "window_wait(REQ, rsum, rpm, 1)",
         "window_wait(REQ, rsum, rpm, 0)",
+    ),
+    # issue 34: three more, found by an independent audit
+    (
+        "the sums outlive the admissions they sum (an idle TTL blocks the window for good)",
+        "  redis.call('PEXPIRE', TOK, ttl)\n  redis.call('PEXPIRE', STATE, ttl)\n",
+        "  redis.call('PEXPIRE', TOK, ttl)\n",
+    ),
+    ("a correction does not drain the token bucket", "tostring(tl - units)", "tostring(tl)"),
+    (
+        "a correction is stamped at its answer, not its admission",
+        "redis.call('ZADD', TOK, arg8, id .. ':c:' .. units)",
+        "redis.call('ZADD', TOK, now, id .. ':c:' .. units)",
     ),
 ]
 

@@ -125,6 +125,7 @@ async def test_a_failure_at_any_step_of_a_request_is_a_result_and_the_batch_goes
     assert runner._slots.in_use == 0  # no slot leaked by a request that failed half-way
     if name != "settle":
         assert client.usage.snapshot().reserved_usd == 0  # and no budget reservation kept
+    assert client.usage.snapshot().uncertain_requests == 0  # a 500 or a bug of ours is not "maybe billed"
     failed = [r for r in results if not r.ok]
     if name not in ("settle", "correct", "observe"):  # those fail after the response: the result stands
         assert failed

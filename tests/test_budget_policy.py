@@ -125,3 +125,35 @@ def test_after_long_answers_the_hold_grows_so_the_budget_stops_before_it_is_over
 def test_an_unknown_policy_is_refused_at_construction() -> None:
     with pytest.raises(ValueError, match="budget_policy"):
         UsageTracker(budget_usd=1.0, budget_policy="optimistic")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("budget", [None, 1.0], ids=["unbudgeted", "budgeted"])
+def test_usage_is_kept_under_the_model_that_answered_with_or_without_a_budget(budget: float | None) -> None:
+    """A relay may answer an alias with a dated snapshot (``gpt-4.1`` -> ``gpt-4.1-2025-04-14``): the
+    totals are kept under the model that answered, whether or not the request held a budget first."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        answer = completion("hi", model="gpt-4.1-2025-04-14")
+        answer["usage"] = {"prompt_tokens": PROMPT, "completion_tokens": 5, "total_tokens": PROMPT + 5}
+        return httpx2.Response(200, json=answer)
+
+    http = httpx2.Client(transport=httpx2.MockTransport(handler))
+    with Client(api_key=KEY, http_client=http, budget_usd=budget) as client:
+        client.chat.completions.create(model="gpt-4.1", messages=MESSAGES)
+        models = client.usage.snapshot().models
+    assert list(models) == ["gpt-4.1-2025-04-14"] and models["gpt-4.1-2025-04-14"].cost_usd
+
+
+async def test_a_batch_request_is_kept_under_the_model_that_answered_with_a_budget() -> None:
+    from holyclient import AsyncClient
+    from holyclient.batch import BatchRequest, BatchRunner
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        answer = completion("hi", model="gpt-4.1-2025-04-14")
+        answer["usage"] = {"prompt_tokens": PROMPT, "completion_tokens": 5, "total_tokens": PROMPT + 5}
+        return httpx2.Response(200, json=answer)
+
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    async with AsyncClient(api_key=KEY, http_client=http, budget_usd=1.0) as client:
+        await BatchRunner(client, max_retries=0).run([BatchRequest("r0", BODY)], lambda result: None)
+        assert list(client.usage.snapshot().models) == ["gpt-4.1-2025-04-14"]

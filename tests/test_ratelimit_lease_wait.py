@@ -22,10 +22,13 @@ OTHER = b"another-workers-token"
 
 
 class _Pipe:
-    """``GET`` and ``PTTL`` of the lease key in one round trip, as ``client.pipeline()`` does."""
+    """``GET`` and ``PTTL`` of the lease key in one round trip, as ``client.pipeline()`` does: in one
+    transaction (MULTI/EXEC, redis-py's default) or, with ``transaction=False``, as two commands that
+    another worker's command may come between (``LeaseRedis.between``)."""
 
-    def __init__(self, redis: LeaseRedis) -> None:
+    def __init__(self, redis: LeaseRedis, atomic: bool) -> None:
         self.redis = redis
+        self.atomic = atomic
 
     async def __aenter__(self) -> _Pipe:
         return self
@@ -40,14 +43,23 @@ class _Pipe:
         return None
 
     async def execute(self) -> list[Any]:
-        return self.redis.look()
+        redis = self.redis
+        if redis.races_on_look or self.atomic:
+            answer = redis.look()
+            redis.meanwhile()  # after the transaction: nothing comes between its two commands
+            return answer
+        holder = redis.look()[0]
+        redis.meanwhile()
+        return [holder, redis.look()[1]]
 
 
 class LeaseRedis:
     """A Redis holding one lease on a clock the test moves (seconds).
 
     ``races_on_set`` / ``races_on_look`` are answers given once each, in order, before the state is
-    read: another worker taking or releasing the lease between two of our calls.
+    read: another worker taking or releasing the lease between two of our calls. ``between`` are
+    another worker's commands, run once each, in order, after our next GET (before our PTTL when the
+    two are not one transaction).
     """
 
     def __init__(self, now: float = 100.0) -> None:
@@ -56,6 +68,7 @@ class LeaseRedis:
         self.expires: float | None = None  # None with a holder: a key without a time to live
         self.races_on_set: list[Any] = []
         self.races_on_look: list[list[Any]] = []
+        self.between: list[Callable[[LeaseRedis], None]] = []
 
     def hold(self, token: bytes, millis: int | None) -> None:
         self.holder = token
@@ -74,8 +87,12 @@ class LeaseRedis:
         self.hold(token.encode(), px)
         return True
 
-    def pipeline(self, *, transaction: bool) -> _Pipe:
-        return _Pipe(self)
+    def pipeline(self, transaction: bool = True) -> _Pipe:
+        return _Pipe(self, bool(transaction))
+
+    def meanwhile(self) -> None:
+        if self.between:
+            self.between.pop(0)(self)
 
     def look(self) -> list[Any]:
         if self.races_on_look:
@@ -215,3 +232,14 @@ async def test_a_lease_with_no_time_or_a_whole_lease_left_is_waited_for(left: in
     waits: list[float] = []
     assert await _take(redis, Waiter(redis), waits=waits) is True
     assert waits == [left / 1000]
+
+
+async def test_a_lease_released_while_we_read_its_holder_and_time_left_is_taken_not_called_live() -> None:
+    """GET and PTTL in one transaction: a release cannot come between them and read as a holder with
+    no time to live (which would refuse the shard as "live" the moment its worker finished it)."""
+    redis = LeaseRedis()
+    redis.hold(OTHER, 10_000)
+    redis.between.append(_released)  # the holder finishes its shard just as we look
+    waiter = Waiter(redis)
+    assert await _take(redis, waiter) is True
+    assert waiter.sleeps == [1.0]  # taken at the first poll

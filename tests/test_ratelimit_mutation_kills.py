@@ -17,8 +17,16 @@ pytest.importorskip("lupa")
 
 from flaky_redis import Flaky as _Flaky  # noqa: E402
 from flaky_redis import FlakyAsync as _FlakyAsync  # noqa: E402
-from holyclient.ratelimit import Admission, Feedback, RedisLimiter, read_feedback  # noqa: E402
+from holyclient.ratelimit import (  # noqa: E402
+    Admission,
+    Feedback,
+    RedisLimiter,
+    TokenEstimator,
+    count_prompt_tokens,
+    read_feedback,
+)
 from holyclient.ratelimit import _redis as redis_module  # noqa: E402
+from holyclient.tokens import count_request  # noqa: E402
 
 KEY = "sk-holy-limiter-mutation-key"
 URL = "redis://127.0.0.1:1/0"
@@ -867,3 +875,22 @@ def test_a_local_window_is_a_minute_by_default() -> None:
     from holyclient.ratelimit import RateLimiter
 
     assert RateLimiter(60).window == 60.0 and RateLimiter(60).rate == 1.0
+
+
+# The TPM estimate reads a body as the endpoint it is sent to reads it (issue 34's endpoint declarations),
+# never as the body's keys suggest; found by the ratelimit mutation run after those declarations landed.
+#: A moderation of text parts: its keys look like a Responses input (a list of objects).
+MODERATION = {"model": "omni-moderation-latest", "input": [{"type": "text", "text": "a " * 50}]}
+
+
+def test_a_body_is_counted_as_its_endpoint_reads_it_not_as_its_keys_suggest() -> None:
+    told = count_request(MODERATION, endpoint="/v1/moderations").tokens
+    assert told != count_request(MODERATION).tokens  # the guess from the keys counts another shape
+    assert count_prompt_tokens(MODERATION, "/v1/moderations") == told
+    assert TokenEstimator().estimate(MODERATION, "/v1/moderations") == (told, told)  # nothing generated
+
+
+def test_a_request_to_an_endpoint_without_a_prompt_is_allowed_no_completion_tokens() -> None:
+    body = {"model": "dall-e-3", "prompt": "a cat"}  # an image's prompt: not counted as tokens
+    estimate, raw = TokenEstimator().estimate(body, "/v1/images/generations")
+    assert estimate == raw == 2  # "a cat" at 4 characters a token, and no completion allowance

@@ -166,3 +166,49 @@ def test_an_async_client_passed_in_is_used_on_every_loop_and_never_closed_by_the
     asyncio.run(job())
     asyncio.run(job())  # still usable after aclose, on another loop
     assert opened == [] and mine.closes == 0  # the caller owns it
+
+
+class _Slow:
+    """A shared async connection whose first ``eval`` (the first thread's) waits until ``go`` is set."""
+
+    def __init__(self, server: Any) -> None:
+        import threading
+
+        self.real = fakeredis.FakeAsyncRedis(server=server)
+        self.first = threading.Event()
+        self.go = threading.Event()
+
+    async def eval(self, *args: Any) -> Any:
+        if not self.first.is_set():
+            self.first.set()
+            while not self.go.is_set():
+                await asyncio.sleep(0.005)
+        return await self.real.eval(*args)
+
+
+def test_two_threads_each_on_its_own_event_loop_share_one_limiter_and_neither_hangs() -> None:
+    """Each event loop waits on a lock of its own: a lock shared by two loops wakes the second loop's
+    waiter from the first loop's thread (``Future.set_result`` is not thread-safe), so it never woke."""
+    import threading
+
+    slow = _Slow(fakeredis.FakeServer())
+    limiter = RedisLimiter(URL, rpm=1000, api_key=KEY, burst_seconds=60.0, async_client=slow)
+    shared: dict[str, bool] = {}
+
+    def worker(name: str) -> None:
+        async def job() -> None:
+            shared[name] = (await limiter.acquire("m", 0)).shared
+
+        asyncio.run(job())
+
+    first = threading.Thread(target=worker, args=("first",), daemon=True)
+    first.start()
+    assert slow.first.wait(10)  # the first loop holds its probe, waiting on Redis
+    second = threading.Thread(target=worker, args=("second",), daemon=True)
+    second.start()
+    second.join(0.3)  # the second loop is waiting (or done) meanwhile
+    slow.go.set()
+    first.join(10)
+    second.join(10)
+    assert not second.is_alive(), "the second event loop never woke up"
+    assert shared == {"first": True, "second": True}

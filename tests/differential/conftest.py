@@ -26,7 +26,9 @@ endpoint like the API (``tests/test_endpoints_wire.py``).
 
 Both SDKs failing the same way is not a pass: ``check`` requires each app to return a result unless the
 test declares the error it expects (``expect_error="NotFoundError"``), and then requires that error on
-both sides. Without this, a server answering 500 to everything made most differential tests pass.
+both sides. Without this, a server answering 500 to everything made most differential tests pass. A test
+that builds its own clients and calls ``run``/``arun`` asserts the same through :func:`assert_same_outcomes`
+(or :func:`assert_outcome` on each side when it compares requests its own way).
 """
 
 from __future__ import annotations
@@ -117,7 +119,12 @@ def assert_outcome(outcome: Outcome, sdk: str, expect_error: str | None) -> None
         assert type(raised).__name__ == expect_error, f"{sdk}: {outcome.result}, expected {expect_error}"
 
 
-def _compare(theirs: Outcome, ours: Outcome, compare_result: bool, expect_error: str | None) -> None:
+def assert_same_outcomes(
+    theirs: Outcome, ours: Outcome, *, compare_result: bool = True, expect_error: str | None = None
+) -> None:
+    """What :meth:`Differential.check` asserts, for a test that runs each SDK itself (``run``/``arun``
+    with clients it builds): each side succeeded (or raised ``expect_error``), then the same requests
+    and the same results. Comparing the two outcomes alone would pass when both fail the same way."""
     assert_outcome(theirs, "openai", expect_error)
     assert_outcome(ours, "holyclient", expect_error)
     assert_same_requests(ours.requests, theirs.requests)
@@ -214,7 +221,7 @@ class Differential:
             theirs = self.run(app, client, headers)
         with self.holyclient_client(**options) as client:
             ours = self.run(app, client, headers)
-        _compare(theirs, ours, compare_result, expect_error)
+        assert_same_outcomes(theirs, ours, compare_result=compare_result, expect_error=expect_error)
         return theirs, ours
 
     async def acheck(
@@ -231,7 +238,7 @@ class Differential:
             theirs = await self.arun(app, client, headers)
         async with self.async_holyclient_client(**options) as client:
             ours = await self.arun(app, client, headers)
-        _compare(theirs, ours, compare_result, expect_error)
+        assert_same_outcomes(theirs, ours, compare_result=compare_result, expect_error=expect_error)
         return theirs, ours
 
 

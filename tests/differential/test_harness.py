@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from differential.conftest import Differential
+from differential.conftest import Differential, assert_same_outcomes
 from holyclient.testing import Fault
 
 USER = [{"role": "user", "content": "hi"}]
@@ -48,3 +48,15 @@ def test_check_passes_when_both_raise_the_declared_error(differential: Different
     theirs, ours = differential.check(failing_chat(differential), expect_error="InternalServerError")
     assert ours.result == theirs.result
     assert ours.result["status_code"] == 500
+
+
+def test_outcomes_a_test_ran_itself_fail_when_both_sdks_fail_the_same_way(differential: Differential) -> None:
+    """``run`` records a failure as a result; ``assert_same_outcomes`` (what ``check`` asserts) refuses it."""
+    with differential.openai_client() as client:
+        theirs = differential.run(failing_chat(differential), client)
+    with differential.holyclient_client() as client:
+        ours = differential.run(failing_chat(differential), client)
+    assert ours.result == theirs.result  # the same failure on both sides ...
+    with pytest.raises(AssertionError, match="openai failed where the test expects success"):
+        assert_same_outcomes(theirs, ours)  # ... is not a match
+    assert_same_outcomes(theirs, ours, expect_error="InternalServerError")

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import holyclient
-from differential.conftest import Differential, assert_same_requests
+from differential.conftest import Differential, assert_outcome, assert_same_requests
 
 REASONER = "deepseek-reasoner"
 WEATHER = {
@@ -186,6 +186,8 @@ def test_a_tool_loop_through_the_stream_helper_passes_the_final_message_back_as_
         theirs = differential.run(app, client)
     with differential.holyclient_client() as client:
         ours = differential.run(app, client)
+    assert_outcome(theirs, "openai", None)
+    assert_outcome(ours, "holyclient", None)
     assert_same_requests(_without_none(ours.requests), _without_none(theirs.requests))
     assert ours.result == theirs.result
     assert ours.requests[1]["body"]["messages"][1]["reasoning_content"].startswith("Thinking about:")

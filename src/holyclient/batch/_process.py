@@ -156,7 +156,7 @@ class RequestProcessor:
                 admission = await self.limiter.acquire(model or "unknown", estimate)
             sent = self._clock()
             self.stats.attempts += 1
-            result, failure = await self._attempt(request, options, model)
+            result, failure, answer = await self._attempt(request, options, model)
         finally:
             slot.release()
         self._breaker.on_attempt(failure)
@@ -179,37 +179,43 @@ class RequestProcessor:
             self._slots.resize(self.adaptive.slots)
             self.stats.concurrency = self._slots.size
         if admission is not None and self.limiter is not None:
-            await self.limiter.observe(admission, self._feedback(result, failure, raw_prompt))
+            await self.limiter.observe(admission, self._feedback(result, answer, raw_prompt))
         return result, failure
 
-    def _feedback(self, result: BatchResult, failure: BaseException | None, raw_prompt: int) -> Feedback:
-        """What the limiter learns from one attempt: real usage, or a refusal's pause and headers."""
+    def _feedback(self, result: BatchResult, answer: Any, raw_prompt: int) -> Feedback:
+        """What the limiter learns from one attempt's ``answer`` (``None``: none came): a refusal's pause,
+        the server's remaining budget from any answer -- a 2xx's too, so that workers sharing a limiter
+        see the budget shrink before the 429s --, and a success's real usage."""
         from ..ratelimit import Feedback, read_feedback
 
+        total = None
         if result.ok and result.usage is not None and raw_prompt:
             self.estimator.observe(raw_prompt, int(result.usage.get("prompt_tokens") or 0))
-            return Feedback(total_tokens=int(result.usage.get("total_tokens") or 0))
-        response = getattr(failure, "response", None)
-        if isinstance(failure, APIStatusError) and response is not None:
-            return read_feedback(int(response.status_code), response.headers)
-        return Feedback()
+            total = int(result.usage.get("total_tokens") or 0)
+        if answer is None:
+            return Feedback()
+        return read_feedback(int(answer.status_code), answer.headers, total)
 
     async def _attempt(
         self, request: BatchRequest, options: RequestOptions, model: str | None
-    ) -> tuple[BatchResult, BaseException | None]:
+    ) -> tuple[BatchResult, BaseException | None, Any]:
         """One attempt through the client's send pipeline (its budget, key, identity, error translation
-        and usage; the fast path as a send step), without retry: the result it would leave, and the
-        error to judge retrying by."""
+        and usage; the fast path as a send step), without retry: the result it would leave, the error
+        to judge retrying by, and the answer (status and headers, for the limiter; ``None``: none came)."""
         try:
             exchange = await sender_of(self.client).asend(options, steps=self._steps, limited=False)
         except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
-            return BatchResult(request.custom_id, error=_error(code, str(failure)), model=model), failure
+            return (
+                BatchResult(request.custom_id, error=_error(code, str(failure)), model=model),
+                failure,
+                None,
+            )
         except BudgetExceededError as refused:
             error = _error("budget_exceeded", str(refused))
-            return BatchResult(request.custom_id, error=error, attempts=0, model=model), refused
+            return BatchResult(request.custom_id, error=error, attempts=0, model=model), refused, None
         try:
-            return self._judge(request, exchange, model)
+            return (*self._judge(request, exchange, model), exchange.response)
         except BaseException as exc:  # whatever failed after the answer: its reservation is not kept held
             exchange.failed(exc)
             raise

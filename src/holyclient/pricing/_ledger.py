@@ -114,7 +114,7 @@ class Ledger:
         if usage is not None and not isinstance(usage, Mapping) and hasattr(usage, "model_dump"):
             usage = usage.model_dump()
         if self.reservation is not None:
-            self.tracker.settle(self.reservation, usage, approximate=approximate)
+            self.tracker.settle(self.reservation, usage, approximate=approximate, model=model)
             return
         if usage is not None:
             self.tracker.charge(model or self.model(), usage, charging, self.body, approximate=approximate)

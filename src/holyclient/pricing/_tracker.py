@@ -185,7 +185,12 @@ class UsageTracker:
         return Reservation(self._next_id, model, prompt, amount, priced, stand_in)
 
     def settle(
-        self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
+        self,
+        reservation: Reservation,
+        usage: Mapping[str, Any] | Any | None,
+        *,
+        approximate: bool = False,
+        model: str | None = None,
     ) -> None:
         """Replace a reservation by the cost of the real ``usage``; with None, just release it.
 
@@ -194,13 +199,15 @@ class UsageTracker:
 
         Args:
             approximate: the usage was counted locally, not reported by the server.
+            model: the model that answered (a dated snapshot of the alias asked, say): the totals are
+                kept under it, as they are for a request that held nothing (default: the one asked).
         """
         with self._lock:
             held = self._reserved.pop(reservation.id, None)
             if held is None:
                 return
             if usage is not None:
-                cost = self._record_locked(reservation.model, usage, approximate)
+                cost = self._record_locked(model or reservation.model, usage, approximate)
                 if cost is not None and cost > held + 1e-12 and reservation.priced:
                     self._overrun += cost - held
                     self._overruns += 1

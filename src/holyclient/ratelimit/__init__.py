@@ -14,7 +14,8 @@ from ._estimate import TokenEstimator, count_prompt_tokens
 from ._lease import LeaseHeldError, LeaseLostError
 from ._local import LocalLimiter
 from ._protocol import Admission, Feedback, Limiter, admission_cost, read_feedback, response_feedback
-from ._redis import RedisLimiter, check_url, redis_errors, safe_url
+from ._redis import RedisLimiter, redis_errors
+from ._url import check_url, safe_url
 from ._window import Clock, RateLimiter, Sleep
 
 __all__ = [

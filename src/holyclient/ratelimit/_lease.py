@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ._redis import key_hash
+from ._url import key_hash
 
 LEASE_SECONDS = 15.0
 RENEW_EVERY = 5.0

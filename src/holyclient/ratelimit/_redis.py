@@ -12,24 +12,23 @@ fallback's share on top of the whole shared limit).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import itertools
 import logging
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 
 from .._constants import LOGGER_NAME
-from .._core import safe_url as _safe_url
 from ._local import LocalLimiter
 from ._protocol import Admission, Feedback
 from ._script import SCRIPT
-from ._window import Sleep
+from ._url import check_url, key_hash, safe_url
+from ._window import Clock, Sleep
 
 logger = logging.getLogger(LOGGER_NAME)
 
@@ -40,37 +39,6 @@ PROBE_INTERVAL = 1.0
 REDIS_TIMEOUT = 2.0
 #: Longest single sleep while waiting for the shared budget (a pause set meanwhile is seen at the next poll).
 MAX_POLL = 1.0
-URL_SCHEMES = ("redis", "rediss", "unix")
-
-
-def key_hash(api_key: str) -> str:
-    """What Redis key names carry instead of the API key: 16 hex digits of its SHA-256."""
-    return hashlib.sha256(api_key.encode()).hexdigest()[:16]
-
-
-def safe_url(url: str) -> str:
-    """``url`` without its password (nor a query, which may carry ``?password=``), for messages."""
-    return _safe_url(url, keep_user=True)
-
-
-def check_url(url: str) -> str | None:
-    """What is wrong with a ``--limiter`` URL, or ``None``."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:  # its text quotes the "port", which may be the start of a password: not shown
-        return (
-            "not a URL: the port must be a number from 0 to 65535 (a password with '#', '/', '?' "
-            "or '@' in it must be percent-encoded: %23 %2F %3F %40)"
-        )
-    if parts.scheme not in URL_SCHEMES:
-        return "expected redis://HOST:PORT/DB (or rediss://, unix://)"
-    if parts.scheme != "unix" and not parts.hostname:
-        return "no host in the URL"
-    db = parts.path.strip("/")
-    if parts.scheme != "unix" and db and not (db.isascii() and db.isdigit()):  # not '²'
-        return f"database must be a number, got {db!r}"
-    return None
 
 
 def redis_errors() -> tuple[type[BaseException], ...]:
@@ -92,6 +60,9 @@ class RedisLimiter:
             is ``limit / workers``.
         burst_seconds: the pacing bucket holds this many seconds' worth of the limit.
         on_event: told, in one line, when Redis becomes unreachable and when it is back.
+        sleep: async sleep while waiting for the shared budget (and the fallback's).
+        clock: this process's monotonic time source: when to probe Redis again, and how long ago the
+            fallback admitted what it owes the shared budget (the window itself runs on Redis's clock).
         client: an existing ``redis.Redis`` (sync) to use instead of connecting to ``url`` (tests).
         async_client: an existing ``redis.asyncio.Redis`` likewise.
 
@@ -112,6 +83,7 @@ class RedisLimiter:
         burst_seconds: float = 1.0,
         on_event: Callable[[str], None] | None = None,
         sleep: Sleep = anyio.sleep,
+        clock: Clock = time.monotonic,
         client: Any = None,
         async_client: Any = None,
     ) -> None:
@@ -132,11 +104,16 @@ class RedisLimiter:
         self.workers = workers
         self.burst_seconds = burst_seconds
         self.fallback = LocalLimiter(
-            rpm / workers if rpm else None, tpm / workers if tpm else None, window=window, sleep=sleep
+            rpm / workers if rpm else None,
+            tpm / workers if tpm else None,
+            window=window,
+            clock=clock,
+            sleep=sleep,
         )
         self._prefix = f"holyclient:{{{key_hash(api_key)}"
         self._on_event = on_event or logger.warning
         self._sleep = sleep
+        self._clock = clock
         self._client = client
         self._async_clients: dict[int, Any] = {}
         self._closers: dict[int, AsyncGenerator[None, None]] = {}  # held: the loop only keeps weak refs
@@ -148,7 +125,11 @@ class RedisLimiter:
         self._probe_at = 0.0
         #: Per model, what the fallback admitted while Redis was unreachable: (monotonic time, tokens).
         self._owed: dict[str, list[tuple[float, int]]] = {}
-        self._lock = anyio.Lock()
+        #: Each event loop's probe lock: a lock serves one loop (another thread's loop waiting on it is
+        #: woken from this thread, which never wakes it); a thread's loops come and go, and so do these.
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
         self._thread_lock = threading.Lock()
         self.shared = True
 
@@ -166,7 +147,7 @@ class RedisLimiter:
 
     def _fell_back(self, admission: Admission) -> Admission:
         """Remember an admission of the fallback, to charge the shared budget with it once Redis is back."""
-        self._owed.setdefault(admission.model, []).append((time.monotonic(), admission.tokens))
+        self._owed.setdefault(admission.model, []).append((self._clock(), admission.tokens))
         return admission
 
     def _owed_calls(self) -> list[tuple[str, list[Any], int]]:
@@ -174,7 +155,7 @@ class RedisLimiter:
         how many admissions it settles). Stamped with the newest one's age, so they leave the shared
         window no earlier than they really would (a little later for the older ones: never more than
         the limit)."""
-        now = time.monotonic()
+        now = self._clock()
         calls = []
         for model, owed in list(self._owed.items()):  # threads on the fallback may add a model
             recent = [(at, tokens) for at, tokens in owed if now - at < self.window]
@@ -200,10 +181,10 @@ class RedisLimiter:
 
     def _use_fallback(self) -> bool:
         """Redis is known to be down and it is not yet time to try it again."""
-        return self._down and time.monotonic() < self._probe_at
+        return self._down and self._clock() < self._probe_at
 
     def _went_down(self, exc: BaseException) -> None:
-        self._probe_at = time.monotonic() + PROBE_INTERVAL
+        self._probe_at = self._clock() + PROBE_INTERVAL
         if not self._down:
             self._down = True
             self.shared = False
@@ -290,10 +271,18 @@ class RedisLimiter:
         client = await self._async_client()
         return await client.eval(SCRIPT, 4, *self.keys(model), *args)
 
+    def _loop_lock(self) -> anyio.Lock:
+        loop = asyncio.get_running_loop()
+        lock = self._locks.get(loop)
+        if lock is None:
+            lock = self._locks[loop] = anyio.Lock()
+        return lock
+
     async def acquire(self, model: str, tokens: int) -> Admission:
         """Wait until the shared budget admits one request of ``tokens`` tokens, and charge it there."""
-        if not (self._down and self._lock.locked()):  # while Redis is down, nobody waits behind a probe
-            async with self._lock:  # one waiter per process polls Redis; the others queue here in order
+        lock = self._loop_lock()
+        if not (self._down and lock.locked()):  # while Redis is down, nobody waits behind a probe
+            async with lock:  # one waiter per event loop polls Redis; the others queue here in order
                 while not self._use_fallback():
                     admission_id = self._next_id()
                     try:

@@ -96,8 +96,12 @@ class RateLimiter:
         extra = units - handle[1]
         if extra <= 0:
             return
+        now = self._clock()
+        # Prune first: an admission still listed here but already past the horizon would otherwise leave
+        # the window later subtracting the corrected amount, of which only the estimate was ever added.
+        self._refill(now)
         handle[1] = float(units)
-        if self._events and handle[0] > self._horizon(self._clock()):
+        if handle[0] > self._horizon(now):  # still in the window (and so still listed): count the extra
             self._in_window += extra
         self._level -= extra
 

@@ -79,8 +79,18 @@ class CircuitBreaker:
             self._opened_at = None
             self._probing = False
 
-    def failure(self) -> None:
+    def failure(self, opened: int | None = None) -> None:
+        """Count a failure of the target.
+
+        Args:
+            opened: :attr:`opened` when the failed request was let through. A request let through
+                before the breaker last opened says nothing new (requests in flight to a target that
+                went down fail one after another): its failure neither extends the cool-down nor
+                re-opens a breaker that waits for its probe. ``None``: counted whenever it was sent.
+        """
         with self._lock:
+            if opened is not None and opened != self.opened:
+                return
             self._failures += 1
             if self._probing or self._failures >= self.threshold:
                 if self._opened_at is None or self._probing:

@@ -160,6 +160,7 @@ class Routing:
         self.latency = 0.0
         self._started = 0.0
         self._probe = False
+        self._opened = 0  # the target's breaker's ``opened`` when this request was let through
 
     def next(self) -> tuple[Target, RequestOptions]:
         """The next target to try and the request prepared for it.
@@ -170,11 +171,13 @@ class Routing:
         """
         core = self._core
         for target in self._order:
-            allowed = core.breakers[target.name].allow()
+            breaker = core.breakers[target.name]
+            allowed = breaker.allow()
             if allowed is None:
                 self._tried.append(f"{target.name} (circuit open)")
                 continue
             self._probe = allowed == "probe"
+            self._opened = breaker.opened
             if self.target is not None:  # the previous target failed safely: this is a failover
                 core.counters[self.target.name].add("failovers")
             self.target = target
@@ -199,7 +202,7 @@ class Routing:
             if self._probe:
                 breaker.release()  # nothing was sent: no verdict on the target's health
         elif unwell:
-            breaker.failure()
+            breaker.failure(self._opened)
         elif isinstance(exc, APIStatusError):
             breaker.success()  # the target answered: the request was at fault
         elif self._probe:
@@ -227,7 +230,7 @@ class Routing:
         self.latency = self._core.timer() - self._started
         unwell = status >= 500 or status in FAILOVER_STATUSES
         if unwell:
-            self._core.breakers[name].failure()
+            self._core.breakers[name].failure(self._opened)
         else:
             self._core.breakers[name].success()
         self._core.counters[name].done(self.latency, ok=status < 400)

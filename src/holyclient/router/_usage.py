@@ -51,12 +51,17 @@ class ChainedTracker(UsageTracker):
             return self._links.pop(reservation.id, None)
 
     def settle(
-        self, reservation: Reservation, usage: Mapping[str, Any] | Any | None, *, approximate: bool = False
+        self,
+        reservation: Reservation,
+        usage: Mapping[str, Any] | Any | None,
+        *,
+        approximate: bool = False,
+        model: str | None = None,
     ) -> None:
         total = self._link(reservation)
         if total is not None:
-            self.parent.settle(total, usage, approximate=approximate)
-        super().settle(reservation, usage, approximate=approximate)
+            self.parent.settle(total, usage, approximate=approximate, model=model)
+        super().settle(reservation, usage, approximate=approximate, model=model)
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         total = self._link(reservation)

@@ -102,7 +102,8 @@ class ChunkDecoder(Generic[T]):
         self.done = False
 
     def feed(self, chunk: bytes) -> list[T]:
-        self._raise_pending()
+        if self._pending is not None:
+            self._raise_pending()
         return self._decode(self._sse.feed(chunk))
 
     def flush(self) -> list[T]:
@@ -129,7 +130,8 @@ class ChunkDecoder(Generic[T]):
             if data == DONE:
                 self.done = True
                 break
-            error = stream_error(data, self._response, request=self._request)
+            # ``stream_error``'s own first test, made here first: every chunk passes this line
+            error = stream_error(data, self._response, request=self._request) if b'"error"' in data else None
             if error is not None:
                 if not items:
                     raise error

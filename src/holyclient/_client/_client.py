@@ -69,10 +69,9 @@ class _LazyResources:
         def __getattr__(self, name: str) -> Any:
             if name not in RESOURCE_NAMES:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            from .. import resources
+            from ..resources import resource_class
 
-            table = resources.ASYNC_RESOURCES if self._is_async else resources.SYNC_RESOURCES
-            resource = self.__dict__[name] = table[name](self)
+            resource = self.__dict__[name] = resource_class(name, is_async=self._is_async)(self)
             return resource
 
 

@@ -53,6 +53,8 @@ RESOURCE_NAMES = frozenset(
 
 #: Held while a client makes its HTTP client: two threads' first calls must not make two pools.
 _MAKING = threading.RLock()
+#: What a client holds before its telemetry is made (``None`` is "made: off").
+_UNMADE: Any = object()
 
 
 def _ours(value: Any) -> Any:
@@ -287,14 +289,17 @@ class BaseClient(ResponseModes):
     def _telemetry(self) -> Telemetry | None:
         """The client's OpenTelemetry instruments (None: off, or no API installed), made on first use:
         importing ``opentelemetry`` and making the instruments cost more than the rest of ``Client()``
-        (about 50 ms), and a client that never calls needs neither. Copies share them."""
-        try:
-            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
-        except KeyError:
-            with _MAKING:
-                if "_telemetry_" not in self.__dict__:
-                    self.__dict__["_telemetry_"] = _otel.telemetry(*self._otel_options)
-            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
+        (about 50 ms), and a client that never calls needs neither. Not made while the API is not in
+        use (see :func:`holyclient._otel.wanted`): each call asks again. Copies share them."""
+        made = self.__dict__.get("_telemetry_", _UNMADE)
+        if made is not _UNMADE:
+            return made  # type: ignore[no-any-return]
+        if not _otel.wanted(*self._otel_options):
+            return None
+        with _MAKING:
+            if "_telemetry_" not in self.__dict__:
+                self.__dict__["_telemetry_"] = _otel.telemetry(*self._otel_options)
+        return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
 
     @property
     def _pipeline(self) -> Pipeline:

@@ -80,15 +80,20 @@ def billed_figures(usage: Any) -> tuple[int, int, int, int, int, int]:
 
 def billed_usd(price: Price, billed: BilledTokens) -> tuple[float, float]:
     """``(input_usd, output_usd)`` of billed tokens at ``price`` (already the tier's)."""
-    return figures_usd(
-        price, billed.prompt, billed.cached, billed.audio_input, billed.completion, billed.audio_output
+    figures = (
+        billed.prompt,
+        billed.cached,
+        billed.audio_input,
+        billed.completion,
+        billed.reasoning,
+        billed.audio_output,
     )
+    return figures_usd(price, figures)
 
 
-def figures_usd(
-    price: Price, prompt: int, cached: int, audio_input: int, completion: int, audio_output: int
-) -> tuple[float, float]:
+def figures_usd(price: Price, figures: tuple[int, int, int, int, int, int]) -> tuple[float, float]:
     """:func:`billed_usd` of figures read by :func:`billed_figures`."""
+    prompt, cached, audio_input, completion, _, audio_output = figures
     text_in = prompt - cached - audio_input
     audio_in = price.input if price.audio_input is None else price.audio_input
     audio_out = price.output if price.audio_output is None else price.audio_output

@@ -314,11 +314,9 @@ class UsageTracker:
         return totals
 
     def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> float | None:
-        """Add ``usage`` to the model's totals; its cost (None: the model has no price).
-
-        What :func:`~._cost.cost_from_usage` computes, without building its estimate: every settled
-        answer of every call runs this under the lock."""
-        prompt, cached, audio_in, completion, _, audio_out = billed_figures(usage)
+        """Add ``usage`` to the model's totals; its cost (None: the model has no price): what
+        :func:`~._cost.cost_from_usage` computes, without its estimate (every answer, under the lock)."""
+        prompt, cached, _, completion, _, _ = figures = billed_figures(usage)
         totals = self._model_totals(model)
         totals.requests += 1
         totals.prompt += prompt
@@ -330,10 +328,7 @@ class UsageTracker:
         if info is None:
             totals.priced = False
             return None
-        input_usd, output_usd = figures_usd(
-            info.price_for(prompt), prompt, cached, audio_in, completion, audio_out
-        )
-        cost = input_usd + output_usd
+        cost = sum(figures_usd(info.price_for(prompt), figures))
         if not approximate and completion:
             self._outputs.observe(info.name, completion)
         totals.cost += cost

@@ -236,8 +236,8 @@ def test_an_event_split_across_chunks_is_decoded_once():
 @pytest.mark.parametrize(
     "body",
     [
-        b"data: {\"a\": 1}\n\n",
-        b"data:{\"a\": 1}\n\n",  # no space after the colon
+        b'data: {"a": 1}\n\n',
+        b'data:{"a": 1}\n\n',  # no space after the colon
         b"data:  two spaces\n\n",  # only the first space is dropped
         b"data: x\r\n\r\n",
         b"data: a\rb\n\n",  # a lone CR inside the line is data

@@ -233,6 +233,33 @@ def test_an_event_split_across_chunks_is_decoded_once():
     assert decoder.feed(b"\n") == [b"hello"]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'data: {"a": 1}\n\n',
+        b'data:{"a": 1}\n\n',  # no space after the colon
+        b"data:  two spaces\n\n",  # only the first space is dropped
+        b"data: x\r\n\r\n",
+        b"data: a\rb\n\n",  # a lone CR inside the line is data
+        b"data: one\ndata: two\n\n",  # a multi-line event
+        b"data: a\n\ndata: b\n\n",  # two events in one read
+        b": keep-alive\n\ndata: x\n\n",
+        b"event: message\ndata: x\n\n",
+        b"data: [DONE]\n\n",
+        b"data: x\n\n\n",  # an extra blank line
+        b"data\n\n",  # a field name without a colon is not data
+    ],
+)
+def test_an_sse_body_decodes_to_the_same_events_however_it_is_split(body: bytes) -> None:
+    """A whole event in one read takes the decoder's quick path; split byte by byte it takes the line
+    loop: both give the same events."""
+    whole = SSEDecoder()
+    at_once = whole.feed(body) + whole.flush()
+    split = SSEDecoder()
+    byte_by_byte = [event for i in range(len(body)) for event in split.feed(body[i : i + 1])] + split.flush()
+    assert at_once == byte_by_byte
+
+
 # --- mutation-testing follow-ups -------------------------------------------------------------------
 
 

@@ -58,6 +58,20 @@ def test_invalid_lines_name_the_field_at_fault(text: str, message: str) -> None:
         parse_line(text, 1)
 
 
+def test_a_line_is_judged_on_its_own_numbers_whatever_came_before() -> None:
+    """The decoder that notes non-finite numbers is kept between lines: what one line held must not be
+    blamed on the next (a valid line after a NaN is accepted), as text or bytes, BOM or not."""
+    nan = _line("a", body={**BODY, "temperature": float("nan")})
+    assert "NaN" in nan
+    for text in (nan, nan.encode(), b"\xef\xbb\xbf" + nan.encode()):
+        with pytest.raises(InputLineError):
+            parse_line(text, 1)
+        for good in (_line("b"), _line("b").encode(), b"\xef\xbb\xbf" + _line("b").encode()):
+            assert parse_line(good, 2).custom_id == "b"
+    with pytest.raises(InputLineError, match="not valid JSON"):
+        parse_line("\ufeff" + _line("c"), 3)  # a decoded BOM left in the text, as json.loads refuses it
+
+
 def test_default_model_fills_only_bodies_without_one() -> None:
     no_model = {"messages": [{"role": "user", "content": "x"}]}
     assert parse_line(_line("a", body=no_model), 1, "gpt-4.1").body["model"] == "gpt-4.1"

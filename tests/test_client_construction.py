@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
+import pytest
+
 from holyclient import AsyncClient, Client
-from holyclient._send._base_client import RESOURCE_NAMES
+from holyclient._send._base_client import _COPY_CHANGES, RESOURCE_NAMES, BaseClient, ClientSettings
 from holyclient.resources import ASYNC_RESOURCES, SYNC_RESOURCES
 
 
 def test_the_lazily_bound_resources_are_exactly_the_registered_ones() -> None:
     assert RESOURCE_NAMES == set(SYNC_RESOURCES) == set(ASYNC_RESOURCES)
+
+
+@pytest.mark.parametrize("cls", [Client, AsyncClient])
+def test_every_setting_the_constructors_name_is_declared_once_and_reaches_the_client(cls: type) -> None:
+    """The constructors name every setting explicitly (IDEs, docs, parity) and hand them all on: a
+    parameter missing from ``ClientSettings`` would be dropped, one missing from the signature fails."""
+    assert list(inspect.signature(cls.__init__).parameters)[1:] == list(ClientSettings.__annotations__)
+    changed = list(inspect.signature(BaseClient.with_options).parameters)[1:]
+    assert changed == list(_COPY_CHANGES)  # what with_options changes, each one applied
+    client = cls(api_key="sk-settings-0123456789", organization="org-9", max_retries=7, record_rate=0.5)
+    assert (client.organization, client.max_retries, client._recorder) == ("org-9", 7, None)
 
 
 def test_constructing_a_client_makes_no_pool_and_imports_no_resource_module() -> None:

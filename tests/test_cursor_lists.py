@@ -7,8 +7,8 @@ import typing
 
 import pytest
 
-import holyclient.resources  # noqa: F401  (registers every resource class)
 from holyclient._send import AsyncCursorPage, SyncCursorPage
+from holyclient.resources import SYNC_RESOURCES  # noqa: F401  (loads every resource class)
 from holyclient.resources._operation import AsyncCursorList, SyncCursorList
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -249,6 +250,29 @@ async def test_certificates_are_verified_and_ssl_cert_file_is_honoured(
         await listener.wait_closed()
 
     assert models.data == []
+
+
+async def test_certificates_are_loaded_by_the_first_https_request_only(
+    local_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the CAs costs as much CPU as forty loopback requests: a client of a plain-http server
+    (``holyclient serve``, a local relay) never loads them; an https request loads them once."""
+    made: list[Any] = []
+    create = httpx2.create_ssl_context
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(1)
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(httpx2, "create_ssl_context", counted)
+    async with AsyncClient(api_key=KEY, base_url=local_server.base_url) as client:
+        await client.models.list()
+        await client.chat.completions.create(model="gpt-4.1", messages=USER)
+        assert made == []
+        transport = client._http._transport
+        context = transport.tls("https://example.invalid/v1/models")
+        assert transport.tls("https://example.invalid/v1/chat/completions") is context and made == [1]
+        assert transport.tls(local_server.base_url + "/models") is True  # aiohttp's default: not TLS
 
 
 async def test_a_stream_is_retried_before_its_first_byte_only(local_server: LocalServer) -> None:

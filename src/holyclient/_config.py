@@ -7,6 +7,7 @@ secret picked up silently would be sent to another host.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 from urllib.parse import urlsplit
@@ -115,3 +116,11 @@ def otel_settings() -> tuple[bool, bool, bool]:
         "gen_ai_latest_experimental" in opt_in,
         capture == "true",
     )
+
+
+@functools.cache
+def otel_provider_named() -> bool:
+    """Whether ``OTEL_PYTHON_TRACER_PROVIDER`` or ``OTEL_PYTHON_METER_PROVIDER`` names a provider for the
+    OpenTelemetry API to load on its first use. Read once per process: it is the process's start-up
+    configuration, and every call of every client asks until the API is in use."""
+    return bool(os.environ.get("OTEL_PYTHON_TRACER_PROVIDER") or os.environ.get("OTEL_PYTHON_METER_PROVIDER"))

@@ -5,6 +5,7 @@ conventions only when asked."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -169,6 +170,57 @@ def test_without_the_api_installed_calls_work_and_nothing_is_imported(server: Lo
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"]
+
+
+#: A call before the application uses the API, then one after it sets a tracer provider.
+API_LATER = """
+import sys
+from holyclient import Client
+
+client = Client(base_url=sys.argv[1], api_key="sk-test-api-later")
+messages = [{"role": "user", "content": "hi"}]
+client.chat.completions.create(model="gpt-4.1", messages=messages)
+before = any(m.startswith("opentelemetry") for m in sys.modules)
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+client.chat.completions.create(model="gpt-4.1", messages=messages)
+print(before, len(exporter.get_finished_spans()))
+"""
+
+
+def test_an_unused_api_is_not_imported_and_a_provider_set_later_is_used(server: LocalServer) -> None:
+    """With the API installed but not used, a call imports nothing of it (no provider can have been set:
+    nothing to record); the first call after the application sets a provider is traced."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", API_LATER, server.base_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "1"]
+
+
+def test_a_provider_named_in_the_environment_makes_the_first_call_use_the_api(server: LocalServer) -> None:
+    code = (
+        WITHOUT_API.split("class Block", 1)[0] + WITHOUT_API.split("sys.meta_path.insert(0, Block())", 1)[1]
+    )
+    env = {**os.environ, "OTEL_PYTHON_TRACER_PROVIDER": "sdk_tracer_provider"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, server.base_url], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]  # instruments made, the API (and its SDK provider) loaded
 
 
 def test_importing_holyclient_does_not_import_opentelemetry() -> None:

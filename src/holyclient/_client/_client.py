@@ -24,6 +24,7 @@ from .._send import (
     BaseClient,
     RetryingCaller,
     SyncRequestMethods,
+    settings_of,
 )
 from ..openai_compat import http_client, openai_client
 
@@ -69,10 +70,9 @@ class _LazyResources:
         def __getattr__(self, name: str) -> Any:
             if name not in RESOURCE_NAMES:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            from .. import resources
+            from ..resources import resource_class
 
-            table = resources.ASYNC_RESOURCES if self._is_async else resources.SYNC_RESOURCES
-            resource = self.__dict__[name] = table[name](self)
+            resource = self.__dict__[name] = resource_class(name, is_async=self._is_async)(self)
             return resource
 
 
@@ -162,29 +162,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         tracer_provider: Any = None,
         meter_provider: Any = None,
     ) -> None:
-        super().__init__(
-            api_key=api_key,
-            organization=organization,
-            project=project,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            default_query=default_query,
-            allow_insecure_http=allow_insecure_http,
-            max_retry_after=max_retry_after,
-            budget_usd=budget_usd,
-            budget_policy=budget_policy,
-            limiter=limiter,
-            record_to=record_to,
-            record_rate=record_rate,
-            calibration=calibration,
-            instrument=instrument,
-            tracer_provider=tracer_provider,
-            meter_provider=meter_provider,
-            http_client=http_client,
-            sleep=sleep,
-        )
+        super().__init__(settings_of(locals()))
 
     def _new_http(self) -> Any:
         return new_sync_client(self.timeout)
@@ -284,29 +262,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         tracer_provider: Any = None,
         meter_provider: Any = None,
     ) -> None:
-        super().__init__(
-            api_key=api_key,
-            organization=organization,
-            project=project,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            default_query=default_query,
-            allow_insecure_http=allow_insecure_http,
-            max_retry_after=max_retry_after,
-            budget_usd=budget_usd,
-            budget_policy=budget_policy,
-            limiter=limiter,
-            record_to=record_to,
-            record_rate=record_rate,
-            calibration=calibration,
-            instrument=instrument,
-            tracer_provider=tracer_provider,
-            meter_provider=meter_provider,
-            http_client=http_client,
-            sleep=sleep,
-        )
+        super().__init__(settings_of(locals()))
 
     def _new_http(self) -> Any:
         return new_async_client(self.timeout)

@@ -89,11 +89,13 @@ def parse_model(cls: type[ModelT], content: bytes, response: Any, *, request: An
         APIResponseValidationError: with ``retryable`` set when the body was not JSON at all (a truncated
             or garbled 200 is worth another attempt; a well-formed but wrong shape is not).
     """
-    from pydantic import ValidationError
-
     try:
         return cls.model_validate_json(content)
-    except ValidationError as exc:
+    except Exception as exc:
+        from pydantic import ValidationError  # imported here: pydantic loads with the first model
+
+        if not isinstance(exc, ValidationError):
+            raise
         invalid_json = any(err["type"] == "json_invalid" for err in exc.errors())
         # pydantic quotes the input, which may echo the key: the message is redacted, and the error is
         # raised outside this block so the ValidationError is not kept as its ``__context__`` either.

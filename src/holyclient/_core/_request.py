@@ -6,6 +6,7 @@ stay thin shells and every decision can be unit-tested with plain values.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ NOT_GIVEN: Any = _Omit()
 #: names so that telling them apart costs no ``import openai``: frameworks that take any client object
 #: (pydantic-ai, the Agents SDK) pass them for every argument they leave out.
 _OPENAI_SENTINELS = frozenset({"NotGiven", "Omit"})
+_TYPE_NAME = operator.attrgetter("__class__.__name__")
 
 
 def omitted(value: Any) -> bool:
@@ -44,7 +46,12 @@ def omitted(value: Any) -> bool:
 def given_args(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """A method's arguments with openai's sentinels replaced by ours, so every later ``is NOT_GIVEN``
     check treats them alike (``timeout=openai.NOT_GIVEN`` is the client's timeout, not "no timeout")."""
-    return {key: NOT_GIVEN if omitted(value) else value for key, value in arguments.items()}
+    given = dict(arguments)
+    if not _OPENAI_SENTINELS.isdisjoint(map(_TYPE_NAME, given.values())):  # every call: checked in C
+        for key, value in arguments.items():
+            if omitted(value):
+                given[key] = NOT_GIVEN
+    return given
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,17 @@ class RequestOptions:
     max_retries: int | None = None
     stream: bool = False
 
+    def replaced(self, **changes: Any) -> RequestOptions:
+        """A copy with ``changes`` (``dataclasses.replace``, without its walk over every field: every
+        attempt of every call makes one)."""
+        if not changes.keys() <= _OPTION_FIELDS:
+            raise TypeError(f"RequestOptions has no field {sorted(changes.keys() - _OPTION_FIELDS)[0]!r}")
+        new = object.__new__(RequestOptions)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
+
+_OPTION_FIELDS = frozenset(RequestOptions.__dataclass_fields__)
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
@@ -116,7 +134,14 @@ def to_jsonable(value: Any) -> Any:
 
 def build_body(params: Mapping[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
     """Merge call parameters and ``extra_body``; parameters pass through as JSON (forward compatible)."""
-    body = {key: to_jsonable(value) for key, value in params.items() if not omitted(value)}
+    if _OPENAI_SENTINELS.isdisjoint(map(_TYPE_NAME, params.values())):  # every call: checked in C
+        body = {
+            key: value if type(value) in _PLAIN else to_jsonable(value)
+            for key, value in params.items()
+            if value is not NOT_GIVEN
+        }
+    else:
+        body = {key: to_jsonable(value) for key, value in params.items() if not omitted(value)}
     if extra_body:
         body.update(extra_body)
     return body

@@ -26,6 +26,16 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         buffer = self._buffer + chunk if self._buffer else chunk
+        if (  # the common read: exactly one ``data: ...`` line and its blank line (tested in C)
+            not self._data
+            and buffer.startswith(b"data:")
+            and buffer.endswith(b"\n\n")
+            and buffer.count(b"\n") == 2
+            and b"\r" not in buffer
+        ):
+            self._buffer = b""
+            value = buffer[5:-2]
+            return [value[1:] if value.startswith(b" ") else value]
         events: list[bytes] = []
         start = 0
         while True:

@@ -20,10 +20,10 @@ request whose deadline moves with the phase (:class:`_Phase`); ``read`` is aioht
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import functools
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
+import threading
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx2
@@ -146,17 +146,6 @@ def _translate(exc: BaseException) -> BaseException:
     return exc
 
 
-@contextlib.contextmanager
-def _mapped_errors() -> Iterator[None]:
-    try:
-        yield
-    except Exception as exc:
-        translated = _translate(exc)
-        if translated is exc:
-            raise
-        raise translated from exc
-
-
 class _Body(httpx2.AsyncByteStream):
     """An aiohttp response body as an httpx2 stream; closing it early drops the connection."""
 
@@ -164,9 +153,14 @@ class _Body(httpx2.AsyncByteStream):
         self._response = response
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        with _mapped_errors():
+        try:
             async for chunk in self._response.content.iter_any():
                 yield chunk
+        except Exception as exc:  # as httpx2's (not a context manager: this runs for every answer)
+            translated = _translate(exc)
+            if translated is exc:
+                raise
+            raise translated from exc
 
     async def aclose(self) -> None:
         # a fully read body leaves its connection to the pool; a half-read one cannot be reused
@@ -185,11 +179,13 @@ async def send(
     timeouts: dict[str, float | None],
     *,
     sni_hostname: str | None = None,
+    tls: Any = True,
 ) -> aiohttp.ClientResponse:
     """Send one request on ``session`` under httpx's four timeouts; errors come out as httpx2's.
 
     The transport's wire step, also used as is by the batch runner's direct path
-    (:mod:`holyclient.batch._wire`), so that both send, time out and fail the same way.
+    (:mod:`holyclient.batch._wire`), so that both send, time out and fail the same way. ``tls``: what
+    secures an https request (:meth:`AiohttpTransport.tls`).
     """
     phase = _Phase(timeouts)
     data: Any
@@ -201,7 +197,7 @@ async def send(
     token = _PHASE.set(phase)
     phase.start()
     try:
-        with _mapped_errors():
+        try:
             return await session.request(
                 method,
                 _url(url),
@@ -210,7 +206,13 @@ async def send(
                 allow_redirects=False,
                 timeout=_client_timeout(timeouts.get("connect"), timeouts.get("read")),
                 server_hostname=sni_hostname,
+                ssl=tls,
             )
+        except Exception as exc:  # as httpx2's
+            translated = _translate(exc)
+            if translated is exc:
+                raise
+            raise translated from exc
     except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
         if not phase.timed_out():
             raise
@@ -223,8 +225,12 @@ async def send(
 async def read_body(response: aiohttp.ClientResponse) -> bytes:
     """The whole body (errors as httpx2's); the connection goes back to the pool."""
     try:
-        with _mapped_errors():
-            return await response.read()
+        return await response.read()
+    except Exception as exc:  # as httpx2's
+        translated = _translate(exc)
+        if translated is exc:
+            raise
+        raise translated from exc
     finally:
         response.release()
 
@@ -307,18 +313,28 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         self._fallback: httpx2.AsyncBaseTransport | None = None
         self._resolver = resolver
         self._ssl_context: Any = None
+        self._making_tls = threading.Lock()
         self._sessions = LoopSessions(self._new_session)
+
+    def tls(self, url: str) -> Any:
+        """What secures a request to ``url``: for https, httpx2's TLS context (certifi's CAs,
+        ``SSL_CERT_FILE``), made on the first https request -- loading the CAs costs as much CPU as about
+        forty loopback requests, and a plain-http server (a local relay, ``holyclient serve``) needs
+        none; otherwise aiohttp's default (``True``), which plain http never uses."""
+        if not url.startswith("https:"):
+            return True
+        if self._ssl_context is None:
+            with self._making_tls:
+                if self._ssl_context is None:
+                    self._ssl_context = httpx2.create_ssl_context()
+        return self._ssl_context
 
     def _new_session(self) -> aiohttp.ClientSession:
         import aiohttp
 
-        if self._ssl_context is None:  # httpx2's context: certifi's CAs, SSL_CERT_FILE, as before
-            self._ssl_context = httpx2.create_ssl_context()
+        # TLS per request (:meth:`tls`): each https request is given httpx2's context
         connector = _connector_class()(
-            limit=self._max_connections,
-            keepalive_timeout=KEEPALIVE_EXPIRY,
-            ssl=self._ssl_context,
-            resolver=self._resolver,
+            limit=self._max_connections, keepalive_timeout=KEEPALIVE_EXPIRY, resolver=self._resolver
         )
         # httpx2 above this transport decodes bodies and keeps cookies; aiohttp must do neither
         return aiohttp.ClientSession(
@@ -336,14 +352,16 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
             content: Any = request.content
         except httpx2.RequestNotRead:
             content = request.stream  # async: aiohttp sends it chunked
+        url = str(request.url)
         response = await send(
             session,
             request.method,
-            str(request.url),
+            url,
             headers,
             content,
             request.extensions.get("timeout") or {},
             sni_hostname=request.extensions.get("sni_hostname"),
+            tls=self.tls(url),
         )
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if response.reason:
@@ -362,8 +380,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         import aiohttp  # noqa: F401
 
         _running_on_asyncio()
-        if self._ssl_context is None:
-            self._ssl_context = httpx2.create_ssl_context()
+        self.tls("https:")
 
     async def session(self) -> aiohttp.ClientSession:
         """This event loop's session (made on first use): for a step that sends on the wire itself."""

@@ -4,8 +4,8 @@ Active when ``opentelemetry-api`` is importable (``pip install holyclient[otel]`
 application's global tracer and meter providers (or the ``tracer_provider=`` / ``meter_provider=``
 given to the client). Off with ``Client(instrument=False)`` or
 ``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=holyclient``. Nothing here imports ``opentelemetry`` until a
-client is created with instrumentation on; without the package, :func:`telemetry` returns None and the
-send path does nothing more than check for it.
+client with instrumentation on calls while the API is in use (:func:`wanted`); without the package,
+:func:`telemetry` returns None and the send path does nothing more than check for it.
 
 The conventions followed, what is recorded and what never is (prompts unless asked, the key ever) are
 described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md``.
@@ -13,6 +13,7 @@ described in :mod:`holyclient._otel._semconv` and ``docs/guides/observability.md
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,21 @@ from ._context import TARGET, counts
 if TYPE_CHECKING:
     from ._telemetry import Telemetry
 
-__all__ = ["TARGET", "batch_span", "counts", "routed", "telemetry"]
+__all__ = ["TARGET", "batch_span", "counts", "routed", "telemetry", "wanted"]
+
+
+def wanted(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> bool:
+    """Whether a client's instrumentation is made now (:func:`telemetry`), asked by each call until it is:
+    instrumentation on, and providers given, or the OpenTelemetry API imported by the application (or a
+    library it uses), or a provider named in the environment. Before that no provider can have been set,
+    so there is nothing to record: a call neither imports the API (about 0.8 MB) nor asks it for its
+    global providers (two environment lookups a call)."""
+    return instrument and (
+        tracer_provider is not None
+        or meter_provider is not None
+        or "opentelemetry" in sys.modules
+        or _config.otel_provider_named()
+    )
 
 
 def telemetry(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> Telemetry | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
-from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient
+from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient, ClientSettings, settings_of
 from ._calls import (
     AsyncCaller,
     AsyncRetryingCaller,
@@ -90,6 +90,7 @@ __all__ = [
     "BaseSyncPage",
     "Caller",
     "ChunkDecoder",
+    "ClientSettings",
     "EventStream",
     "Exchange",
     "JsonlSink",
@@ -121,6 +122,7 @@ __all__ = [
     "replayable",
     "reported_usage",
     "sender_of",
+    "settings_of",
     "share_usage",
     "status_error",
     "unwrap",

@@ -21,7 +21,6 @@ never made; every other connection error counts as possibly processed.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from typing import TYPE_CHECKING, TypeVar
@@ -66,7 +65,7 @@ class Attempts:
 
     def __init__(self, options: RequestOptions) -> None:
         self._options = options
-        given = {name.lower() for name in options.extra_headers or ()}
+        given = {name.lower() for name in options.extra_headers} if options.extra_headers else ()
         self._set_count = ATTEMPT_HEADER not in given
         wants_key = options.method != "GET" and IDEMPOTENCY_HEADER.lower() not in given
         self._key = f"holyclient-retry-{os.urandom(16).hex()}" if wants_key else None
@@ -95,7 +94,7 @@ class Attempts:
             return self._options
         if self._options.extra_headers:
             headers.update(self._options.extra_headers)
-        return dataclasses.replace(self._options, extra_headers=headers)
+        return self._options.replaced(extra_headers=headers)
 
 
 def mark_never_sent(error: BaseException, cause: BaseException) -> BaseException:

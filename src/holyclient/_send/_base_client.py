@@ -7,14 +7,12 @@ subclass it and only send, await and sleep.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypedDict, TypeVar, cast
 
 from .. import _config, _otel
-from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
 from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
@@ -54,11 +52,42 @@ RESOURCE_NAMES = frozenset(
 
 #: Held while a client makes its HTTP client: two threads' first calls must not make two pools.
 _MAKING = threading.RLock()
+#: What a client holds before its telemetry is made (``None`` is "made: off").
+_UNMADE: Any = object()
 
 
-def _ours(value: Any) -> Any:
-    """``value``, with openai's "not given" sentinels as ours."""
-    return NOT_GIVEN if omitted(value) else value
+class ClientSettings(TypedDict):
+    """Every setting of a client, declared once. ``Client`` and ``AsyncClient`` name each one in their
+    signatures (explicit, with the defaults users see: for IDEs, the API reference and the parity tests)
+    and hand them all to :class:`BaseClient` through :func:`settings_of`; ``with_options`` changes those
+    of :data:`_COPY_CHANGES`. See ``Client``'s docstring for what each one means."""
+
+    api_key: Any
+    organization: str | None
+    project: str | None
+    base_url: str | None
+    timeout: Any
+    max_retries: int
+    default_headers: Mapping[str, str] | None
+    default_query: Mapping[str, object] | None
+    http_client: Any
+    allow_insecure_http: bool
+    max_retry_after: float
+    budget_usd: float | None
+    budget_policy: BudgetPolicy
+    record_to: str | os.PathLike[str] | None
+    record_rate: float
+    calibration: Any
+    sleep: Any
+    limiter: Limiter | None
+    instrument: bool
+    tracer_provider: Any
+    meter_provider: Any
+
+
+def settings_of(arguments: Mapping[str, Any]) -> ClientSettings:
+    """The settings among a constructor's arguments (its ``locals()``)."""
+    return cast("ClientSettings", {name: arguments[name] for name in ClientSettings.__annotations__})
 
 
 class _NoKey:
@@ -88,60 +117,41 @@ class BaseClient(ResponseModes):
     #: from them on its first call (see :attr:`_telemetry`).
     _otel_options: tuple[bool, Any, Any] = (False, None, None)
 
-    def __init__(
-        self,
-        *,
-        api_key: Any = None,
-        organization: str | None = None,
-        project: str | None = None,
-        base_url: str | None = None,
-        timeout: Any = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        default_headers: Mapping[str, str] | None = None,
-        default_query: Mapping[str, object] | None = None,
-        allow_insecure_http: bool = False,
-        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
-        budget_usd: float | None = None,
-        budget_policy: BudgetPolicy = "expected",
-        limiter: Limiter | None = None,
-        record_to: str | os.PathLike[str] | None = None,
-        record_rate: float = 1.0,
-        calibration: Any = None,
-        instrument: bool = True,
-        tracer_provider: Any = None,
-        meter_provider: Any = None,
-        http_client: Any = None,
-        sleep: Any = None,
-    ) -> None:
-        self.limiter = limiter
+    def __init__(self, settings: ClientSettings) -> None:
+        """Every setting of :class:`ClientSettings` (the subclasses' constructors name each one)."""
+        api_key, http_client = settings["api_key"], settings["http_client"]
+        self.limiter = settings["limiter"]
         self._set_api_key(api_key)
-        self.organization = organization
-        self.project = project
-        self.base_url = _config.resolve_base_url(base_url)
+        self.organization = settings["organization"]
+        self.project = settings["project"]
+        self.base_url = _config.resolve_base_url(settings["base_url"])
+        self._allow_insecure_http = settings["allow_insecure_http"]
         if api_key is not NO_KEY:
-            _config.check_transport_security(self.base_url, allow_insecure_http=allow_insecure_http)
+            _config.check_transport_security(self.base_url, allow_insecure_http=self._allow_insecure_http)
         # the caller's HTTP client is never closed by us; a client without a key has no pool at all
         self._owns_http = http_client is None and api_key is not NO_KEY
         if http_client is not None or api_key is NO_KEY:
             self._http = http_client
-        self._sleep = sleep  # how to wait between retries (tests pass a recorder)
-        self._given_timeout(timeout)
-        self.max_retries = max_retries
-        self.default_headers = dict(default_headers or {})
-        self.default_query = dict(default_query or {})
-        self._allow_insecure_http = allow_insecure_http
-        self._policy = RetryPolicy(max_retry_after=max_retry_after)
-        self._budget_usd = budget_usd
+        self._sleep = settings["sleep"]  # how to wait between retries (tests pass a recorder)
+        self._given_timeout(settings["timeout"])
+        self.max_retries = settings["max_retries"]
+        self.default_headers = dict(settings["default_headers"] or {})
+        self.default_query = dict(settings["default_query"] or {})
+        self._policy = RetryPolicy(max_retry_after=settings["max_retry_after"])
+        budget_usd = self._budget_usd = settings["budget_usd"]
         from ..pricing import UsageTracker
 
         # Created now, not on first use: threads making their first calls at once would each create
         # a tracker, losing requests and each enforcing the whole budget.
         self._usage: UsageTracker = UsageTracker(
-            budget_usd=budget_usd, calibration=calibration, budget_policy=budget_policy
+            budget_usd=budget_usd,
+            calibration=settings["calibration"],
+            budget_policy=settings["budget_policy"],
         )
-        self._recorder = make_recorder(record_to, record_rate)  # a sample for ``holyclient compare``
+        # a sample for ``holyclient compare``
+        self._recorder = make_recorder(settings["record_to"], settings["record_rate"])
         # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
-        self._otel_options = (instrument, tracer_provider, meter_provider)
+        self._otel_options = (settings["instrument"], settings["tracer_provider"], settings["meter_provider"])
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
@@ -191,39 +201,18 @@ class BaseClient(ResponseModes):
         ``default_headers`` and ``default_query`` are merged into the current ones. ``copy()`` is the
         same method under openai's other name.
         """
-        # openai's sentinels (a framework's ``with_options(timeout=openai.NOT_GIVEN)``) leave a setting as is
-        api_key, organization, project, base_url, timeout, max_retries = map(
-            _ours, (api_key, organization, project, base_url, timeout, max_retries)
-        )
-        default_headers, default_query, allow_insecure_http, max_retry_after = map(
-            _ours, (default_headers, default_query, allow_insecure_http, max_retry_after)
-        )
+        changes = {name: value for name, value in locals().items() if name in _COPY_CHANGES}
         self._http  # noqa: B018  # made now: the copy shares this client's pool, which the original closes
         new = copy.copy(self)
         new.default_headers = dict(self.default_headers)
         new.default_query = dict(self.default_query)
         new._owns_http = False  # the copy shares the connection pool; the original closes it
         new._usage = self._usage  # copies share one tracker (and one budget)
-        if api_key is not NOT_GIVEN:
-            new._set_api_key(api_key)
-        if organization is not NOT_GIVEN:
-            new.organization = organization
-        if project is not NOT_GIVEN:
-            new.project = project
-        if default_query is not NOT_GIVEN:
-            new.default_query.update(default_query or {})
-        if base_url is not NOT_GIVEN:
-            new.base_url = _config.resolve_base_url(base_url)
-        if timeout is not NOT_GIVEN:
-            new._given_timeout(timeout)
-        if max_retries is not NOT_GIVEN:
-            new.max_retries = max_retries
-        if default_headers is not NOT_GIVEN:
-            new.default_headers.update(default_headers or {})
-        if max_retry_after is not NOT_GIVEN:
-            new._policy = RetryPolicy(max_retry_after=max_retry_after)
-        if allow_insecure_http is not NOT_GIVEN:
-            new._allow_insecure_http = allow_insecure_http
+        for name, change in _COPY_CHANGES.items():
+            value = changes[name]
+            # openai's sentinels (a framework's ``with_options(timeout=openai.NOT_GIVEN)``) leave it as is
+            if not omitted(value):
+                change(new, value)
         if new.api_key or new._api_key_provider is not None:  # NO_KEY: no key to protect
             _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
         new._bind_resources()
@@ -288,14 +277,17 @@ class BaseClient(ResponseModes):
     def _telemetry(self) -> Telemetry | None:
         """The client's OpenTelemetry instruments (None: off, or no API installed), made on first use:
         importing ``opentelemetry`` and making the instruments cost more than the rest of ``Client()``
-        (about 50 ms), and a client that never calls needs neither. Copies share them."""
-        try:
-            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
-        except KeyError:
-            with _MAKING:
-                if "_telemetry_" not in self.__dict__:
-                    self.__dict__["_telemetry_"] = _otel.telemetry(*self._otel_options)
-            return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
+        (about 50 ms), and a client that never calls needs neither. Not made while the API is not in
+        use (see :func:`holyclient._otel.wanted`): each call asks again. Copies share them."""
+        made = self.__dict__.get("_telemetry_", _UNMADE)
+        if made is not _UNMADE:
+            return made  # type: ignore[no-any-return]
+        if not _otel.wanted(*self._otel_options):
+            return None
+        with _MAKING:
+            if "_telemetry_" not in self.__dict__:
+                self.__dict__["_telemetry_"] = _otel.telemetry(*self._otel_options)
+        return self.__dict__["_telemetry_"]  # type: ignore[no-any-return]
 
     @property
     def _pipeline(self) -> Pipeline:
@@ -340,7 +332,7 @@ class BaseClient(ResponseModes):
         charging = charging_for(options.method, options.path)
         body, hide = ask_for_usage(charging, options.body, raw_bytes=self._reads_raw_bytes)
         if body is not options.body:
-            options = dataclasses.replace(options, body=body)
+            options = options.replaced(body=body)
         return self._start(options), hide
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
@@ -365,7 +357,8 @@ class BaseClient(ResponseModes):
             raise self._status_error(response, response.content, request)
         result = parse_response(cast_to, response, request=request)
         if hasattr(result, "__pydantic_fields__"):  # text, bytes, raw JSON and binary bodies carry no id
-            result._request_id = response.headers.get("x-request-id")
+            # where ``BaseModel._request_id``'s setter keeps it, without pydantic's ``__setattr__``
+            result.__dict__["_request_id"] = response.headers.get("x-request-id")
         if self._response_cls is not None:  # with_raw_response / with_streaming_response
             return cast("ModelT", self._response_cls(response, result))
         return cast("ModelT", result)
@@ -373,3 +366,22 @@ class BaseClient(ResponseModes):
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         error: APIError = self._pipeline.status_error(response, content, request)
         return error
+
+
+def _set(name: str) -> Callable[[BaseClient, Any], None]:
+    return lambda client, value: setattr(client, name, value)
+
+
+#: What ``with_options`` does with each setting it is given, on the copy (the others are shared as they are).
+_COPY_CHANGES: dict[str, Callable[[BaseClient, Any], None]] = {
+    "api_key": BaseClient._set_api_key,
+    "organization": _set("organization"),
+    "project": _set("project"),
+    "base_url": lambda client, value: setattr(client, "base_url", _config.resolve_base_url(value)),
+    "timeout": BaseClient._given_timeout,
+    "max_retries": _set("max_retries"),
+    "default_headers": lambda client, value: client.default_headers.update(value or {}),  # merged
+    "default_query": lambda client, value: client.default_query.update(value or {}),  # merged
+    "allow_insecure_http": _set("_allow_insecure_http"),
+    "max_retry_after": lambda client, value: setattr(client, "_policy", RetryPolicy(max_retry_after=value)),
+}

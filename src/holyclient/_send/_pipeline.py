@@ -55,12 +55,31 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: Send-step chains a pipeline keeps built (see :meth:`Pipeline._chain`).
 _CHAINS_KEPT = 8
+#: Parsed URLs a pipeline keeps (see :meth:`Pipeline._url_object`).
+_URLS_KEPT = 64
+
+
+def _timeout_dict(timeout: Any) -> dict[str, Any]:
+    """What ``build_request(timeout=...)`` puts in the request's ``timeout`` extension (both libraries)."""
+    import httpx2
+
+    extension: dict[str, Any] = httpx2.Timeout(request_timeout(timeout)).as_dict()
+    return extension
 
 
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
 
-    __slots__ = ("_chains", "_headers", "_ready", "_urls", "client")
+    __slots__ = (
+        "_chains",
+        "_headers",
+        "_http_defaults",
+        "_ready",
+        "_timeouts",
+        "_url_objects",
+        "_urls",
+        "client",
+    )
 
     def __init__(self, client: PipelineClient) -> None:
         self.client = client
@@ -70,6 +89,9 @@ class Pipeline:
         #: per path: the base URL and default query it was built from (compared by value: ``client.base_url``
         #: may be reassigned, ``client.default_query`` edited in place), and the URL
         self._urls: dict[str, tuple[str, dict[str, object], str]] = {}
+        self._url_objects: dict[str, tuple[Any, Any]] = {}
+        self._timeouts: tuple[Any, dict[str, Any]] | None = None
+        self._http_defaults: tuple[Any, dict[tuple[str, ...], list[tuple[bytes, bytes]]]] | None = None
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
         self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
 
@@ -155,18 +177,81 @@ class Pipeline:
     def build(self, prepared: Prepared) -> Any:
         """The httpx(2) request of an attempt: its key, identity headers, default query and timeout."""
         client, options = self.client, prepared.options
+        http = client._http
         headers = build_headers(prepared.key, self.identity(), options.extra_headers, stream=options.stream)
-        timeout = client.timeout if options.timeout is NOT_GIVEN else default_timeout(options.timeout)
         query = {**client.default_query, **options.query} if options.query else client.default_query
-        return client._http.build_request(
+        url = self._url_object(http, options.path)
+        json = options.body if options.method != "GET" and options.content is None else None
+        extensions = {"timeout": self._timeout_extension(options.timeout)}
+        if not client._owns_http:  # a caller's client: its base URL, headers, query and cookies apply
+            return http.build_request(
+                options.method,
+                url,
+                json=json,
+                content=options.content,
+                params=query or None,
+                headers=headers,
+                extensions=extensions,
+            )
+        # Our own httpx2 client has no base URL, query or headers of its own beyond httpx2's defaults:
+        # the request its build_request makes, without merging the headers one by one (a tenth of a
+        # loopback request's CPU). Its cookie jar still applies, as there.
+        import httpx2
+
+        return httpx2.Request(
             options.method,
-            client.base_url + options.path,
-            json=options.body if options.method != "GET" and options.content is None else None,
+            url,
+            json=json,
             content=options.content,
-            params=query or None,
-            headers=headers,
-            timeout=request_timeout(timeout),
+            params=query or None,  # type: ignore[arg-type]  # (no typing.cast: a call per request)
+            headers=self._with_http_defaults(http, headers),
+            cookies=http.cookies,
+            extensions=extensions,
         )
+
+    def _with_http_defaults(self, http: Any, headers: dict[str, str]) -> list[tuple[Any, Any]]:
+        """``headers`` after the HTTP client's own defaults they do not replace, in the order httpx2's
+        ``build_request`` merges them (worked out once per HTTP client and set of header names)."""
+        names = tuple(headers)
+        known = self._http_defaults
+        if known is None or known[0] is not http:
+            known = self._http_defaults = (http, {})
+        kept = known[1].get(names)
+        if kept is None:
+            given = {name.lower() for name in names}
+            kept = [
+                (name, value)
+                for name, value in http.headers.raw
+                if name.decode("latin-1").lower() not in given
+            ]
+            if len(known[1]) >= _URLS_KEPT:  # header names that vary per call: keep the memo bounded
+                known[1].clear()
+            known[1][names] = kept
+        return kept + list(headers.items())
+
+    def _url_object(self, http: Any, path: str) -> Any:
+        """The URL of ``path`` as ``http``'s library's URL object (parsed once per base URL and path: a
+        URL string is parsed again on every request, about a tenth of a loopback request's CPU)."""
+        url = self.client.base_url + path
+        known = self._url_objects.get(url)
+        if known is not None and known[0] is http:
+            return known[1]
+        if len(self._url_objects) >= _URLS_KEPT:  # paths with ids (files, batches, responses)
+            self._url_objects.clear()
+        parsed = type(http.base_url)(url)  # httpx2.URL, or httpx.URL for a caller's httpx client
+        self._url_objects[url] = (http, parsed)
+        return parsed
+
+    def _timeout_extension(self, timeout: Any) -> dict[str, Any]:
+        """The ``timeout`` request extension both HTTP libraries read (what ``build_request(timeout=)``
+        makes), for the call's own timeout or the client's (made once per client timeout)."""
+        if timeout is not NOT_GIVEN:
+            return _timeout_dict(default_timeout(timeout))
+        setting = self.client.timeout  # may be reassigned: kept beside its extension, compared by identity
+        known = self._timeouts
+        if known is None or known[0] is not setting:
+            known = self._timeouts = (setting, _timeout_dict(setting))
+        return dict(known[1])
 
     def url(self, options: RequestOptions) -> str:
         """The full URL of ``options``, default query included (cached per path without a call query,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .._core import DONE, SSEDecoder, parse_model, stream_error
 from ._steps import clean_failure
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 X = TypeVar("X")
+ChunksT = TypeVar("ChunksT")
 
 
 def _watch(stream: object, meter: StreamMeter | None) -> None:
@@ -102,7 +103,8 @@ class ChunkDecoder(Generic[T]):
         self.done = False
 
     def feed(self, chunk: bytes) -> list[T]:
-        self._raise_pending()
+        if self._pending is not None:
+            self._raise_pending()
         return self._decode(self._sse.feed(chunk))
 
     def flush(self) -> list[T]:
@@ -129,7 +131,8 @@ class ChunkDecoder(Generic[T]):
             if data == DONE:
                 self.done = True
                 break
-            error = stream_error(data, self._response, request=self._request)
+            # ``stream_error``'s own first test, made here first: every chunk passes this line
+            error = stream_error(data, self._response, request=self._request) if b'"error"' in data else None
             if error is not None:
                 if not items:
                     raise error
@@ -172,22 +175,33 @@ class _Ending:
         self.outcome: Outcome = "early"
         self.failure: BaseException | None = None
 
-    def caught(self, exc: Exception, request: Callable[[], Any]) -> bool:
-        """Record ``exc``; whether it is ours, to be re-raised at once by the caller's ``raise``."""
-        self.failure = clean_failure(exc, request)
+    def caught(self, exc: Exception, stream: Any) -> bool:
+        """Record ``exc``, which ended ``stream``; whether it is ours, to be re-raised at once by the
+        caller's ``raise``. Our own error, when it is the error the stream opened with, means nothing
+        was generated."""
+        self.failure = clean_failure(exc, lambda: stream.response.request)
         if self.failure is exc:  # our own error: the outcome is known, nothing to translate
+            if opening_error(stream) is not None:
+                self.outcome = "refused"
             return True
         self.outcome = "unknown"
         return False
 
-    def opened_with(self, stream: Any) -> None:
-        """Our error ended the stream: if it is the error the stream opened with, nothing was generated."""
-        if opening_error(stream) is not None:
-            self.outcome = "refused"
-
     def raise_failure(self) -> None:
         if self.failure is not None:
             raise self.failure
+
+
+def _shown(items: list[T], show: Callable[[Any], bool] | None) -> Iterator[T]:
+    """``items`` as the caller sees them: the meter (``show``) hides the usage-only chunk the caller did
+    not ask for. Read item by item, so that a caller who stops early leaves the rest unseen."""
+    for item in items:
+        if show is None or show(item):
+            yield item
+
+
+# The sync and async readers share their opening and closing reads (:func:`_shown`); the read of each
+# chunk is written out in both, so that a chunk costs no call beyond the decoder's and the meter's.
 
 
 def _items(
@@ -195,18 +209,14 @@ def _items(
 ) -> Iterator[T]:
     """The stream's chunks, parsed; the usage-only chunk the caller did not ask for is hidden by the meter."""
     show = meter.observe if meter is not None else None
-    for item in decoder.feed(first):
-        if show is None or show(item):
-            yield item
+    yield from _shown(decoder.feed(first), show)
     for chunk in chunks:
         if decoder.done:
             break
         for item in decoder.feed(chunk):
             if show is None or show(item):
                 yield item
-    for item in decoder.flush():
-        if show is None or show(item):
-            yield item
+    yield from _shown(decoder.flush(), show)
 
 
 async def _aitems(
@@ -214,18 +224,16 @@ async def _aitems(
 ) -> AsyncIterator[T]:
     """Async twin of :func:`_items`."""
     show = meter.observe if meter is not None else None
-    for item in decoder.feed(first):
-        if show is None or show(item):
-            yield item
+    for item in _shown(decoder.feed(first), show):
+        yield item
     async for chunk in chunks:
         if decoder.done:
             break
         for item in decoder.feed(chunk):
             if show is None or show(item):
                 yield item
-    for item in decoder.flush():
-        if show is None or show(item):
-            yield item
+    for item in _shown(decoder.flush(), show):
+        yield item
 
 
 def _bytes(
@@ -250,14 +258,19 @@ async def _abytes(
         yield chunk
 
 
-class Stream(Generic[T]):
-    """An iterator of parsed chunks from a server-sent-events response."""
+class _Reading(Generic[T, ChunksT]):
+    """What a stream holds, sync or async: the response, the decoder, the chunks still to read, the bytes
+    read before it was handed over, and the meter that charges it (settled even if the stream is
+    collected unclosed). ``_items_of`` / ``_bytes_of`` read it, as parsed chunks or as the bytes sent."""
+
+    _items_of: ClassVar[Callable[..., Any]]
+    _bytes_of: ClassVar[Callable[..., Any]]
 
     def __init__(
         self,
         decoder: ChunkDecoder[T],
         response: Any,
-        chunks: Iterator[bytes],
+        chunks: ChunksT,
         first: bytes,
         meter: StreamMeter | None = None,
     ) -> None:
@@ -269,12 +282,23 @@ class Stream(Generic[T]):
         self._iterator = self._iterate()
         _watch(self, meter)
 
-    def _iterate(self) -> Generator[T, None, None]:
-        return self._guarded(_items(self._decoder, self._meter, self._first, self._chunks))
+    def _guarded(self, body: Any) -> Any:
+        raise NotImplementedError
 
-    def _raw(self) -> Iterator[bytes]:
+    def _iterate(self) -> Any:
+        return self._guarded(type(self)._items_of(self._decoder, self._meter, self._first, self._chunks))
+
+    def _raw(self) -> Any:
         """The body as it arrives (``with_streaming_response``), still charged: the meter counts its text."""
-        return self._guarded(_bytes(self._decoder, self._meter, self._first, self._chunks))
+        return self._guarded(type(self)._bytes_of(self._decoder, self._meter, self._first, self._chunks))
+
+
+class Stream(_Reading[T, Iterator[bytes]]):
+    """An iterator of parsed chunks from a server-sent-events response."""
+
+    _items_of = _items
+    _bytes_of = _bytes
+    _iterator: Generator[T, None, None]
 
     def _guarded(self, body: Iterator[X]) -> Generator[X, None, None]:
         """``body``, read to its end or left early, with the stream settled however it ends (see
@@ -284,8 +308,7 @@ class Stream(Generic[T]):
             yield from body
             ending.outcome = "complete"
         except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
-            if ending.caught(exc, lambda: self.response.request):
-                ending.opened_with(self)
+            if ending.caught(exc, self):
                 raise
         finally:
             if self._meter is not None:
@@ -324,31 +347,12 @@ class Stream(Generic[T]):
         self.close()
 
 
-class AsyncStream(Generic[T]):
+class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
     """The async twin of :class:`Stream`."""
 
-    def __init__(
-        self,
-        decoder: ChunkDecoder[T],
-        response: Any,
-        chunks: AsyncIterator[bytes],
-        first: bytes,
-        meter: StreamMeter | None = None,
-    ) -> None:
-        self.response = response
-        self._decoder = decoder
-        self._chunks = chunks
-        self._first = first
-        self._meter = meter
-        self._iterator = self._iterate()
-        _watch(self, meter)
-
-    def _iterate(self) -> AsyncGenerator[T, None]:
-        return self._guarded(_aitems(self._decoder, self._meter, self._first, self._chunks))
-
-    def _raw(self) -> AsyncIterator[bytes]:
-        """Async twin of :meth:`Stream._raw`."""
-        return self._guarded(_abytes(self._decoder, self._meter, self._first, self._chunks))
+    _items_of = _aitems
+    _bytes_of = _abytes
+    _iterator: AsyncGenerator[T, None]
 
     async def _guarded(self, body: AsyncIterator[X]) -> AsyncGenerator[X, None]:
         """Async twin of :meth:`Stream._guarded`."""
@@ -358,8 +362,7 @@ class AsyncStream(Generic[T]):
                 yield item
             ending.outcome = "complete"
         except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
-            if ending.caught(exc, lambda: self.response.request):
-                ending.opened_with(self)
+            if ending.caught(exc, self):
                 raise
         finally:
             if self._meter is not None:  # before the await: a cancelled close must not skip the charge

@@ -14,6 +14,7 @@ import hashlib
 import heapq
 import json
 import math
+import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
@@ -81,6 +82,38 @@ class IdSet:
         return index < len(self._digests) and self._digests[index] == value
 
 
+class _Reader:
+    """``json.loads`` noting the non-finite numbers a line holds, with one decoder per thread (the hooks
+    given to ``json.loads`` made it build a decoder and its scanner for every line)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self._decoder = json.JSONDecoder(parse_constant=self._constant, parse_float=self._number)
+
+    def _constant(self, name: str) -> float:
+        self.seen.append(name)
+        return float(name)
+
+    def _number(self, text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            self.seen.append(text)
+        return value
+
+    def loads(self, text: str | bytes) -> Any:
+        """``json.loads(text)``; :attr:`seen` then holds this line's non-finite numbers."""
+        self.seen.clear()
+        if isinstance(text, str):
+            if text.startswith("\ufeff"):  # as json.loads refuses it
+                raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        else:
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        return self._decoder.decode(text)
+
+
+_READERS = threading.local()
+
+
 def parse_line(
     text: str | bytes, line_number: int, default_model: str | None = None, *, position: int | None = None
 ) -> BatchRequest:
@@ -101,20 +134,12 @@ def _parse(
     """The request, and the prefix that names its body's fields in messages (``"body."`` or ``""``)."""
     if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
         text = text[3:]  # a UTF-8 BOM (Windows editors write one)
-    seen: list[str] = []  # non-finite numbers the parser met (NaN, Infinity, 1e309)
-
-    def constant(name: str) -> float:
-        seen.append(name)
-        return float(name)
-
-    def number(text: str) -> float:
-        value = float(text)
-        if not math.isfinite(value):
-            seen.append(text)
-        return value
-
+    reader = getattr(_READERS, "reader", None)
+    if reader is None:
+        reader = _READERS.reader = _Reader()
+    seen = reader.seen  # non-finite numbers the parser met (NaN, Infinity, 1e309)
     try:
-        data = json.loads(text, parse_constant=constant, parse_float=number)
+        data = reader.loads(text)
     except UnicodeDecodeError as exc:
         raise InputLineError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except ValueError as exc:

@@ -35,17 +35,17 @@ class CostTally:
 
     def add(self, result: BatchResult) -> None:
         """Price a result's usage by the client tracker's rule (cached, audio, reasoning, tiers)."""
-        from ..pricing import UnknownModelError, billed_cost, billed_tokens
+        from ..pricing import BilledTokens, UnknownModelError, billed_cost, billed_figures
 
         if not result.ok or result.usage is None:
             return
         model = result.model or "unknown"
-        key = (model, billed_tokens(result.usage))
+        key = (model, billed_figures(result.usage))  # a plain tuple: hashed and compared in C
         if key not in self._seen:
             if len(self._seen) > 65536:
                 self._seen.clear()
             try:
-                self._seen[key] = billed_cost(model, key[1]).cost_usd
+                self._seen[key] = billed_cost(model, BilledTokens(*key[1])).cost_usd
             except UnknownModelError:
                 self._seen[key] = None
         cost = self._seen[key]

@@ -36,6 +36,9 @@ _DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 #: 3xx (300, 304, a 307 without ``Location``) is the answer, as httpx2 would leave it: a POST sent again
 #: may be processed, and billed, again.
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: ``json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`` (httpx2's body) without
+#: building an encoder per request.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _decoded(content: bytes, encoding: str) -> bytes:
@@ -122,13 +125,14 @@ class DirectWire:
 
             self._wire = wire
         # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
-        data = json.dumps(options.body or {}, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = _JSON.encode(options.body or {})
         timeouts = self._timeout(prepared.pipeline, options.timeout)
 
         async def exchange() -> tuple[Any, bytes]:
             session = await transport.session()
+            url = prepared.url()
             response = await wire.send(
-                session, "POST", prepared.url(), prepared.wire_headers(), data.encode(), timeouts
+                session, "POST", url, prepared.wire_headers(), data.encode(), timeouts, tls=transport.tls(url)
             )
             content = await wire.read_body(response)
             encoding = response.headers.get("Content-Encoding", "").lower()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._billed import BilledTokens, billed_tokens, billed_usage
+from ._billed import BilledTokens, billed_figures, billed_tokens, billed_usage
 from ._charging import CHAT, ENDPOINTS, UNDECLARED, Charging, FailureKind, charging_for, routes
 from ._cost import (
     DEFAULT_CNY_RATE,
@@ -54,6 +54,7 @@ __all__ = [
     "UsageTracker",
     "ask_for_usage",
     "billed_cost",
+    "billed_figures",
     "billed_tokens",
     "billed_usage",
     "charging_for",

@@ -48,38 +48,57 @@ class BilledTokens:
 
 def billed_tokens(usage: Any) -> BilledTokens:
     """Read a ``usage`` dict or object of any shape (missing or null fields count as 0)."""
-    # read once per answer on every settled call (a batch settles thousands a second): the field
-    # lookups go through one bound getter rather than a type check per field
-    get = usage.get if isinstance(usage, Mapping) else functools.partial(_get, usage)
-    prompt = _int(get("prompt_tokens")) or _int(get("input_tokens"))
-    completion = _int(get("completion_tokens")) or _int(get("output_tokens"))
+    return BilledTokens(*billed_figures(usage))
+
+
+def billed_figures(usage: Any) -> tuple[int, int, int, int, int, int]:
+    """:func:`billed_tokens` as a plain tuple, in :class:`BilledTokens`' field order: read once per answer
+    on every settled call (a batch settles thousands a second), so no object is built and the common
+    fields are tested inline rather than through a call each."""
+    get = usage.get if type(usage) is dict or isinstance(usage, Mapping) else functools.partial(_get, usage)
+    prompt = get("prompt_tokens")
+    if type(prompt) is not int or prompt <= 0:  # not bool (an int subclass), not a float
+        prompt = _int(get("input_tokens"))
+    completion = get("completion_tokens")
+    if type(completion) is not int or completion <= 0:
+        completion = _int(get("output_tokens"))
     details_in = get("prompt_tokens_details") or get("input_tokens_details")
     details_out = get("completion_tokens_details") or get("output_tokens_details")
-    cached = _int(_get(details_in, "cached_tokens")) if details_in is not None else 0
+    cached = audio_in = reasoning = audio_out = 0
+    if details_in is not None:
+        get_in = details_in.get if type(details_in) is dict else functools.partial(_get, details_in)
+        cached, audio_in = _int(get_in("cached_tokens")), _int(get_in("audio_tokens"))
     cached = cached or _int(get("prompt_cache_hit_tokens"))
-    audio_in = _int(_get(details_in, "audio_tokens")) if details_in is not None else 0
-    reasoning = _int(_get(details_out, "reasoning_tokens")) if details_out is not None else 0
-    audio_out = _int(_get(details_out, "audio_tokens")) if details_out is not None else 0
-    total = _int(get("total_tokens"))
-    if reasoning and total == prompt + completion + reasoning:  # reported beside the completion
+    if details_out is not None:
+        get_out = details_out.get if type(details_out) is dict else functools.partial(_get, details_out)
+        reasoning, audio_out = _int(get_out("reasoning_tokens")), _int(get_out("audio_tokens"))
+    if reasoning and _int(get("total_tokens")) == prompt + completion + reasoning:  # beside the completion
         completion += reasoning
     cached = min(cached, prompt)
-    return BilledTokens(
-        prompt, cached, min(audio_in, prompt - cached), completion, reasoning, min(audio_out, completion)
-    )
+    return prompt, cached, min(audio_in, prompt - cached), completion, reasoning, min(audio_out, completion)
 
 
 def billed_usd(price: Price, billed: BilledTokens) -> tuple[float, float]:
     """``(input_usd, output_usd)`` of billed tokens at ``price`` (already the tier's)."""
-    text_in = billed.prompt - billed.cached - billed.audio_input
+    figures = (
+        billed.prompt,
+        billed.cached,
+        billed.audio_input,
+        billed.completion,
+        billed.reasoning,
+        billed.audio_output,
+    )
+    return figures_usd(price, figures)
+
+
+def figures_usd(price: Price, figures: tuple[int, int, int, int, int, int]) -> tuple[float, float]:
+    """:func:`billed_usd` of figures read by :func:`billed_figures`."""
+    prompt, cached, audio_input, completion, _, audio_output = figures
+    text_in = prompt - cached - audio_input
     audio_in = price.input if price.audio_input is None else price.audio_input
     audio_out = price.output if price.audio_output is None else price.audio_output
-    input_usd = (
-        text_in * price.input + billed.cached * price.cached_input + billed.audio_input * audio_in
-    ) / 1e6
-    output_usd = (
-        (billed.completion - billed.audio_output) * price.output + billed.audio_output * audio_out
-    ) / 1e6
+    input_usd = (text_in * price.input + cached * price.cached_input + audio_input * audio_in) / 1e6
+    output_usd = ((completion - audio_output) * price.output + audio_output * audio_out) / 1e6
     return input_usd, output_usd
 
 

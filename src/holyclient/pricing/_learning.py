@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 #: What a reservation keeps to learn from its bill: the model's table name, stand-in count, content mix.
 StandIn = tuple[str, int, dict[str, float]]
 
+#: Whether each model name met so far is counted with a stand-in tokenizer (see ``learns``).
+_STAND_IN: dict[str, bool] = {}
+_STAND_IN_KEPT = 1024
+
 
 class CalibrationLearner:
     """The given calibration, and what billed responses teach on top of it (thread-safe)."""
@@ -40,11 +44,21 @@ class CalibrationLearner:
 
     @staticmethod
     def learns(body: Mapping[str, Any]) -> bool:
-        """Whether a request's bill would teach something (its model is counted with a stand-in)."""
-        from ..tokens import encoding_name_for_model
+        """Whether a request's bill would teach something (its model is counted with a stand-in).
 
+        Asked of every settled answer: known per model name once (the tokenizer a name maps to does
+        not change while the process runs)."""
         model = body.get("model")
-        return isinstance(model, str) and bool(model) and encoding_name_for_model(model)[1]
+        if not isinstance(model, str) or not model:
+            return False
+        known = _STAND_IN.get(model)
+        if known is None:
+            from ..tokens import encoding_name_for_model
+
+            if len(_STAND_IN) >= _STAND_IN_KEPT:  # names from user input: keep the memo bounded
+                _STAND_IN.clear()
+            known = _STAND_IN[model] = encoding_name_for_model(model)[1]
+        return known
 
     def count(self, body: Mapping[str, Any], name: str, endpoint: str) -> tuple[TokenCount, StandIn | None]:
         """The prompt's count of a request to ``endpoint`` for the model whose table name is ``name``

@@ -19,6 +19,7 @@ from typing import Any
 from .._exceptions import HolyClientError
 
 _DATE_SUFFIX = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
+_RESOLVED_KEPT = 1024
 
 
 class UnknownModelError(HolyClientError, LookupError):
@@ -88,6 +89,9 @@ class PriceTable:
 
     models: dict[str, ModelInfo] = field(default_factory=dict)
     _index: dict[str, str] = field(default_factory=dict, init=False, repr=False)  # built by merge()
+    #: What :meth:`_resolve` found for a name (the entry's name, or None): every settled answer looks
+    #: its model up, and resolving a dated or prefixed name runs a regular expression.
+    _resolved: dict[str, str | None] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def builtin(cls) -> PriceTable:
@@ -145,12 +149,22 @@ class PriceTable:
             self._add(info)
 
     def _add(self, info: ModelInfo) -> None:
+        self._resolved.clear()
         self.models[info.name] = info
         self._index[info.name.lower()] = info.name
         for other in (*info.aliases, *info.snapshots):
             self._index[other.lower()] = info.name
 
     def _resolve(self, model: str) -> ModelInfo | None:
+        try:
+            name = self._resolved[model]
+        except KeyError:
+            if len(self._resolved) >= _RESOLVED_KEPT:  # names from user input: keep the memo bounded
+                self._resolved.clear()
+            name = self._resolved[model] = self._resolve_name(model)
+        return None if name is None else self.models[name]
+
+    def _resolve_name(self, model: str) -> str | None:
         key = model.strip().lower()
         candidates = [key]
         if key.startswith("ft:"):  # ft:gpt-4o-mini-2024-07-18:org::id -> base model price
@@ -164,7 +178,7 @@ class PriceTable:
         for candidate in candidates:
             name = self._index.get(candidate)
             if name is not None:
-                return self.models[name]
+                return name
         return None
 
     def lookup(self, model: str) -> ModelInfo:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import BudgetExceededError
-from ._billed import billed_tokens
+from ._billed import billed_figures, figures_usd
 from ._charging import CHAT, Charging
-from ._cost import PriceTable, UnknownModelError, billed_cost, default_table, estimate_cost
+from ._cost import PriceTable, default_table, estimate_cost
 from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, output_hold
 from ._learning import CalibrationLearner, StandIn
 from ._snapshot import ModelUsage, Totals, UsageSnapshot
@@ -314,25 +314,26 @@ class UsageTracker:
         return totals
 
     def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> float | None:
-        """Add ``usage`` to the model's totals; its cost (None: the model has no price)."""
-        billed = billed_tokens(usage)
+        """Add ``usage`` to the model's totals; its cost (None: the model has no price): what
+        :func:`~._cost.cost_from_usage` computes, without its estimate (every answer, under the lock)."""
+        prompt, cached, _, completion, _, _ = figures = billed_figures(usage)
         totals = self._model_totals(model)
         totals.requests += 1
-        totals.prompt += billed.prompt
-        totals.cached += billed.cached
-        totals.completion += billed.completion
+        totals.prompt += prompt
+        totals.cached += cached
+        totals.completion += completion
         if approximate:
             totals.approximate += 1
-        try:
-            estimate = billed_cost(model, billed, table=self.prices)
-        except UnknownModelError:
+        info = self.prices.get(model)
+        if info is None:
             totals.priced = False
             return None
-        if not approximate and billed.completion:
-            self._outputs.observe(estimate.model, billed.completion)
-        totals.cost += estimate.cost_usd
-        self._spent += estimate.cost_usd
-        return estimate.cost_usd
+        cost = sum(figures_usd(info.price_for(prompt), figures))
+        if not approximate and completion:
+            self._outputs.observe(info.name, completion)
+        totals.cost += cost
+        self._spent += cost
+        return cost
 
     @property
     def total_cost_usd(self) -> float:

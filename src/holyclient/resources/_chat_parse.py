@@ -13,24 +13,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
 from .._core import NOT_GIVEN, RequestOptions, given_args
 from .._exceptions import APIStatusError
-from .._parsing import (
-    ParsedChatCompletion,
-    StructuredChat,
-    is_rich_response_format,
-    learn,
-    methods_for,
-    parse_chat_completion,
-    response_format_param,
-    validate_input_tools,
-)
 from .._send import ResponseModes
 from ._chat_operations import CREATE
-from ._portable_streams import PortableChatState, async_open_with_fallback, open_with_fallback
 
+# The helpers' modules (structured outputs, the stream helper, the portable fallbacks and the Responses
+# models they read) load on the first parse()/stream() call, as in ``_responses_parse``: a client that
+# only calls create() does not pay their import time and memory (``benchmarks/bench_client.py``).
 if TYPE_CHECKING:
+    from .._chat_stream import AsyncChatCompletionStreamManager, ChatCompletionStreamManager
+    from .._parsing import ParsedChatCompletion, StructuredChat
     from .._send import AsyncCallSite, AsyncStream, Stream, SyncCallSite
     from ..types._chat import ChatCompletionChunk, ChatCompletionMessageParam
 
@@ -51,6 +44,8 @@ def _parse_arguments(
     arguments: Mapping[str, Any],
 ) -> tuple[dict[str, Any], Any, list[Mapping[str, Any]] | None]:
     """A ``parse()`` call's arguments without ``response_format``, the format and the checked tools."""
+    from .._parsing import validate_input_tools
+
     args = given_args(arguments)  # openai's sentinels count as not given
     args.pop("self", None)
     _check_params("parse", args.get("params") or {})
@@ -63,6 +58,8 @@ def _parse_arguments(
 
 def _options(args: Mapping[str, Any], response_format: Any = NOT_GIVEN) -> RequestOptions:
     """The request of one ``parse()`` attempt; as openai's, the body says ``"stream": false`` explicitly."""
+    from .._parsing import response_format_param
+
     sent = dict(args)
     if response_format is not NOT_GIVEN:
         sent["response_format"] = response_format_param(response_format)
@@ -76,6 +73,8 @@ def _structured(client: object, args: Mapping[str, Any], response_format: Any) -
     Which ways to try depends on the model and on what this endpoint has refused before (see
     :mod:`holyclient._parsing._capabilities`); a model known to take a JSON schema gets openai's request.
     """
+    from .._parsing import StructuredChat, is_rich_response_format, learn, methods_for
+
     if response_format is NOT_GIVEN or not is_rich_response_format(response_format):
         return None
     endpoint, model = str(getattr(client, "base_url", "")), str(args.get("model"))
@@ -101,6 +100,8 @@ def _create_kwargs(args: Mapping[str, Any], response_format: Any = NOT_GIVEN) ->
     """Keyword arguments for ``create(stream=True)``: only the call options given, so ``create``'s own
     defaults apply, and ``params`` spread. (The client asks for the usage chunk and hides it, as for any
     stream: a fallback stream's attempts read their cost from it without the caller seeing it.)"""
+    from .._parsing import response_format_param
+
     kwargs = dict(args)
     params = kwargs.pop("params", None) or {}
     if response_format is not NOT_GIVEN:
@@ -117,6 +118,8 @@ def _finish(
     completion: ParsedChatCompletion[Any], response_format: Any, tools: list[Mapping[str, Any]] | None
 ) -> ParsedChatCompletion[Any]:
     """Decode the completion in place; under ``with_raw_response`` the one the raw response wraps."""
+    from .._parsing import parse_chat_completion
+
     parsed = ResponseModes._unwrap(completion)
     parse_chat_completion(parsed, None if response_format is NOT_GIVEN else response_format, tools)
     return completion
@@ -160,7 +163,9 @@ class ParseMethods:
             pydantic.ValidationError: an answer that does not fit ``response_format``.
             APIStatusError, APIConnectionError, BudgetExceededError: as ``create``.
         """
-        args, fmt, checked_tools = _parse_arguments(locals())
+        args, fmt, checked_tools = _parse_arguments(locals())  # first: the name imported below is a local too
+        from .._parsing import ParsedChatCompletion
+
         plan = _structured(self._client, args, fmt)
         if plan is None:
             return _finish(
@@ -202,7 +207,10 @@ class ParseMethods:
         ``stream.get_final_completion()`` returns the completion decoded as ``parse()`` would.
         Leaving the block closes the response.
         """
-        args, fmt, input_tools = _stream_arguments(locals())
+        args, fmt, input_tools = _stream_arguments(locals())  # first: the names imported below are locals too
+        from .._chat_stream import ChatCompletionStreamManager
+        from ._portable_streams import PortableChatState, open_with_fallback
+
         create: Callable[..., Stream[ChatCompletionChunk]] = self.create  # type: ignore[attr-defined]
         plan = _structured(self._client, args, fmt)
         if plan is None:
@@ -239,7 +247,9 @@ class AsyncParseMethods:
         **params: Any,
     ) -> ParsedChatCompletion[ResponseFormatT]:
         """Async twin of :meth:`ParseMethods.parse`."""
-        args, fmt, checked_tools = _parse_arguments(locals())
+        args, fmt, checked_tools = _parse_arguments(locals())  # first: the name imported below is a local too
+        from .._parsing import ParsedChatCompletion
+
         plan = _structured(self._client, args, fmt)
         if plan is None:
             return _finish(
@@ -274,7 +284,10 @@ class AsyncParseMethods:
         **params: Any,
     ) -> AsyncChatCompletionStreamManager[ResponseFormatT]:
         """Async twin of :meth:`ParseMethods.stream` (``async with``); not a coroutine, as in openai."""
-        args, fmt, input_tools = _stream_arguments(locals())
+        args, fmt, input_tools = _stream_arguments(locals())  # first: the names imported below are locals too
+        from .._chat_stream import AsyncChatCompletionStreamManager
+        from ._portable_streams import PortableChatState, async_open_with_fallback
+
         create: Callable[..., Awaitable[AsyncStream[ChatCompletionChunk]]] = self.create  # type: ignore[attr-defined]
         plan = _structured(self._client, args, fmt)
         if plan is None:

@@ -29,7 +29,6 @@ ItemT = TypeVar("ItemT")
 
 #: Keyword arguments every method takes that shape the call rather than the body.
 CALL_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout", "max_retries")
-_CALL_DEFAULTS: dict[str, Any] = {"timeout": NOT_GIVEN}  # ``timeout=None`` means "no timeout"
 
 
 def _path_fields(path: str) -> tuple[str, ...]:
@@ -82,32 +81,40 @@ class Operation(Generic[ResponseT]):
 
     def build(self, arguments: Mapping[str, Any]) -> RequestOptions:
         args = given_args(arguments)  # openai's sentinels count as not given
-        args.pop("self", None)
-        args.pop("__class__", None)
-        params = args.pop("params", None) or {}
+        pop = args.pop
+        pop("self", None)
+        pop("__class__", None)
+        params = pop("params", None) or {}
         if params and self.accepted is not None and not params.keys() <= self.accepted:
             raise TypeError(self._unexpected(params.keys() - self.accepted))
-        call = {name: args.pop(name, _CALL_DEFAULTS.get(name)) for name in CALL_OPTIONS}
-        for name, value in call.items():
-            if value is NOT_GIVEN:  # ``extra_headers=openai.NOT_GIVEN`` and the like: the default
-                call[name] = _CALL_DEFAULTS.get(name)
-        path = self.path.format(**{name: _path_value(name, args.pop(name)) for name in self.path_fields})
-        stream = args.pop("stream", NOT_GIVEN)
+        # the call options (CALL_OPTIONS): a "not given" one is its default (``timeout=None`` is no timeout)
+        extra_headers, extra_query, extra_body = (
+            pop("extra_headers", None),
+            pop("extra_query", None),
+            pop("extra_body", None),
+        )
+        timeout, max_retries = pop("timeout", NOT_GIVEN), pop("max_retries", None)
+        extra_headers = None if extra_headers is NOT_GIVEN else extra_headers
+        extra_query = None if extra_query is NOT_GIVEN else extra_query
+        extra_body = None if extra_body is NOT_GIVEN else extra_body
+        max_retries = None if max_retries is NOT_GIVEN else max_retries
+        path = self.path
+        if self.path_fields:
+            path = path.format(**{name: _path_value(name, pop(name)) for name in self.path_fields})
+        stream = pop("stream", NOT_GIVEN)
         has_body = self.method not in ("GET", "DELETE")
-        fields = build_body({**args, **params}, call["extra_body"] if has_body else None)
+        fields = build_body({**args, **params} if params else args, extra_body if has_body else None)
         if stream is not NOT_GIVEN:  # an explicit ``stream=False`` is sent, as openai does
             fields["stream"] = stream
-        query = (
-            dict(call["extra_query"] or {}) if has_body else {**_flat(fields), **(call["extra_query"] or {})}
-        )
+        query = dict(extra_query or {}) if has_body else {**_flat(fields), **(extra_query or {})}
         return RequestOptions(
             self.method,
             path,
             body=fields if has_body else None,
             query=query or None,
-            extra_headers=call["extra_headers"],
-            timeout=call["timeout"],
-            max_retries=call["max_retries"],
+            extra_headers=extra_headers,
+            timeout=timeout,
+            max_retries=max_retries,
             stream=bool(stream),
         )
 

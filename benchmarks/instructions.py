@@ -1,0 +1,225 @@
+"""Instructions per request, holyclient against the raw clients: the CPU figures a loaded machine cannot move.
+
+``valgrind --tool=callgrind`` counts the instructions a process executes, whatever else the machine runs.
+Each workload runs twice in a fresh interpreter under it, with N and 2N units (requests, stream chunks,
+batch requests) after the same warm-up; the difference over N is what one more unit costs, start-up and
+warm-up cancelled. holyclient and the raw floor run the same workload against the same
+``holyclient serve --no-log`` process (which valgrind does not watch), so their ratio compares the clients
+alone. (Instructions are not time: cache misses and allocation differ. ``bench_client.py`` and
+``bench_batch.py`` measure time; this is the figure that does not depend on the machine's load.)
+
+    sync     one chat completion, ``Client`` against httpx2 posting JSON and ``json.loads``-ing the answer
+    stream   one chunk of a streamed completion, against httpx2 iterating lines and ``json.loads``-ing each
+    async    one chat completion awaited at a time, ``AsyncClient`` against httpx2's and aiohttp's own
+    batch    one request of ``holyclient batch`` (process, validation, output file and all) against
+             ``raw_aiohttp_floor.py``, 20,000 embedding requests at concurrency 256, as ``bench_batch.py
+             fast``: the fixed cost (start-up) counts, weighted at 20,000 requests
+
+    python benchmarks/instructions.py                  # every workload (~15 min on 2 cores)
+    python benchmarks/instructions.py sync stream      # some of them
+    python benchmarks/instructions.py --json out.json  # also write every figure
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+KEY = "sk-bench-instructions-0123456789"
+MODEL = "gpt-4o-mini"
+MESSAGES = [{"role": "user", "content": "Benchmark the client, please: one short answer."}]
+WARMUP = 30
+UNITS = {"sync": (20, 120), "stream": (200, 1200), "async": (20, 120), "batch": (10, 2000)}
+KINDS = {
+    "sync": ("holyclient", "raw-httpx2"),
+    "stream": ("holyclient", "raw-httpx2"),
+    "async": ("holyclient", "raw-httpx2", "raw-aiohttp"),
+    "batch": ("holyclient", "raw-aiohttp"),
+}
+BATCH_AT = 20_000  # bench_batch.py fast's size: the fixed cost is spread over this many requests
+
+
+# --- the workloads, run by a child under valgrind ---------------------------------------------------
+
+
+def _worker(workload: str, kind: str, units: int, url: str) -> None:
+    sys.path.insert(0, str(HERE))
+    import bench_client
+
+    if workload == "sync":
+        request, _, closer = bench_client._sync_calls(kind, url)
+        for _ in range(WARMUP + units):
+            request()
+        closer.close()
+    elif workload == "stream":
+        _, stream, closer = bench_client._sync_calls(kind, url)
+        stream(bench_client._stream_messages(50))
+        stream(bench_client._stream_messages(units))
+        closer.close()
+    else:
+        import asyncio
+
+        asyncio.run(_async_worker(kind, units, url))
+
+
+async def _async_worker(kind: str, units: int, url: str) -> None:
+    headers = {"Authorization": f"Bearer {KEY}", "Accept": "application/json"}
+    body = {"model": MODEL, "messages": MESSAGES}
+    if kind == "raw-aiohttp":
+        import aiohttp
+
+        session = aiohttp.ClientSession()
+
+        async def call() -> Any:
+            async with session.post(url + "/chat/completions", json=body, headers=headers) as response:
+                return json.loads(await response.read())
+
+        close = session.close
+    elif kind == "raw-httpx2":
+        import httpx2
+
+        http = httpx2.AsyncClient(timeout=60)
+
+        async def call() -> Any:
+            return json.loads(
+                (await http.post(url + "/chat/completions", json=body, headers=headers)).content
+            )
+
+        close = http.aclose
+    else:
+        import holyclient
+
+        client = holyclient.AsyncClient(api_key=KEY, base_url=url)
+
+        async def call() -> Any:
+            return await client.chat.completions.create(model=MODEL, messages=MESSAGES)
+
+        close = client.close
+    for _ in range(WARMUP + units):
+        await call()
+    await close()
+
+
+# --- counting -----------------------------------------------------------------------------------
+
+
+def instructions(command: list[str], env: dict[str, str] | None = None) -> int:
+    """The instructions ``command`` executed, as callgrind counts them."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        capture_output=True,
+        text=True,
+        env={**(env or os.environ), "PYTHONHASHSEED": "0"},
+        check=False,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{' '.join(command)} failed under valgrind:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def _client_figure(workload: str, kind: str, url: str) -> dict[str, float]:
+    small, large = UNITS[workload]
+    command = [sys.executable, str(Path(__file__).resolve()), "--worker", workload, kind, url]
+    a, b = instructions([*command, str(small)]), instructions([*command, str(large)])
+    return {"per_unit": (b - a) / (large - small), "fixed": a}
+
+
+def _batch_figure(kind: str, url: str, inputs: dict[int, Path], out: Path) -> dict[str, float]:
+    small, large = UNITS["batch"]
+
+    def run(n: int) -> int:
+        if kind == "raw-aiohttp":
+            return instructions(
+                [sys.executable, str(HERE / "raw_aiohttp_floor.py"), str(inputs[n]), url, "256"]
+            )
+        out.unlink(missing_ok=True)  # a fresh run, not a resume
+        command = [sys.executable, "-m", "holyclient", "batch", str(inputs[n]), "-o", str(out)]
+        command += ["--base-url", url, "--concurrency", "256"]
+        return instructions(command, {**os.environ, "HOLYSHEEP_API_KEY": KEY})
+
+    a, b = run(small), run(large)
+    per_unit = (b - a) / (large - small)
+    return {"per_unit": per_unit, "fixed": a, "at_batch_size": (a + per_unit * (BATCH_AT - small)) / BATCH_AT}
+
+
+def measure(workloads: list[str], url: str) -> dict[str, dict[str, dict[str, float]]]:
+    figures: dict[str, dict[str, dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs: dict[int, Path] = {}
+        if "batch" in workloads:
+            sys.path.insert(0, str(HERE))
+            from bench_batch import write_embeddings_input
+
+            for n in UNITS["batch"]:
+                inputs[n] = Path(tmp) / f"in{n}.jsonl"
+                write_embeddings_input(inputs[n], n, 16)
+        for workload in workloads:
+            print(f"{workload} ...", file=sys.stderr, flush=True)
+            figures[workload] = {
+                kind: _batch_figure(kind, url, inputs, Path(tmp) / "out.jsonl")
+                if workload == "batch"
+                else _client_figure(workload, kind, url)
+                for kind in KINDS[workload]
+            }
+    return figures
+
+
+def report(figures: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    lines = [f"{'instructions per':<18}{'holyclient':>14}{'floor':>14}  {'(which)':<13}{'ratio':>8}"]
+    for workload, kinds in figures.items():
+        key = "at_batch_size" if workload == "batch" else "per_unit"
+        ours = kinds["holyclient"][key]
+        for kind, figure in kinds.items():
+            if kind != "holyclient":
+                lines.append(
+                    f"{workload:<18}{ours:>14,.0f}{figure[key]:>14,.0f}  {kind:<13}{ours / figure[key]:>7.3f}x"
+                )
+    lines.append(
+        f"per unit: (N={UNITS['sync'][1]} less N={UNITS['sync'][0]}) / difference, after {WARMUP} warm-up "
+        f"requests; batch: {BATCH_AT:,} requests (fixed cost included), from runs of {UNITS['batch']}"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        _worker(sys.argv[2], sys.argv[3], int(sys.argv[5]), sys.argv[4])
+        return 0
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("workloads", nargs="*", metavar="WORKLOAD", help=f"{', '.join(UNITS)} (default: all)")
+    parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.workloads if name not in UNITS]
+    if unknown:
+        parser.error(f"unknown workload {unknown[0]!r} (choose from {', '.join(UNITS)})")
+    if shutil.which("valgrind") is None:
+        print("instructions.py needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    sys.path.insert(0, str(HERE))
+    from bench_client import Server
+
+    server = Server()
+    try:
+        figures = measure(args.workloads or list(UNITS), server.url)
+    finally:
+        server.close()
+    print("\n".join(report(figures)))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

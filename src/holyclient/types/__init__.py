@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from .moderations import Moderation, ModerationCreateResponse
 
 #: The hand-written models and request shapes, by module: loaded on first use, so that a chat call
-#: builds the chat models only (each pydantic model class costs memory: issue 33).
+#: builds the chat models only (each pydantic model class built costs memory).
 _HANDWRITTEN: dict[str, str] = {
     "BaseModel": "._model",
     "Batch": ".batches",

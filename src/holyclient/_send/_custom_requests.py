@@ -57,8 +57,8 @@ def custom_options(
     if content is not None and (body is not None or files):
         raise TypeError("Passing `content` together with `body` or `files` is not supported")
     headers = dict(opts.get("headers") or {})
-    if opts.get("idempotency_key"):
-        headers["Idempotency-Key"] = str(opts["idempotency_key"])
+    if opts.get("idempotency_key") and not any(name.lower() == "idempotency-key" for name in headers):
+        headers["Idempotency-Key"] = str(opts["idempotency_key"])  # as openai: a header given wins
     if opts.get("extra_json"):
         body = {**(body or {}), **opts["extra_json"]}
     if files:

@@ -15,7 +15,10 @@ from holyclient.types.models import Model
 from support import KEY
 
 BASE = "http://127.0.0.1:9/v1"
-MODELS: dict[str, Any] = {"object": "list", "data": [{"id": "m1", "object": "model", "created": 1, "owned_by": "o"}]}
+MODELS: dict[str, Any] = {
+    "object": "list",
+    "data": [{"id": "m1", "object": "model", "created": 1, "owned_by": "o"}],
+}
 NO_NEXT = "^No next page; check has_next_page\\(\\) first\\.$"
 LIST = RequestOptions(method="GET", path="/files")
 

@@ -28,9 +28,7 @@ COMPLETION = {
     "object": "chat.completion",
     "created": 1,
     "model": "gpt-4o-mini",
-    "choices": [
-        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hi"}}
-    ],
+    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hi"}}],
 }
 
 
@@ -60,7 +58,9 @@ def _sse(body: Body) -> Any:
 
 
 def _sync(handler: Any) -> Client:
-    return Client(api_key=KEY, base_url=BASE, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    return Client(
+        api_key=KEY, base_url=BASE, http_client=httpx2.Client(transport=httpx2.MockTransport(handler))
+    )
 
 
 def _async(handler: Any) -> AsyncClient:

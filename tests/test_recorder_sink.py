@@ -83,7 +83,9 @@ def test_custom_ids_are_a_per_recorder_prefix_and_a_count_from_one(tmp_path: Pat
     assert ids == [f"{prefix.group(1)}{n}" for n in (1, 2, 3)]
 
 
-def test_a_line_is_compact_json_keeping_utf8_text_and_writing_unknown_values_as_strings(tmp_path: Path) -> None:
+def test_a_line_is_compact_json_keeping_utf8_text_and_writing_unknown_values_as_strings(
+    tmp_path: Path,
+) -> None:
     sink = JsonlSink(tmp_path / "s.jsonl", 5)
     when = datetime.date(2026, 1, 2)
     assert sink.write({"a": [1, 2], "b": "café", "c": when}) is True

@@ -120,6 +120,18 @@ def test_streamed_json_of_a_plain_call_and_the_raw_response_json_and_repr() -> N
     assert repr(raw) == "<RawResponse [200] type=ChatCompletion>"
 
 
+def test_a_call_with_and_without_raw_response_is_charged_for_the_usage_it_reports() -> None:
+    answer = {**COMPLETION, "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+    handler = lambda _: httpx2.Response(200, json=answer)  # noqa: E731
+    with _sync(handler) as client:
+        raw = client.with_raw_response.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        assert raw.parse().usage.total_tokens == 10
+        client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        models = client.usage.snapshot().models
+    assert models["gpt-4o-mini"].requests == 2
+    assert models["gpt-4o-mini"].prompt_tokens == 14
+
+
 # --- async: AsyncStreamedResponse, through the async with_streaming_response view --------------------
 
 

@@ -15,6 +15,7 @@ the result with the HTTP exchange it came from instead of returning the parsed o
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
@@ -23,6 +24,11 @@ from typing import Any, Generic, Self, TypeVar, cast
 from ._streaming import AsyncStream, Stream
 
 R = TypeVar("R")
+
+
+def _utf8_decoder() -> codecs.IncrementalDecoder:
+    """A UTF-8 decoder that keeps a partial character for the next chunk and replaces invalid bytes."""
+    return codecs.getincrementaldecoder("utf-8")("replace")
 
 
 class RawResponse(Generic[R]):
@@ -98,8 +104,14 @@ class StreamedResponse(RawResponse[R]):
             yield self.content
 
     def iter_text(self) -> Iterator[str]:
+        """The body as text, decoded incrementally: a character split between two chunks comes out whole
+        (as openai's, which reads through httpx's incremental decoder)."""
+        decoder = _utf8_decoder()
         for chunk in self.iter_bytes():
-            yield chunk.decode("utf-8", "replace")
+            if text := decoder.decode(chunk):
+                yield text
+        if tail := decoder.decode(b"", True):
+            yield tail
 
     def iter_lines(self) -> Iterator[str]:
         buffer = ""
@@ -150,8 +162,12 @@ class AsyncStreamedResponse(RawResponse[R]):
             yield self.content
 
     async def iter_text(self) -> AsyncIterator[str]:
+        decoder = _utf8_decoder()  # as StreamedResponse.iter_text
         async for chunk in self.iter_bytes():
-            yield chunk.decode("utf-8", "replace")
+            if text := decoder.decode(chunk):
+                yield text
+        if tail := decoder.decode(b"", True):
+            yield tail
 
     async def iter_lines(self) -> AsyncIterator[str]:
         buffer = ""

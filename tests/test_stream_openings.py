@@ -146,3 +146,36 @@ def test_a_byte_stream_stops_counting_at_an_error_event(make_client: Any) -> Non
     assert ERROR["error"]["message"].encode() in body  # the caller sees the error in the bytes
     model = client.usage.snapshot().models["gpt-4.1"]
     assert model.approximate_requests == 1  # counted locally: the usage after the error is not taken
+
+
+# --- an async stream's chunks as the caller sees them ---------------------------------------------
+
+
+async def test_an_async_stream_shows_the_chunks_of_every_read(make_async_client: Any) -> None:
+    client = make_async_client(lambda _: _answer(_apieces(chunk("Hi"), chunk(" there"), "[DONE]")))
+    stream = await client.chat.completions.create(**CHAT, stream=True)
+    assert [c.choices[0].delta.content async for c in stream] == ["Hi", " there"]
+
+
+async def test_an_async_stream_hides_a_last_usage_chunk_sent_without_its_blank_line(
+    make_async_client: Any,
+) -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield sse(chunk("Hi"))
+        yield sse(_usage_chunk()).rstrip(b"\n")  # the body ends inside the last event
+
+    client = make_async_client(lambda _: _answer(body()))
+    stream = await client.chat.completions.create(**CHAT, stream=True)
+    assert [c.choices[0].delta.content async for c in stream] == ["Hi"]
+    usage = reported_usage(stream)
+    assert usage is not None and usage.total_tokens == 10
+
+
+async def test_an_async_stream_hides_the_usage_chunk_it_asked_for_and_still_reports_it(
+    make_async_client: Any,
+) -> None:
+    client = make_async_client(lambda _: _answer(_apieces(chunk("Hi"), _usage_chunk(), "[DONE]")))
+    stream = await client.chat.completions.create(**CHAT, stream=True)
+    assert [c.choices[0].delta.content async for c in stream] == ["Hi"]
+    usage = reported_usage(stream)
+    assert usage is not None and usage.total_tokens == 10

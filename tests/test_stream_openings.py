@@ -12,7 +12,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import httpx2
+import pytest
 
+from holyclient import APIConnectionError
 from holyclient._send import opening_error, reported_usage
 from support import BASE, chunk, sse
 
@@ -179,3 +181,32 @@ async def test_an_async_stream_hides_the_usage_chunk_it_asked_for_and_still_repo
     assert [c.choices[0].delta.content async for c in stream] == ["Hi"]
     usage = reported_usage(stream)
     assert usage is not None and usage.total_tokens == 10
+
+
+def test_an_object_with_a_first_read_but_no_error_in_it_has_no_opening_error() -> None:
+    assert opening_error(SimpleNamespace(_first=sse(chunk("Hi")))) is None
+
+
+async def test_an_async_streams_first_event_split_across_reads_is_read_whole(make_async_client: Any) -> None:
+    async def body() -> AsyncIterator[bytes]:
+        first = sse(chunk("Hi"))
+        yield b": PROCESSING\n\n"
+        yield first[:20]
+        yield first[20:]
+        yield sse("[DONE]")
+
+    client = make_async_client(lambda _: _answer(body()))
+    stream = await client.chat.completions.create(**CHAT, stream=True)
+    assert [c.choices[0].delta.content async for c in stream] == ["Hi"]
+
+
+def test_a_stream_cut_after_its_first_chunk_says_which_request_failed(make_client: Any) -> None:
+    def cut() -> Iterator[bytes]:
+        yield sse(chunk("Hi"))
+        raise httpx2.ReadError("reset")
+
+    client = make_client(lambda _: _answer(cut()), max_retries=0)
+    stream = client.chat.completions.create(**CHAT, stream=True)
+    with pytest.raises(APIConnectionError) as failed:
+        list(stream)
+    assert failed.value.request is not None and str(failed.value.request.url) == f"{BASE}/chat/completions"

@@ -14,8 +14,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from holyclient import APIConnectionError
+from holyclient import APIConnectionError, AsyncClient
 from holyclient._send import opening_error, reported_usage
+from holyclient.testing import LocalServer
 from support import BASE, chunk, sse
 
 MESSAGES = [{"role": "user", "content": "hi"}]
@@ -210,3 +211,17 @@ def test_a_stream_cut_after_its_first_chunk_says_which_request_failed(make_clien
     with pytest.raises(APIConnectionError) as failed:
         list(stream)
     assert failed.value.request is not None and str(failed.value.request.url) == f"{BASE}/chat/completions"
+
+
+# --- a stream with no meter (a replayed response: its endpoint does not charge it again) ----------
+
+
+async def test_an_async_replayed_response_stream_is_read_without_a_meter(local_server: LocalServer) -> None:
+    async with AsyncClient(api_key="sk-t", base_url=local_server.base_url) as client:
+        async with client.responses.stream(model="gpt-4.1", input="charge me once") as stream:
+            response_id = (await stream.get_final_response()).id
+        async with client.responses.stream(response_id=response_id, starting_after=2) as stream:
+            replayed = await stream.get_final_response()
+        snapshot = client.usage.snapshot()
+    assert replayed.id == response_id
+    assert snapshot.models["gpt-4.1"].requests == 1

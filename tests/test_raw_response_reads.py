@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
+import pytest
 
 from holyclient import AsyncClient, Client
 from holyclient._send._response import AsyncStreamedResponse
@@ -97,10 +98,32 @@ def test_streamed_iter_lines_joins_lines_split_between_chunks_and_drops_the_carr
     assert lines[-1] == ": tail\ufffd"
 
 
-def test_streamed_iter_lines_keeps_a_carriage_return_that_starts_a_line() -> None:
-    chunks = [FIRST, b"\rdata: x\n"]
+#: Bodies whose lines end in every way httpx (so openai's ``iter_lines()``) splits at: a lone ``\r`` in a
+#: chunk, ending a chunk, ending the body; ``\r\n`` split or not; the other ``str.splitlines`` breaks.
+LINE_BREAK_BODIES = [
+    [FIRST, b"\rdata: x\n"],
+    [FIRST, b"data: a\rdata: b\r", b"\ndata: c\r", b"data: d"],
+    [FIRST, b"data: a\r", b"\r", b"\n", b"data: b\r"],
+    [FIRST, b"data: \xe2\x80\xa8x\x0cy\x1ez\xc2\x85w\n\n", b"data: end"],
+    [FIRST, b"data: a\n", b"\n\n"],
+    CHUNKS,
+]
+
+
+def _httpx_lines(chunks: list[bytes]) -> list[str]:
+    """The lines openai's streamed response yields for this body: httpx2's own ``iter_lines()``."""
+    return list(httpx2.Response(200, stream=Body(chunks)).iter_lines())
+
+
+@pytest.mark.parametrize("chunks", LINE_BREAK_BODIES)
+def test_streamed_iter_lines_splits_lines_as_httpx_does_for_openai(chunks: list[bytes]) -> None:
     with _sync(_sse(Body(chunks))) as client, _stream_call(client) as response:
-        assert list(response.iter_lines())[-1] == "\rdata: x"
+        assert list(response.iter_lines()) == _httpx_lines(chunks)
+
+
+def test_streamed_iter_lines_breaks_a_line_at_a_lone_carriage_return() -> None:
+    with _sync(_sse(Body([FIRST, b"data: a\rdata: b\r"]))) as client, _stream_call(client) as response:
+        assert list(response.iter_lines())[-3:] == ["", "data: a", "data: b"]
 
 
 def test_streamed_text_is_the_whole_body_with_invalid_bytes_replaced() -> None:
@@ -149,9 +172,10 @@ async def test_async_streamed_read_text_lines_give_the_body_as_sent_and_decoded(
     assert lines[2:5] == ["data: café", "", "data: \ufffd [DONE]"]
 
 
-async def test_async_streamed_iter_lines_keeps_a_carriage_return_that_starts_a_line() -> None:
-    async with _async(_sse(Body([FIRST, b"\rdata: x\n"]))) as client, _stream_call(client) as response:
-        assert [line async for line in response.iter_lines()][-1] == "\rdata: x"
+@pytest.mark.parametrize("chunks", LINE_BREAK_BODIES)
+async def test_async_streamed_iter_lines_splits_lines_as_httpx_does_for_openai(chunks: list[bytes]) -> None:
+    async with _async(_sse(Body(chunks))) as client, _stream_call(client) as response:
+        assert [line async for line in response.iter_lines()] == _httpx_lines(chunks)
 
 
 async def test_async_streamed_json_of_a_plain_call() -> None:

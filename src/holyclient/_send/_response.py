@@ -31,6 +31,40 @@ def _utf8_decoder() -> codecs.IncrementalDecoder:
     return codecs.getincrementaldecoder("utf-8")("replace")
 
 
+#: What ``str.splitlines`` breaks a line at: httpx (and so openai's ``iter_lines()``) splits on each of them.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+class _Lines:
+    """Text chunks as lines, split as ``str.splitlines`` splits the whole text (a lone ``\r`` included),
+    whatever the chunk boundaries: a ``\r`` that ends a chunk waits in case a ``\n`` follows. One
+    implementation for the sync and async ``iter_lines()``, with openai's (httpx's) line rules."""
+
+    __slots__ = ("_cr", "_partial")
+
+    def __init__(self) -> None:
+        self._partial = ""
+        self._cr = False
+
+    def feed(self, text: str) -> list[str]:
+        if self._cr:
+            text, self._cr = "\r" + text, False
+        if text.endswith("\r"):
+            text, self._cr = text[:-1], True
+        if not text:
+            return []
+        lines = (self._partial + text).splitlines()
+        self._partial = "" if text[-1] in _LINE_BREAKS else lines.pop()
+        return lines
+
+    def end(self) -> list[str]:
+        """The last line: the text after the last break, or an empty line for a final lone ``\r``."""
+        if not self._partial and not self._cr:
+            return []
+        last, self._partial, self._cr = self._partial, "", False
+        return [last]
+
+
 class RawResponse(Generic[R]):
     """The HTTP response of a call and, through :meth:`parse`, the object the call returns."""
 
@@ -114,14 +148,10 @@ class StreamedResponse(RawResponse[R]):
             yield tail
 
     def iter_lines(self) -> Iterator[str]:
-        buffer = ""
+        lines = _Lines()
         for text in self.iter_text():
-            buffer += text
-            *lines, buffer = buffer.split("\n")
-            for line in lines:
-                yield line.removesuffix("\r")
-        if buffer:
-            yield buffer
+            yield from lines.feed(text)
+        yield from lines.end()
 
     def read(self) -> bytes:
         return b"".join(self.iter_bytes())
@@ -170,14 +200,12 @@ class AsyncStreamedResponse(RawResponse[R]):
             yield tail
 
     async def iter_lines(self) -> AsyncIterator[str]:
-        buffer = ""
+        lines = _Lines()
         async for text in self.iter_text():
-            buffer += text
-            *lines, buffer = buffer.split("\n")
-            for line in lines:
-                yield line.removesuffix("\r")
-        if buffer:
-            yield buffer
+            for line in lines.feed(text):
+                yield line
+        for line in lines.end():
+            yield line
 
     async def read(self) -> bytes:
         return b"".join([chunk async for chunk in self.iter_bytes()])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx2
@@ -76,3 +76,25 @@ class Canned:
             content = sse(*self.body, "[DONE]")
             return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
         return httpx2.Response(200, json=self.body)
+
+
+class Body(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A streamed response body sent in the chunks given (sync or async), recording whether it was closed:
+    for tests of what a reader yields across chunk boundaries and whether it closes what it leaves."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+        self.closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+
+    def close(self) -> None:
+        self.closed = True
+
+    async def aclose(self) -> None:
+        self.closed = True

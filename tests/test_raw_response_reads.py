@@ -5,7 +5,6 @@ lines, JSON, and the connection closed when the ``with`` block ends."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
@@ -13,7 +12,7 @@ import pytest
 
 from holyclient import AsyncClient, Client
 from holyclient._send._response import AsyncStreamedResponse
-from support import KEY
+from support import KEY, Body
 
 BASE = "http://127.0.0.1:9/v1"
 MESSAGES = [{"role": "user", "content": "x"}]
@@ -31,27 +30,6 @@ COMPLETION = {
     "model": "gpt-4o-mini",
     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hi"}}],
 }
-
-
-class Body(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """A streamed body sent in the chunks given, recording whether it was closed."""
-
-    def __init__(self, chunks: list[bytes]) -> None:
-        self.chunks = chunks
-        self.closed = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self.chunks
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.chunks:
-            yield chunk
-
-    def close(self) -> None:
-        self.closed = True
-
-    async def aclose(self) -> None:
-        self.closed = True
 
 
 def _sse(body: Body) -> Any:

@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
 
 from holyclient import AsyncClient, Client
-from support import KEY
+from support import KEY, Body
 
 BASE = "http://127.0.0.1:9/v1"
 MESSAGES = [{"role": "user", "content": "x"}]
@@ -25,33 +24,13 @@ def _chunk(content: str, finish: str | None = None) -> bytes:
 CHUNKS = [_chunk("Hel"), _chunk("lo", "stop"), b"data: [DONE]\n\n"]
 
 
-class Body(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """An SSE body that records whether it was closed."""
-
-    def __init__(self) -> None:
-        self.closed = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from CHUNKS
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in CHUNKS:
-            yield chunk
-
-    def close(self) -> None:
-        self.closed = True
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
 def _handler(body: Body) -> Any:
     headers = {"content-type": "text/event-stream", "x-request-id": "req-1"}
     return lambda _: httpx2.Response(200, headers=headers, stream=body)
 
 
 def test_next_gives_the_events_in_order_and_the_stream_exposes_its_response() -> None:
-    http = httpx2.Client(transport=httpx2.MockTransport(_handler(Body())))
+    http = httpx2.Client(transport=httpx2.MockTransport(_handler(Body(CHUNKS))))
     with Client(api_key=KEY, base_url=BASE, http_client=http) as client:
         with client.chat.completions.stream(model="gpt-4o-mini", messages=MESSAGES) as stream:
             expected = [event.type for event in stream]
@@ -62,7 +41,7 @@ def test_next_gives_the_events_in_order_and_the_stream_exposes_its_response() ->
 
 
 async def test_async_stream_exposes_its_response_and_is_closed_unread_when_the_block_ends() -> None:
-    body = Body()
+    body = Body(CHUNKS)
     http = httpx2.AsyncClient(transport=httpx2.MockTransport(_handler(body)))
     async with AsyncClient(api_key=KEY, base_url=BASE, http_client=http) as client:
         async with client.chat.completions.stream(model="gpt-4o-mini", messages=MESSAGES) as stream:

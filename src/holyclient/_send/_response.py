@@ -36,9 +36,10 @@ _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 class _Lines:
-    """Text chunks as lines, split as ``str.splitlines`` splits the whole text (a lone ``\r`` included),
-    whatever the chunk boundaries: a ``\r`` that ends a chunk waits in case a ``\n`` follows. One
-    implementation for the sync and async ``iter_lines()``, with openai's (httpx's) line rules."""
+    """Text chunks as lines, split as ``str.splitlines`` splits the whole text (a lone carriage return
+    included), whatever the chunk boundaries: a carriage return that ends a chunk waits in case a line
+    feed follows. One implementation for the sync and async ``iter_lines()``, with openai's (httpx's)
+    line rules."""
 
     __slots__ = ("_cr", "_partial")
 
@@ -58,7 +59,7 @@ class _Lines:
         return lines
 
     def end(self) -> list[str]:
-        """The last line: the text after the last break, or an empty line for a final lone ``\r``."""
+        """The last line: the text after the last break, or an empty line for a final carriage return."""
         if not self._partial and not self._cr:
             return []
         last, self._partial, self._cr = self._partial, "", False

@@ -132,11 +132,13 @@ def test_a_malformed_conversation_400_during_a_tool_fallback_is_raised_and_not_l
         # conversation, which names a tool: raised, not learned
         with LocalServer(api_key="k", disabled_features={"json_schema"}) as server:
             server.enqueue(Fault.status(400, message=malformed))
-            with holyclient.Client(base_url=server.base_url, api_key="k", max_retries=0) as client:
-                with pytest.raises(holyclient.BadRequestError, match="role 'tool'"):
-                    client.chat.completions.parse(
-                        model="acme-2", messages=[{"role": "user", "content": "Paris"}], response_format=City
-                    )
+            with (
+                holyclient.Client(base_url=server.base_url, api_key="k", max_retries=0) as client,
+                pytest.raises(holyclient.BadRequestError, match="role 'tool'"),
+            ):
+                client.chat.completions.parse(
+                    model="acme-2", messages=[{"role": "user", "content": "Paris"}], response_format=City
+                )
             assert [r.status for r in server.requests] == [400, 400]
             assert methods_for(server.base_url, "acme-2") == ("tool", "json_object")
     finally:

@@ -48,7 +48,15 @@ _PARAMS = {
 }
 _NAMES = {
     "json_schema": ("response_format", "json_schema", "text.format", "response_schema", "structured output"),
-    "tool": ("tools", "tool_choice", "tool use", "tool calling", "tool call", "function calling", "functions"),
+    "tool": (
+        "tools",
+        "tool_choice",
+        "tool use",
+        "tool calling",
+        "tool call",
+        "function calling",
+        "functions",
+    ),
     "json_object": ("response_format", "json_object", "text.format", "json mode"),
 }
 _UNAVAILABLE = (

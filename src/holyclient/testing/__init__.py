@@ -8,7 +8,9 @@ and injects faults on demand (latency, 429 with ``Retry-After``, 5xx, dropped co
 bodies, streams cut or erroring part-way, hangs) so retry handling can be tested for real. ``holyclient serve`` runs the same server from the
 command line; ``holyclient.testing.pytest_plugin`` provides the ``holyclient_server`` fixture.
 ``LocalServer(profile="holysheep")`` plays the relay instead: its model catalogue, and each model family
-answering as holyclient's capabilities table says (see :mod:`holyclient.testing._relay`).
+answering as holyclient's capabilities table says (see :mod:`holyclient.testing._relay`). With tools,
+the model follows a documented policy an agent loop can finish (:mod:`holyclient.testing._tool_policy`);
+``LocalServer(script=[Turn...])`` answers exact turns instead (:mod:`holyclient.testing._script`).
 
 Stdlib only: importing this package does not import the client, httpx or pydantic.
 """
@@ -17,8 +19,9 @@ from __future__ import annotations
 
 from ._app import App
 from ._config import RecordedRequest, ServerConfig
-from ._faults import Fault, FaultMix, parse_kinds
+from ._faults import Fault, FaultMix, fault_from_name, parse_kinds
 from ._limits import RateLimits
+from ._script import Turn
 from ._server import LocalServer, base_url_of, close_app_server, start_app_server
 
 __all__ = [
@@ -29,8 +32,10 @@ __all__ = [
     "RateLimits",
     "RecordedRequest",
     "ServerConfig",
+    "Turn",
     "base_url_of",
     "close_app_server",
+    "fault_from_name",
     "parse_kinds",
     "start_app_server",
 ]

@@ -119,6 +119,7 @@ class App(AppCore):
                 rng=self._noise_rng,
                 noise=config.noise,
                 billing=config.billing,
+                turn=self.next_turn(ex),
             )
             if relay is not None:
                 ex.plan.usage_extra = relay.cache_usage(body, lambda m: h.prompt_tokens([m]))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +10,7 @@ from . import _handlers as h
 from . import _relay, _variation
 from ._faults import Fault, FaultMix
 from ._limits import RateLimits
+from ._script import Turn
 
 #: Request headers never kept in the log: they carry credentials.
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie"})
@@ -67,6 +68,10 @@ class ServerConfig:
     noise: float = 0.0
     billing: str = "chars"
     profile: str = "default"
+    script: tuple[Turn, ...] = ()
+    """Scripted answers, one per chat or Responses request, in order (see :mod:`._script`)."""
+    faults_at: Mapping[int, Fault] = field(default_factory=dict)
+    """One fault each at the request of that number (1 = the first request that reaches the fault step)."""
 
     def __post_init__(self) -> None:
         if self.profile not in _relay.PROFILES:
@@ -84,3 +89,5 @@ class ServerConfig:
             raise ValueError("latency, jitter and chunk_delay must not be negative")
         if self.log_limit < 0:
             raise ValueError("log_limit must not be negative")
+        if any(not isinstance(number, int) or number < 1 for number in self.faults_at):
+            raise ValueError("faults_at numbers requests from 1")

@@ -99,7 +99,7 @@ def _answer(
     if endpoint == "responses":
         _refuse_disabled(body, app.config.disabled_features)
         seen = body if relay is None else relay.responses(body)  # as the model's family sees it
-        payload = rf.response_object(seen, store.response_id(), now)
+        payload = rf.response_object(seen, store.response_id(), now, app.next_turn(ex))
         if seen is not body:
             payload["text"] = {"format": {"type": "text"}, **dict(body.get("text") or {})}
         if body.get("background") is True:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from ._config import RecordedRequest, ServerConfig
 from ._faults import Fault, FaultMix
 from ._http import HTTPConnection
 from ._limits import RateLimits
+from ._script import Turn
 
 T = TypeVar("T")
 
@@ -93,6 +94,10 @@ class LocalServer:
             relay: the models of holyclient's price table, any other refused, and each model family
             answering as the dated, sourced capabilities table says (DeepSeek refuses ``json_schema``,
             Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`).
+        script: exact answers (:class:`Turn`), one per chat or Responses request in order, before the
+            server's own rules (its tool policy: :mod:`holyclient.testing._tool_policy`) apply again.
+        faults_at: one fault each at the request of that number (1: the first request that passed
+            routing, auth and validation), before the queue, hook and mix.
     """
 
     def __init__(
@@ -118,6 +123,8 @@ class LocalServer:
         noise: float = 0.0,
         billing: str = "chars",
         profile: str = "default",
+        script: Iterable[Turn] = (),
+        faults_at: Mapping[int, Fault] | None = None,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -142,6 +149,8 @@ class LocalServer:
                 noise=noise,
                 billing=billing,
                 profile=profile,
+                script=tuple(script),
+                faults_at=dict(faults_at or {}),
             )
         )
         if faults is not None and mix is None:
@@ -256,6 +265,11 @@ class LocalServer:
     def enqueue(self, *faults: Fault) -> None:
         """Apply ``faults`` to the next requests, one each, in order (before any mix or hook)."""
         self._app.queue.extend(faults)
+
+    def script(self, *turns: Turn) -> None:
+        """Answer the next chat or Responses requests with ``turns``, one each, in order (after any turns
+        already scripted)."""
+        self._app.turns.extend(turns)
 
     @property
     def stats(self) -> dict[str, Any]:

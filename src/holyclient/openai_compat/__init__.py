@@ -7,7 +7,8 @@ client's base URL through that holyclient client's own call path: its key and ke
 limiter, budget, retries, OpenTelemetry span, usage and cost, recorder, and for a Router its target
 choice and failover. The transports are public for anything else built on httpx:
 :class:`HolyTransport` / :class:`AsyncHolyTransport` (httpx2) and :class:`LegacyHolyTransport` /
-:class:`AsyncLegacyHolyTransport` (httpx). See docs/frameworks/.
+:class:`AsyncLegacyHolyTransport` (httpx). :func:`shared_http_client` is one HTTP client for a framework
+that gives the same one to openai's sync and async clients (CrewAI). See docs/frameworks/.
 
 This package imports neither openai nor an HTTP library until one is used.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
-from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module
+from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module, shared_http_client
 
 if TYPE_CHECKING:
     from ._adapter import BUDGET_STATUS
@@ -44,4 +45,5 @@ __all__ = [
     "http_client",
     "openai_client",
     "openai_module",
+    "shared_http_client",
 ]

@@ -10,7 +10,7 @@ command line; ``holyclient.testing.pytest_plugin`` provides the ``holyclient_ser
 ``LocalServer(profile="holysheep")`` plays the relay instead: its model catalogue, and each model family
 answering as holyclient's capabilities table says (see :mod:`holyclient.testing._relay`). With tools,
 the model follows a documented policy an agent loop can finish (:mod:`holyclient.testing._tool_policy`);
-``LocalServer(script=[Turn...])`` answers exact turns instead (:mod:`holyclient.testing._script`).
+``LocalServer(script=[Turn...])`` answers exact turns instead (:mod:`holyclient.testing._scripted_turns`).
 
 Stdlib only: importing this package does not import the client, httpx or pydantic.
 """
@@ -21,7 +21,7 @@ from ._app import App
 from ._config import RecordedRequest, ServerConfig
 from ._faults import Fault, FaultMix, fault_from_name, parse_kinds
 from ._limits import RateLimits
-from ._script import Turn
+from ._scripted_turns import Turn
 from ._server import LocalServer, base_url_of, close_app_server, start_app_server
 
 __all__ = [

@@ -24,7 +24,7 @@ from ._http import HTTPConnection
 from ._json_body import dumps
 from ._limits import SlidingWindowLimiter
 from ._relay import Relay
-from ._script import Turn
+from ._scripted_turns import Turn
 from ._store import Store
 from ._stored_chat import StoredChats
 
@@ -43,7 +43,7 @@ class AppCore:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.queue: deque[Fault] = deque()
-        #: scripted answers (:mod:`._script`), one per chat or Responses request
+        #: scripted answers (:mod:`._scripted_turns`), one per chat or Responses request
         self.turns: deque[Turn] = deque(config.script)
         #: one-shot faults by the number of the request they land on (``holyclient serve --fault-at``)
         self._faults_at = dict(config.faults_at)

@@ -23,7 +23,7 @@ from ._handlers import (
     tool_arguments,
 )
 from ._json_body import dumps as _dumps
-from ._script import Turn
+from ._scripted_turns import Turn
 
 _PIECES = re.compile(r"\s*\S+|\s+")
 

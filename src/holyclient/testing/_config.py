@@ -10,7 +10,7 @@ from . import _handlers as h
 from . import _relay, _variation
 from ._faults import Fault, FaultMix
 from ._limits import RateLimits
-from ._script import Turn
+from ._scripted_turns import Turn
 
 #: Request headers never kept in the log: they carry credentials.
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie"})
@@ -69,7 +69,7 @@ class ServerConfig:
     billing: str = "chars"
     profile: str = "default"
     script: tuple[Turn, ...] = ()
-    """Scripted answers, one per chat or Responses request, in order (see :mod:`._script`)."""
+    """Scripted answers, one per chat or Responses request, in order (see :mod:`._scripted_turns`)."""
     faults_at: Mapping[int, Fault] = field(default_factory=dict)
     """One fault each at the request of that number (1 = the first request that reaches the fault step)."""
 

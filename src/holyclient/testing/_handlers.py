@@ -23,6 +23,7 @@ from typing import Any
 
 from .._core._message_checks import ROLES, message_problem
 from . import _providers, _variation
+from ._prompt_schema import prompt_schema
 
 JSON = dict[str, Any]
 
@@ -70,6 +71,15 @@ def content_text(content: Any) -> str:
                 parts.append(part)
         return "".join(parts)
     return ""
+
+
+def instruction_texts(messages: Any) -> list[str]:
+    """The system, developer and user text of chat ``messages`` (or Responses input items)."""
+    return [
+        content_text(m.get("content"))
+        for m in messages or ()
+        if isinstance(m, dict) and m.get("role") in ("system", "developer", "user")
+    ]
 
 
 def messages_chars(messages: list[Any]) -> int:
@@ -223,8 +233,6 @@ def answer_text(
     fmt = body.get("response_format")
     schema = (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
     if isinstance(fmt, dict) and fmt.get("type") == "json_object":
-        from ._prompt_schema import instruction_texts, prompt_schema
-
         schema = prompt_schema(instruction_texts(body.get("messages")))  # JSON mode: the prompt's schema
     if (
         isinstance(fmt, dict)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._handlers import content_text
-
 JSON = dict[str, Any]
 _JSON_DECODER = json.JSONDecoder()
 
@@ -32,12 +30,3 @@ def prompt_schema(texts: list[str]) -> JSON | None:
                 return value
             start = text.find("{", start + 1)
     return None
-
-
-def instruction_texts(messages: Any) -> list[str]:
-    """The system, developer and user text of chat ``messages`` (or Responses input items)."""
-    return [
-        content_text(m.get("content"))
-        for m in messages or ()
-        if isinstance(m, dict) and m.get("role") in ("system", "developer", "user")
-    ]

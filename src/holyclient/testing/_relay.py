@@ -35,7 +35,7 @@ from importlib import resources
 from typing import Any
 
 from ._handlers import InvalidRequest
-from ._prompt_schema import instruction_texts as _instruction_texts
+from ._handlers import instruction_texts as _instruction_texts
 from ._prompt_schema import prompt_schema
 
 JSON = dict[str, Any]

@@ -24,12 +24,14 @@ from ._handlers import (
     _sample_value,
     content_text,
     cut_text,
+    instruction_texts,
     require_model,
     text_tokens,
     tool_arguments,
 )
 from ._json_body import sse
-from ._script import Turn
+from ._prompt_schema import prompt_schema
+from ._scripted_turns import Turn
 
 JSON = dict[str, Any]
 _PIECES = re.compile(r"\s*\S+|\s+")
@@ -59,8 +61,6 @@ def answer_text(body: JSON, prompt: str) -> str:
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
         return json.dumps(_sample_value(fmt["schema"], prompt, fmt["schema"]))
     if isinstance(fmt, dict) and fmt.get("type") == "json_object":
-        from ._prompt_schema import instruction_texts, prompt_schema
-
         items = body.get("input")
         texts = [str(body.get("instructions") or ""), prompt]
         texts += instruction_texts(items) if isinstance(items, list) else []

@@ -18,7 +18,7 @@ from ._config import RecordedRequest, ServerConfig
 from ._faults import Fault, FaultMix
 from ._http import HTTPConnection
 from ._limits import RateLimits
-from ._script import Turn
+from ._scripted_turns import Turn
 
 T = TypeVar("T")
 

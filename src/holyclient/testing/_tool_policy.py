@@ -14,7 +14,7 @@ function tools in the request (chat ``tools``, Responses flat function tools):
 * ``tool_choice`` ``"auto"`` or absent: a call of a tool the last user message names, until a tool
   result is in this turn; then (and when no tool is named) the final answer in text.
 
-A caller that needs exact turns instead scripts them (``LocalServer(script=...)``, :mod:`._script`).
+A caller that needs exact turns instead scripts them (``LocalServer(script=...)``, :mod:`._scripted_turns`).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import APIConnectionError, APIResponseValidationError, APITimeoutError
+from ._billed import asked_retention
 from ._charging import UNDECLARED, Charging, FailureKind
 
 if TYPE_CHECKING:
@@ -113,6 +114,8 @@ class Ledger:
             return
         if usage is not None and not isinstance(usage, Mapping) and hasattr(usage, "model_dump"):
             usage = usage.model_dump()
+        if usage is not None and self.body is not None and "prompt_cache_options" in self.body:
+            usage = asked_retention(usage, self.body)
         if self.reservation is not None:
             self.tracker.settle(self.reservation, usage, approximate=approximate, model=model)
             return

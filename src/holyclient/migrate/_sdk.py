@@ -69,7 +69,9 @@ DIFFERENCES = (
     "provider-specific fields go in extra_body=",
     "Retries also cover a 200 whose body is not JSON; a 429 insufficient_quota is never retried; a "
     "Retry-After longer than max_retry_after raises at once",
-    "Error messages read `Error code 429 (rate_limit_exceeded): ...`; error.request has Authorization redacted",
+    "Errors read as openai's; an error event inside a stream is raised as the status class it names "
+    "(openai: APIError); the HTTP library's own words are notes on the exception",
+    "Client(timeout=None) is the default timeout, not none; a number t waits at most min(t, 5) s to connect",
     "Response classes are holyclient's own models: isinstance(x, openai.types...) is false",
     "holyclient.types has openai's module paths for the relayed areas only; imports of openai.types, "
     "AzureOpenAI and the areas HolySheep does not relay stay with openai",

@@ -42,7 +42,10 @@ def test_openai_s_sync_and_async_clients_both_take_it_and_each_sends_through_its
     assert asyncio.run(run())
     assert client.usage.snapshot().models["gpt-4.1"].requests == 1
     assert aclient.usage.snapshot().models["gpt-4.1"].requests == 1
-    assert [r.status for r in server.requests] == [200, 200]  # with holyclient's key: the server takes no other
+    assert [r.status for r in server.requests] == [
+        200,
+        200,
+    ]  # with holyclient's key: the server takes no other
     sync.close()
     asyncio.run(asynchronous.close())
     client.close()

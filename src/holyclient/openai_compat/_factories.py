@@ -10,6 +10,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from .._http import default_timeout
+
 if TYPE_CHECKING:
     from ._adapter import Retries
 
@@ -71,7 +73,7 @@ def _flavor_and_transport(client: Any, legacy: bool | None, retries: Retries) ->
 
 
 def _timeout(client: Any, flavor: Any) -> Any:
-    timeout = client.timeout
+    timeout = default_timeout(client.timeout)  # as given (a number, a Timeout) or the default
     return flavor.Timeout(connect=timeout.connect, read=timeout.read, write=timeout.write, pool=timeout.pool)
 
 

@@ -93,7 +93,12 @@ class LocalServer:
         profile: ``"default"`` (any model, each answered as OpenAI's API would) or ``"holysheep"``, the
             relay: the models of holyclient's price table, any other refused, and each model family
             answering as the dated, sourced capabilities table says (DeepSeek refuses ``json_schema``,
-            Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`).
+            Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`) and reporting
+            usage in its family's shape (cache reads and writes, thinking tokens; see
+            :mod:`holyclient.testing._usage_shapes`).
+        report_cost: with ``profile="holysheep"``, report what the relay charged in ``usage.cost``: the
+            usage at the price table's list prices times this factor (1.0: what holyclient prices it
+            at; None, the default: no cost reported).
         script: exact answers (:class:`Turn`), one per chat or Responses request in order, before the
             server's own rules (its tool policy: :mod:`holyclient.testing._tool_policy`) apply again.
         faults_at: one fault each at the request of that number (1: the first request that passed
@@ -125,6 +130,7 @@ class LocalServer:
         profile: str = "default",
         script: Iterable[Turn] = (),
         faults_at: Mapping[int, Fault] | None = None,
+        report_cost: float | None = None,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -151,6 +157,7 @@ class LocalServer:
                 profile=profile,
                 script=tuple(script),
                 faults_at=dict(faults_at or {}),
+                report_cost=report_cost,
             )
         )
         if faults is not None and mix is None:

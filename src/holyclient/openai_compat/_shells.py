@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from .._exceptions import APIConnectionError, APIStatusError
 from ._adapter import DONE_FRAME, Adapter, Call, Retries
-from ._structured import StructuredStep
+from ._structured import StructuredOutputStep
 
 __all__ = ["AsyncEvents", "AsyncShell", "SyncEvents", "SyncShell"]
 
@@ -87,6 +87,10 @@ class SyncShell:
     def __init__(self, client: Any, *, retries: Retries = "auto") -> None:
         _check_kind(client, is_async=False)
         self._adapter = Adapter(client, retries)
+        self._structured = StructuredOutputStep(client)
+
+    def _send(self, call: Call) -> Any:
+        return self._adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
 
     def handle_request(self, request: Any) -> Any:
         adapter = self._adapter
@@ -94,14 +98,8 @@ class SyncShell:
         if path is None:
             raise adapter.refused(self._flavor, request)
         call = adapter.call(request, path, request.read())
-        step = StructuredStep.of(adapter.client, call.options)
-        try:
-            if step is None:
-                result = adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
-            else:  # a JSON schema the model may not take: asked the way it can
-                result = step.send(
-                    lambda options: adapter.raw.request(call.cast_to, options, stream=options.stream)
-                )
+        try:  # a JSON schema the model may not take is asked the way it can (the structured-output step)
+            result = self._structured.send(call, self._send)
         except Exception as exc:  # the client's errors, redacted: handed on as openai expects them
             error: Exception = exc
         else:
@@ -119,6 +117,10 @@ class AsyncShell:
     def __init__(self, client: Any, *, retries: Retries = "auto") -> None:
         _check_kind(client, is_async=True)
         self._adapter = Adapter(client, retries)
+        self._structured = StructuredOutputStep(client)
+
+    async def _send(self, call: Call) -> Any:
+        return await self._adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
 
     async def handle_async_request(self, request: Any) -> Any:
         adapter = self._adapter
@@ -126,14 +128,8 @@ class AsyncShell:
         if path is None:
             raise adapter.refused(self._flavor, request)
         call = adapter.call(request, path, await request.aread())
-        step = StructuredStep.of(adapter.client, call.options)
         try:
-            if step is None:
-                result = await adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
-            else:
-                result = await step.asend(
-                    lambda options: adapter.raw.request(call.cast_to, options, stream=options.stream)
-                )
+            result = await self._structured.asend(call, self._send)
         except Exception as exc:
             error: Exception = exc
         else:

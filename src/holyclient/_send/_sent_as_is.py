@@ -5,7 +5,8 @@ openai builds its request (URL, headers, JSON body, timeout) before its HTTP cli
 holyclient's transport. Building a second request from it, sending that through a second HTTP client
 and wrapping the answer in a second response costs about a fifth of what openai itself spends per call.
 So when the options carry the request (:class:`~holyclient._core.ForeignRequest`) and still describe it
--- nothing changed the body (``RequestOptions.with_body`` drops it), it was made for this client's base
+-- their body and content are the very objects read from it (anything that changes the body makes new
+ones; ``RequestOptions.with_body`` drops the request too), it was made for this client's base
 URL, the client adds no default query, it is an httpx2 request and the client sends on an HTTP client
 holyclient made (a caller's own merges its defaults into what it builds) -- the pipeline:
 
@@ -34,7 +35,7 @@ from ._attempts import ATTEMPT_HEADER, IDEMPOTENCY_HEADER
 from ._steps import Exchange, clean_failure
 
 if TYPE_CHECKING:
-    from .._core import ForeignRequest
+    from .._core import ForeignRequest, RequestOptions
     from ._steps import PipelineClient, Prepared, Preparer
 
 __all__ = ["AsIs", "asend_as_is", "edit_in_place", "restore", "send_as_is", "wire_of"]
@@ -93,11 +94,19 @@ class AsIs:
     def __init__(self) -> None:
         self._known: tuple[Any, tuple[type[Any], Callable[[Any], Any]] | None] | None = None
 
-    def wire(self, client: PipelineClient, foreign: ForeignRequest) -> Callable[[Any], Any] | None:
-        """What sends ``foreign``'s request as it is on ``client``'s wire, or None when it must be built
-        anew: it was made for another base URL (a Router's other target), the client adds a default
-        query, or the client's HTTP client is not one holyclient made (see the module docstring)."""
-        if foreign.base_url != client.base_url or client.default_query:
+    def wire(self, client: PipelineClient, options: RequestOptions) -> Callable[[Any], Any] | None:
+        """What sends the request of ``options.foreign`` as it is on ``client``'s wire, or None when it
+        must be built anew: the options no longer describe it (their body or content is another object),
+        it was made for another base URL (a Router's other target), the client adds a default query, or
+        the client's HTTP client is not one holyclient made (see the module docstring)."""
+        foreign = options.foreign
+        if (
+            foreign is None
+            or options.body is not foreign.body
+            or options.content is not foreign.content
+            or foreign.base_url != client.base_url
+            or client.default_query
+        ):
             return None
         http = client._http
         known = self._known
@@ -113,7 +122,7 @@ class AsIs:
         :func:`edit_in_place`), or None: it is then built anew, as any request is."""
         options = prepared.options
         foreign = options.foreign
-        if foreign is None or self.wire(pipeline.client, foreign) is None:
+        if foreign is None or self.wire(pipeline.client, options) is None:
             return None
         return edit_in_place(foreign.request, prepared.key, pipeline.identity(), options.extra_headers)
 
@@ -121,13 +130,13 @@ class AsIs:
         """The wire step for ``prepared``, whose request was built as it is (:func:`send_as_is`)."""
         foreign = prepared.options.foreign
         assert foreign is not None
-        return send_as_is(prepared, foreign, self.wire(client, foreign), client._http)
+        return send_as_is(prepared, foreign, self.wire(client, prepared.options), client._http)
 
     async def asend(self, prepared: Prepared, client: PipelineClient) -> Exchange:
         """Async twin of :meth:`send`."""
         foreign = prepared.options.foreign
         assert foreign is not None
-        return await asend_as_is(prepared, foreign, self.wire(client, foreign), client._http)
+        return await asend_as_is(prepared, foreign, self.wire(client, prepared.options), client._http)
 
 
 def send_as_is(

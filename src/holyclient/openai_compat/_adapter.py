@@ -178,19 +178,21 @@ class Adapter:
         if stream:  # the call may add ``stream_options`` to it: the body is sent as the call's JSON
             headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
         url = request.url
+        body = body if isinstance(body, dict) else None
+        sent = None if stream else (content or None)
         options = RequestOptions(
             method,
             path,
             # the parsed body is what the call's steps read (its charge, its limiter admission, the
             # recorder); a body the call does not change is sent as openai encoded it, not encoded again
-            body=body if isinstance(body, dict) else None,
+            body=body,
             query=_query(url.params.multi_items()) if url.query else None,
-            content=None if stream else (content or None),
+            content=sent,
             extra_headers=headers or None,
             timeout=_timeout(request.extensions.get("timeout")),
             max_retries=0 if retry_count is not None and not owns_retries else None,
             stream=stream,
-            foreign=None if stream else ForeignRequest(request, self._base_url, authorization),
+            foreign=None if stream else ForeignRequest(request, self._base_url, authorization, body, sent),
         )
         return Call(
             options,

@@ -98,7 +98,7 @@ class SyncShell:
     ) -> None:
         _check_kind(client, is_async=False)
         self._adapter = Adapter(client, retries)
-        self._steps = default_steps() if steps is None else tuple(steps)
+        self._steps = default_steps(client) if steps is None else tuple(steps)
 
     def _send(self, call: Call) -> Any:
         return self._adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
@@ -134,7 +134,7 @@ class AsyncShell:
     ) -> None:
         _check_kind(client, is_async=True)
         self._adapter = Adapter(client, retries)
-        self._steps = default_steps() if steps is None else tuple(steps)
+        self._steps = default_steps(client) if steps is None else tuple(steps)
 
     async def _send(self, call: Call) -> Any:
         return await self._adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)

@@ -10,18 +10,16 @@ and hands the framework the answer as a ``json_schema`` answer reads, with the
 ``x-holyclient-structured-output`` header naming the way it was asked. A model known to take a JSON schema
 gets no step (:meth:`StructuredStep.of` is ``None``), as does any request without such a format.
 
-The transport's shells run each call through :class:`StructuredOutputStep` (``send(call, send)`` /
-``asend(call, send)``, ``send`` being the rest of the chain: the client's call), and get back what ``send``
-returns (a raw response, ``.http_response`` and ``.parse()``) or the adapted answer in the same shape, so
-the step does not depend on how the transport sends.
+The transport's shells call :meth:`StructuredStep.send` / :meth:`~StructuredStep.asend` with the one
+function that sends a call's options, and get back what that function returns (a raw response), so the
+step does not depend on how the transport sends.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import nullcontext
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._core import RequestOptions
 from .._exceptions import APIStatusError
@@ -29,34 +27,10 @@ from .._otel import structured_output
 from .._parsing import STRUCTURED_OUTPUT_HEADER as HEADER
 from .._parsing import Frame, WireChat, WireResponse, wire_plan
 
-if TYPE_CHECKING:
-    from ._adapter import Call
-
-__all__ = ["StructuredOutputStep", "StructuredStep"]
+__all__ = ["StructuredStep"]
 
 Send = Callable[[RequestOptions], Any]
 ASend = Callable[[RequestOptions], Awaitable[Any]]
-
-
-class StructuredOutputStep:
-    """The step around each call of a transport over ``client`` (see the module docstring)."""
-
-    __slots__ = ("_client",)
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def send(self, call: Call, send: Callable[[Call], Any]) -> Any:
-        step = StructuredStep.of(self._client, call.options)
-        if step is None:
-            return send(call)
-        return step.send(lambda options: send(replace(call, options=options)))
-
-    async def asend(self, call: Call, send: Callable[[Call], Awaitable[Any]]) -> Any:
-        step = StructuredStep.of(self._client, call.options)
-        if step is None:
-            return await send(call)
-        return await step.asend(lambda options: send(replace(call, options=options)))
 
 
 class StructuredStep:

@@ -65,7 +65,7 @@ class ClientSettings(TypedDict):
     api_key: Any
     organization: str | None
     project: str | None
-    base_url: str | None
+    base_url: Any
     timeout: Any
     max_retries: int
     default_headers: Mapping[str, str] | None
@@ -107,6 +107,8 @@ class BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
     _owns_http: bool
+    #: The base URL as a string without its trailing slash, what request URLs are built from.
+    _base_url: str
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
     _sender_factory: Callable[[Any], Sender] | None = None
@@ -124,10 +126,10 @@ class BaseClient(ResponseModes):
         self._set_api_key(api_key)
         self.organization = settings["organization"]
         self.project = settings["project"]
-        self.base_url = _config.resolve_base_url(settings["base_url"])
+        self._base_url = _config.resolve_base_url(settings["base_url"])
         self._allow_insecure_http = settings["allow_insecure_http"]
         if api_key is not NO_KEY:
-            _config.check_transport_security(self.base_url, allow_insecure_http=self._allow_insecure_http)
+            _config.check_transport_security(self._base_url, allow_insecure_http=self._allow_insecure_http)
         # the caller's HTTP client is never closed by us; a client without a key has no pool at all
         self._owns_http = http_client is None and api_key is not NO_KEY
         if http_client is not None or api_key is NO_KEY:
@@ -155,7 +157,7 @@ class BaseClient(ResponseModes):
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, max_retries={self.max_retries})"
+        return f"{type(self).__name__}(base_url={self._base_url!r}, max_retries={self.max_retries})"
 
     def _set_api_key(self, api_key: Any) -> None:
         """A string key (or ``HOLYSHEEP_API_KEY``), or a provider called before every request (key rotation)."""
@@ -214,7 +216,7 @@ class BaseClient(ResponseModes):
             if not omitted(value):
                 change(new, value)
         if new.api_key or new._api_key_provider is not None:  # NO_KEY: no key to protect
-            _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
+            _config.check_transport_security(new._base_url, allow_insecure_http=new._allow_insecure_http)
         new._bind_resources()
         return new
 
@@ -252,6 +254,26 @@ class BaseClient(ResponseModes):
 
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
+
+    @property
+    def base_url(self) -> Any:
+        """Where requests go: an ``httpx2.URL`` ending in ``/`` (``https://api.holysheep.ai/v1/``), as
+        openai's is. Assigning a string or a URL sets it; an ``http://`` URL to another machine is refused
+        as in the constructor (the key would travel in clear text)."""
+        base = self._base_url
+        known = self.__dict__.get("_base_url_object")
+        if known is None or known[0] != base:
+            import httpx2
+
+            known = self.__dict__["_base_url_object"] = (base, httpx2.URL(base + "/"))
+        return known[1]
+
+    @base_url.setter
+    def base_url(self, value: Any) -> None:
+        base = _config.resolve_base_url(value)
+        if self.api_key or self._api_key_provider is not None:
+            _config.check_transport_security(base, allow_insecure_http=self._allow_insecure_http)
+        self._base_url = base
 
     @property
     def timeout(self) -> Any:
@@ -323,7 +345,7 @@ class BaseClient(ResponseModes):
         telemetry = self._telemetry
         if telemetry is not None:  # the call's span opens before its first attempt (retries inside),
             # once what the attempts load on first use is loaded (the span times the wire)
-            call = attempts.call = telemetry.start(self.base_url, options, self._pipeline.ready)
+            call = attempts.call = telemetry.start(self._base_url, options, self._pipeline.ready)
             if call is not None:
                 call.counting(attempts.count)
         return attempts
@@ -379,7 +401,7 @@ _COPY_CHANGES: dict[str, Callable[[BaseClient, Any], None]] = {
     "api_key": BaseClient._set_api_key,
     "organization": _set("organization"),
     "project": _set("project"),
-    "base_url": lambda client, value: setattr(client, "base_url", _config.resolve_base_url(value)),
+    "base_url": lambda client, value: setattr(client, "_base_url", _config.resolve_base_url(value)),
     "timeout": BaseClient._given_timeout,
     "max_retries": _set("max_retries"),
     "default_headers": lambda client, value: client.default_headers.update(value or {}),  # merged

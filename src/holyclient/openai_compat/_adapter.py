@@ -93,7 +93,7 @@ class Adapter:
         self.retries: Retries = retries
         # the client in raw mode: each call answers with its HTTP response as well as what it parsed
         self.raw = client.with_raw_response
-        base = urlsplit(client.base_url)
+        base = urlsplit(str(client.base_url))
         self._origin = (base.scheme, (base.hostname or "").lower(), base.port or _default_port(base.scheme))
         self._base_path = base.path.rstrip("/")
 

@@ -86,6 +86,15 @@ class Book:
         self.spent += amount
         self.uncertain_usd += amount
 
+    def beyond(self, model: str, amount: float) -> None:
+        """``amount`` more of a recorded request's cost is uncertain (a stream left before its end:
+        what its hold allowed beyond what was read)."""
+        totals = self.model(model)
+        if totals.priced:
+            totals.cost += amount
+        self.spent += amount
+        self.uncertain_usd += amount
+
     def snapshot(self, reserved: float, budget: float | None) -> UsageSnapshot:
         """The totals as a snapshot, with ``reserved`` held against ``budget``."""
         return UsageSnapshot(

@@ -139,11 +139,14 @@ class UsageTracker:
             return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
 
     def _hold_of(
-        self, body: Mapping[str, Any], charging: Charging, info: Any
+        self, body: Mapping[str, Any], charging: Charging, info: Any, prompt: int | None = None
     ) -> tuple[int, int, str, StandIn | None]:
-        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds."""
-        counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
-        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
+        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds (its prompt
+        counted now, unless its count is given)."""
+        stand_in = None
+        if prompt is None:
+            counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
+            prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
         if not charging.generates:
             return prompt, 0, "none (nothing is generated)", stand_in
         output, why = output_hold(
@@ -237,6 +240,54 @@ class UsageTracker:
                 self._learner.learn(stand_in, usage)
         if self._book.notes.pending:
             self._book.notes.flush()
+
+    def settle_early(
+        self,
+        reservation: Reservation | None,
+        model: str,
+        usage: Mapping[str, Any] | None,
+        charging: Charging,
+        body: Mapping[str, Any],
+    ) -> None:
+        """Settle a stream left before its end (see :meth:`~._ledger.Ledger.left_early`): ``usage`` (what
+        was read, counted locally) is charged as a lower bound, and what the request held beyond it --
+        without a budget, what it would have held -- as uncertain spend.
+
+        Args:
+            usage: the tokens read (None: they could not be counted; the whole hold is then uncertain).
+        """
+        would_hold = None
+        if reservation is None and usage is not None:
+            would_hold = self._would_hold(charging, body, model, usage.get("prompt_tokens"))
+        with self._lock:
+            held, priced = would_hold, would_hold is not None
+            if reservation is not None:
+                held, priced = self._reserved.pop(reservation.id, None), reservation.priced
+                if held is None:
+                    return
+            if usage is None:
+                prompt = reservation.prompt_tokens if reservation is not None else None
+                self._book.uncertain(model, prompt, held or 0.0, priced and held is not None)
+                return
+            cost = self._record_locked(model, usage, True)
+            self._book.model(model).early += 1
+            if priced and held is not None and cost is not None:
+                if cost > held + 1e-12:
+                    self._book.overrun += cost - held
+                    self._book.overruns += 1
+                self._book.beyond(model, max(held - cost, 0.0))
+        if self._book.notes.pending:
+            self._book.notes.flush()
+
+    def _would_hold(
+        self, charging: Charging, body: Mapping[str, Any], model: str, prompt: Any
+    ) -> float | None:
+        """What a request of ``prompt`` tokens would have held (None: unpriced)."""
+        info = self.prices.get(model) if charging.holds != "unpriced" else None
+        if info is None or type(prompt) is not int:
+            return None
+        _, output, _, _ = self._hold_of(body, charging, info, prompt)
+        return estimate_cost(model, prompt, output, table=self.prices).cost_usd
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume what it held.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
-from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient, ClientSettings, settings_of
+from ._base_client import RESOURCE_NAMES, BaseClient
 from ._calls import (
     AsyncCaller,
     AsyncRetryingCaller,
@@ -30,6 +30,7 @@ from ._features import http_client_of, owns_pool, record_call, sender_of, share_
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
+from ._settings import NO_KEY, ClientSettings, settings_of
 from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, asent, clean_failure
 from ._streaming import (
     AsyncStream,

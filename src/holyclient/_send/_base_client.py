@@ -7,10 +7,9 @@ subclass it and only send, await and sleep.
 from __future__ import annotations
 
 import copy
-import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Self, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config, _otel
 from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
@@ -21,11 +20,11 @@ from ._attempts import Attempts
 from ._pipeline import Pipeline
 from ._recorder import make_recorder
 from ._response import ResponseModes
+from ._settings import NO_KEY, ClientSettings
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry
-    from ..pricing import BudgetPolicy, UsageTracker
-    from ..ratelimit import Limiter
+    from ..pricing import UsageTracker
     from ..types._model import BaseModel
     from ._calls import AsyncCaller, Caller
     from ._steps import Exchange, Sender
@@ -54,53 +53,6 @@ RESOURCE_NAMES = frozenset(
 _MAKING = threading.RLock()
 #: What a client holds before its telemetry is made (``None`` is "made: off").
 _UNMADE: Any = object()
-
-
-class ClientSettings(TypedDict):
-    """Every setting of a client, declared once. ``Client`` and ``AsyncClient`` name each one in their
-    signatures (explicit, with the defaults users see: for IDEs, the API reference and the parity tests)
-    and hand them all to :class:`BaseClient` through :func:`settings_of`; ``with_options`` changes those
-    of :data:`_COPY_CHANGES`. See ``Client``'s docstring for what each one means."""
-
-    api_key: Any
-    organization: str | None
-    project: str | None
-    base_url: Any
-    timeout: Any
-    max_retries: int
-    default_headers: Mapping[str, str] | None
-    default_query: Mapping[str, object] | None
-    http_client: Any
-    allow_insecure_http: bool
-    max_retry_after: float
-    budget_usd: float | None
-    budget_policy: BudgetPolicy
-    record_to: str | os.PathLike[str] | None
-    record_rate: float
-    calibration: Any
-    sleep: Any
-    limiter: Limiter | None
-    instrument: bool
-    tracer_provider: Any
-    meter_provider: Any
-
-
-def settings_of(arguments: Mapping[str, Any]) -> ClientSettings:
-    """The settings among a constructor's arguments (its ``locals()``)."""
-    return cast("ClientSettings", {name: arguments[name] for name in ClientSettings.__annotations__})
-
-
-class _NoKey:
-    """The type of :data:`NO_KEY`."""
-
-    def __repr__(self) -> str:
-        return "NO_KEY"
-
-
-#: ``api_key=NO_KEY`` builds a client that sends nothing itself: no key, no connection pool of its own,
-#: no transport-security check (there is no key to protect). A Router is one: each target's own client
-#: holds that target's key and sends; the router keeps the settings, budget, usage and recorder of a client.
-NO_KEY: Any = _NoKey()
 
 
 class BaseClient(ResponseModes):

@@ -69,6 +69,9 @@ class RequestOptions:
     timeout: Any = NOT_GIVEN
     max_retries: int | None = None
     stream: bool = False
+    failover: bool = False
+    """Set by a Router when another target can take this call: a timeout (the target sent nothing back
+    in time) is not retried on this target, and a stream's first-event deadline applies."""
 
     def replaced(self, **changes: Any) -> RequestOptions:
         """A copy with ``changes`` (``dataclasses.replace``, without its walk over every field: every

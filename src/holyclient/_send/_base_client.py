@@ -253,6 +253,11 @@ class BaseClient(ResponseModes):
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
 
+    def _policy_for(self, options: RequestOptions) -> RetryPolicy:
+        """The retry policy of a call: the client's, without retrying a silent server when a Router
+        has another target for the call (``options.failover``)."""
+        return self._policy.failing_over if options.failover else self._policy
+
     @property
     def timeout(self) -> Any:
         """The default timeout of every request: an ``httpx2.Timeout`` (10 minutes, 5 s to connect, unless

@@ -152,8 +152,15 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
     """The complete ``Response`` of a ``POST /v1/responses`` (its output items are built above)."""
     model = require_model(body)
     prompt = _input_text(body.get("input"))
-    # a stored prompt template (``prompt: {"id": "pmpt_..."}``) stands in for the input, as on the API
-    if not prompt and body.get("input") is None and not isinstance(body.get("prompt"), dict):
+    # a stored prompt template (``prompt: {"id": "pmpt_..."}``) stands in for the input, as on the API,
+    # and so does an earlier turn (``previous_response_id``, ``conversation``): a continuation
+    if (
+        not prompt
+        and body.get("input") is None
+        and not isinstance(body.get("prompt"), dict)
+        and not body.get("previous_response_id")
+        and not body.get("conversation")
+    ):
         raise InvalidRequest("'input' is required", "input")
     function = chosen_function(body, prompt)
     cut = False

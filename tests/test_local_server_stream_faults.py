@@ -30,16 +30,18 @@ def _read_stream(server: LocalServer, fault: Fault | None) -> tuple[list[tuple[f
         server.enqueue(fault)
     pieces: list[tuple[float, bytes]] = []
     ending = None
-    with httpx2.Client(timeout=10) as http:
-        with http.stream(
+    with (
+        httpx2.Client(timeout=10) as http,
+        http.stream(
             "POST", server.base_url + "/chat/completions", json={**BODY, "stream": True}, headers=AUTH
-        ) as r:
-            head = time.monotonic()
-            try:
-                for piece in r.iter_raw():
-                    pieces.append((time.monotonic() - head, piece))
-            except httpx2.RemoteProtocolError as exc:
-                ending = type(exc).__name__
+        ) as r,
+    ):
+        head = time.monotonic()
+        try:
+            for piece in r.iter_raw():
+                pieces.append((time.monotonic() - head, piece))
+        except httpx2.RemoteProtocolError as exc:
+            ending = type(exc).__name__
     return pieces, ending
 
 

@@ -224,3 +224,18 @@ def test_a_restart_is_counted_once_per_attempt(pair: tuple[LocalServer, LocalSer
     assert total.uncertain_requests == 1  # the cut attempt: its outcome unknown, held as uncertain spend
     assert stats["backup"].completion_tokens > 0
     assert total.models[MODEL].prompt_tokens == stats["primary"].prompt_tokens + stats["backup"].prompt_tokens
+
+
+def test_a_routed_stream_left_early_is_charged_to_its_target_and_the_router_s_total(
+    pair: tuple[LocalServer, LocalServer],
+) -> None:
+    """A target's stream settled as "left early" (at what was read, a lower bound) reaches the total too."""
+    primary, backup = pair
+    with _router(primary, backup, prefill=True) as router:
+        stream = router.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True)
+        next(iter(stream))
+        stream.close()
+        own, total = router.target_usage("primary").snapshot(), router.usage.snapshot()
+    assert own.models[MODEL].lower_bound_requests == total.models[MODEL].lower_bound_requests == 1
+    assert own.models[MODEL].prompt_tokens == total.models[MODEL].prompt_tokens > 0
+    assert total.total_cost_usd == pytest.approx(own.total_cost_usd)

@@ -6,13 +6,15 @@ Its extension points are named: a :class:`SendStep` around one attempt's wire, a
 one attempt, a :class:`Caller` / :class:`AsyncCaller` for one whole call. What a feature needs from a
 client is a function here (:func:`sender_of`, :func:`status_error`, :func:`share_usage`,
 :func:`owns_pool`, :func:`http_client_of`, :func:`record_call`, :func:`bind_page`, :func:`unwrap`,
-:func:`in_mode_of`, :func:`opening_error`, :func:`reported_usage`, :func:`reads_raw_bytes`, ``api_key=NO_KEY``), never a private attribute."""
+:func:`in_mode_of`, :func:`opening_error`, :func:`reported_usage`, :func:`with_idempotency_key`,
+:func:`reads_raw_bytes`, ``api_key=NO_KEY``), never a private attribute."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
+from ._attempts import with_idempotency_key
 from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient, ClientSettings, settings_of
 from ._calls import (
     AsyncCaller,
@@ -135,4 +137,5 @@ __all__ = [
     "share_usage",
     "status_error",
     "unwrap",
+    "with_idempotency_key",
 ]

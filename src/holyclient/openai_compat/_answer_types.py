@@ -46,7 +46,7 @@ class Answer(_Lean):
 
 
 class _Delta(_Lean):
-    content: str | None = None
+    content: Any = None  # a string, or a list of parts (Mistral's Magistral): read as openai reads it
     refusal: str | None = None
     tool_calls: list[dict[str, Any]] | None = None
 

@@ -15,7 +15,15 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._otel import routed
-from .._send import bind_page, in_mode_of, opening_error, reads_raw_bytes, record_call, unwrap
+from .._send import (
+    bind_page,
+    in_mode_of,
+    opening_error,
+    reads_raw_bytes,
+    record_call,
+    unwrap,
+    with_idempotency_key,
+)
 from ._mirror import side
 from ._recovery import Recovery
 from ._routed_streams import AsyncRoutedStream, RoutedStream
@@ -43,7 +51,9 @@ class _Routes:
 
     def _start(self, options: RequestOptions) -> Routing:
         record_call(self.client, options)  # the caller's request, before any model map
-        routing: Routing = self.client._core.start(options)
+        # one idempotency key for the call, whichever targets' clients try it (a mirrored copy, sent from
+        # the caller's options, gets its own: the shadow may be the same server)
+        routing: Routing = self.client._core.start(with_idempotency_key(options))
         return routing
 
     def _served(self, routing: Routing, options: RequestOptions, cast_to: type[Any], result: Any) -> Any:

@@ -180,7 +180,7 @@ def continuation(options: RequestOptions, text: str) -> RequestOptions:
             from ..tokens import count_tokens
 
             body[cap] = max(1, limit - count_tokens(text, model).tokens)
-    return options.replaced(body=body)
+    return options.with_body(body)
 
 
 class Recovery:

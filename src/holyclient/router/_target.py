@@ -6,7 +6,6 @@ errors, ``router.stats()`` and the ``_target`` of each response use that name, n
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -106,14 +105,16 @@ class Target:
         )
 
     def prepare(self, options: RequestOptions) -> RequestOptions:
-        """``options`` with the model renamed for this target (unchanged when the model is not mapped)."""
+        """``options`` with the model renamed for this target (unchanged when the model is not mapped): the
+        body sent carries the mapped model, also when the caller's encoding of it came along
+        (``as_openai()``), so that what is sent, held and charged agree."""
         body = options.body
         if not self.model_map or body is None:
             return options
         model = body.get("model")
         if not isinstance(model, str) or model not in self.model_map:
             return options
-        return dataclasses.replace(options, body={**body, "model": self.model_map[model]})
+        return options.with_body({**body, "model": self.model_map[model]})
 
     def model_of(self, options: RequestOptions) -> str | None:
         """The model a request is sent to this target as (after ``model_map``)."""

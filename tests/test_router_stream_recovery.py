@@ -54,6 +54,8 @@ def test_a_broken_stream_is_continued_as_one_stream_where_the_next_target_takes_
     prefill = backup.requests[0].body["messages"][-1]
     assert prefill["role"] == "assistant" and prefill["prefix"] is True
     assert ANSWER.startswith(prefill["content"]) and prefill["content"]  # what the caller already had
+    keys = [server.requests[0].headers["idempotency-key"] for server in (primary, backup)]
+    assert keys[0] != keys[1]  # another request (another body): never answered from the broken one
     assert got.stats["primary"].streams_broken == 1 and got.stats["primary"].failovers == 1
     # each attempt counted once, where it was served: the continuation's prompt holds the delivered text
     assert got.stats["backup"].prompt_tokens > 0 and got.stats["backup"].completion_tokens > 0

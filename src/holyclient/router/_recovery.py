@@ -26,6 +26,10 @@ target's fault (5xx, 408, 429), a stream that ended without a ``finish_reason`` 
 event that is the request's (a 4xx) is raised as it is. When no target is left, the error that broke
 the stream is raised, with a note of what was tried.
 
+A continuation or a restart is another request than the one that broke: it carries its own
+``Idempotency-Key`` (a server that deduplicates must not answer it from the broken attempt); a stream
+that takes over before any of the answer was delivered is the same request, with the same key.
+
 Money: every attempt settles its own ledger through its own stream's meter -- the broken one as a
 stream cut part-way (its outcome unknown: uncertain spend), the continuation by the usage it reports
 (its prompt holds the delivered text) -- so each attempt is counted once, on the target that served it.
@@ -183,6 +187,15 @@ def continuation(options: RequestOptions, text: str) -> RequestOptions:
     return options.with_body(body)
 
 
+def _fresh_key(options: RequestOptions) -> RequestOptions:
+    """``options`` with a new ``Idempotency-Key``: a continuation (another body) or a restart (after an
+    answer that broke) must not be answered from the broken attempt by a server that deduplicates."""
+    from .._send import with_idempotency_key
+
+    extra = {k: v for k, v in (options.extra_headers or {}).items() if k.lower() != "idempotency-key"}
+    return with_idempotency_key(options.replaced(extra_headers=extra or None))
+
+
 class Recovery:
     """One routed stream's recovery (see the module docstring): the sync and async streams ask it what
     to do, open what it says, and tell it how the opening went.
@@ -258,6 +271,8 @@ class Recovery:
             prepared = continuation(prepared, delivered.text)
         else:
             self._kind = "restart"
+        if self._kind != "seamless":  # another request than the one that broke: its own idempotency key
+            prepared = _fresh_key(prepared)
         return target, prepared
 
     def opening_failed(self, exc: BaseException) -> None:

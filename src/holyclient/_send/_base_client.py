@@ -207,6 +207,11 @@ class BaseClient(ResponseModes):
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
 
+    def _policy_for(self, options: RequestOptions) -> RetryPolicy:
+        """The retry policy of a call: the client's, without retrying a silent server when a Router
+        has another target for the call (``options.failover``)."""
+        return self._policy.failing_over if options.failover else self._policy
+
     @property
     def base_url(self) -> Any:
         """Where requests go: an ``httpx2.URL`` ending in ``/`` (``https://api.holysheep.ai/v1/``), as

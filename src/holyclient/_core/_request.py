@@ -108,6 +108,9 @@ class RequestOptions:
     timeout: Any = NOT_GIVEN
     max_retries: int | None = None
     stream: bool = False
+    failover: bool = False
+    """Set by a Router when another target can take this call: a timeout (the target sent nothing back
+    in time) is not retried on this target."""
     foreign: ForeignRequest | None = field(default=None, compare=False)
     """The request another client built from exactly these options, sent in place of a new one (its key
     and identity set); anything that changes the body drops it (:meth:`with_body`)."""

@@ -54,6 +54,8 @@ class _Delta(_Lean):
 class _Choice(_Lean):
     delta: _Delta | None = None
     text: str | None = None
+    finish_reason: str | None = None
+    """Read to tell a stream that ended from one cut short (``Stream.truncated``, a Router's recovery)."""
 
 
 class Event(_Lean):

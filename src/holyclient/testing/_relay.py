@@ -36,6 +36,7 @@ from typing import Any
 
 from ._handlers import InvalidRequest
 from ._handlers import instruction_texts as _instruction_texts
+from ._prefill import prefill_of
 from ._prompt_schema import prompt_schema
 from ._usage_shapes import PromptCache, UsagePlan
 from ._usage_shapes import plan as usage_plan
@@ -133,6 +134,7 @@ class Relay:
             ("json_object", kind == "json_object"),
             ("n", body.get("n") not in (None, 1)),
             ("logprobs", bool(body.get("logprobs"))),
+            ("assistant_prefill", prefill_of(body) is not None),
         ):
             row = rows.get(name)
             if not used or row is None:

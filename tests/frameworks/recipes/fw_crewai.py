@@ -26,7 +26,7 @@ def wire(client: Any, aclient: Any) -> Any:
     # recipe
     llm = LLM(
         model="openai/gpt-4.1",
-        base_url=client.base_url,
+        base_url=str(client.base_url),
         api_key="unused",  # holyclient adds its own key
         client_params={"http_client": shared_http_client(client, aclient)},
     )

@@ -25,6 +25,10 @@ SEND_PATH = (
     "holyclient.pricing.UsageTracker.charge_uncertain",
     "holyclient.pricing.UsageTracker.settle_later",
     "holyclient.pricing.UsageTracker.warn",
+    "holyclient.pricing.UsageTracker.count_unpriced",
+    # a background response's hold, kept by its ledger until an answer collects it
+    "holyclient.pricing.UsageTracker.defer",
+    "holyclient.pricing.UsageTracker.collect",
     "holyclient.pricing.Reservation",
     # an attempt's charge, made and settled by the pipeline from its endpoint's declaration
     "holyclient.pricing.Ledger",

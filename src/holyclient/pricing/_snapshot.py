@@ -17,6 +17,9 @@ class ModelUsage:
             usage (a stream left early, or a server that ignores ``stream_options``).
         uncertain_requests: requests whose outcome is unknown (timeout or dropped connection after
             sending), charged at their worst case; their completion tokens are unknown and not counted.
+        priced_as: the model whose prices these answers were charged at, when the name they answered
+            under is not in the price table (a relay's upstream id): the model the requests asked for.
+            None when the answered name has its own price.
     """
 
     requests: int
@@ -26,6 +29,7 @@ class ModelUsage:
     cost_usd: float | None
     approximate_requests: int = 0
     uncertain_requests: int = 0
+    priced_as: str | None = None
 
     def __repr__(self) -> str:
         return money_repr(self)
@@ -45,6 +49,9 @@ class UsageSnapshot:
             without an output cap hold an expected answer length: see the budget policy); 0 when every
             answer fitted its hold.
         overrun_requests: how many settled requests cost more than they held.
+        pending_requests: background responses (``responses.create(background=True)``) still running,
+            whose usage is not known yet: each stays held against the budget until retrieving,
+            cancelling or deleting it shows how it ended, and is charged then.
     """
 
     models: dict[str, ModelUsage]
@@ -57,6 +64,7 @@ class UsageSnapshot:
     warnings: tuple[str, ...] = ()
     overrun_usd: float = 0.0
     overrun_requests: int = 0
+    pending_requests: int = 0
 
     def __repr__(self) -> str:
         return money_repr(self)
@@ -84,6 +92,7 @@ class UsageSnapshot:
                     "cost_usd": m.cost_usd,
                     "approximate_requests": m.approximate_requests,
                     "uncertain_requests": m.uncertain_requests,
+                    "priced_as": m.priced_as,
                 }
                 for name, m in self.models.items()
             },
@@ -97,13 +106,24 @@ class UsageSnapshot:
             "warnings": list(self.warnings),
             "overrun_usd": self.overrun_usd,
             "overrun_requests": self.overrun_requests,
+            "pending_requests": self.pending_requests,
         }
 
 
 class Totals:
     """A model's running totals inside a tracker (mutable, under the tracker's lock)."""
 
-    __slots__ = ("approximate", "cached", "completion", "cost", "priced", "prompt", "requests", "uncertain")
+    __slots__ = (
+        "approximate",
+        "cached",
+        "completion",
+        "cost",
+        "priced",
+        "priced_as",
+        "prompt",
+        "requests",
+        "uncertain",
+    )
 
     def __init__(self) -> None:
         self.requests = 0
@@ -114,3 +134,4 @@ class Totals:
         self.priced = True
         self.approximate = 0
         self.uncertain = 0
+        self.priced_as: str | None = None

@@ -25,12 +25,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import BudgetExceededError
+from ._answered import price_of
+from ._background import Deferred, Kept
 from ._billed import billed_figures, figures_usd
 from ._charging import CHAT, Charging
 from ._cost import PriceTable, default_table, estimate_cost
-from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, output_hold
+from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, request_hold, teaches
 from ._learning import CalibrationLearner, StandIn
+from ._refusal import over_budget, unpriced
 from ._snapshot import ModelUsage, Totals, UsageSnapshot
 from ._usage_export import usage_export
 
@@ -89,6 +91,7 @@ class UsageTracker:
         self._next_id = 0
         self._uncertain = 0.0
         self._later: deque[Callable[[], None]] = deque()
+        self._deferred = Deferred()  # background responses still running (see ``defer``)
         self._warnings: list[str] = []
         self.started_at = time.time()  # the start of the period an export() covers
 
@@ -114,62 +117,27 @@ class UsageTracker:
         info = self.prices.get(model) if charging.holds != "unpriced" else None
         if info is None:
             if self.budget_usd is not None:
-                remaining = self.remaining_usd
-                why = (
-                    self.prices.unknown(model)
-                    if charging.holds != "unpriced"
-                    else f"holyclient has no price for a {charging.name} (priced per image, second or character)"
-                )
-                raise BudgetExceededError(
-                    f"Cannot check the budget: {why}",
-                    requested_usd=math.inf,
-                    remaining_usd=remaining if remaining is not None else math.inf,
-                )
-            return self._hold(model, None, 0.0, priced=False)
-        prompt, output, why, stand_in = self._hold_of(body, charging, info)
+                raise unpriced(charging, model, self.prices, self.remaining_usd)
+            with self._lock:
+                return self._hold_locked(model, None, 0.0, priced=False)
+        prompt, output, why, stand_in = request_hold(
+            body, charging, info, self._learner, self.budget_policy, self._outputs
+        )
         worst = estimate_cost(model, prompt, output, table=self.prices).cost_usd
+        learns = charging.generates and teaches(body)
         with self._lock:
             if self.budget_usd is None:
-                return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
+                return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
             remaining = self.budget_usd - self._spent - sum(self._reserved.values())
             if worst > remaining:
-                raise BudgetExceededError(
-                    f"Request refused before sending: it holds ${worst:.6f} ({prompt} prompt + {output} "
-                    f"output tokens on {info.name}, the output being {why}), more than the "
-                    f"${max(remaining, 0.0):.6f} left of the ${self.budget_usd:.6f} budget. "
-                    "Set max_tokens lower or raise the budget.",
-                    requested_usd=worst,
-                    remaining_usd=max(remaining, 0.0),
-                )
-            return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
-
-    def _hold_of(
-        self, body: Mapping[str, Any], charging: Charging, info: Any
-    ) -> tuple[int, int, str, StandIn | None]:
-        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds."""
-        counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
-        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
-        if not charging.generates:
-            return prompt, 0, "none (nothing is generated)", stand_in
-        output, why = output_hold(
-            body,
-            model=info.name,
-            max_output_tokens=info.max_output_tokens,
-            room=max(info.context_window - prompt, 0),
-            policy=self.budget_policy,
-            estimate=self._outputs,
-        )
-        return prompt, output, why, stand_in
+                raise over_budget(worst, prompt, output, info.name, why, remaining, self.budget_usd)
+            return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
 
     def calibration(self) -> Calibration:
         """The corrections learnt from every billed response so far, over the one given at creation;
         save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
         ``Client(calibration=...)``."""
         return self._learner.calibration()
-
-    def _hold(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
-        with self._lock:
-            return self._hold_locked(model, prompt, amount, priced=priced)
 
     def _hold_locked(
         self,
@@ -179,10 +147,11 @@ class UsageTracker:
         *,
         priced: bool,
         stand_in: StandIn | None = None,
+        learns: bool = False,
     ) -> Reservation:
         self._next_id += 1
         self._reserved[self._next_id] = amount
-        return Reservation(self._next_id, model, prompt, amount, priced, stand_in)
+        return Reservation(self._next_id, model, prompt, amount, priced, stand_in, learns)
 
     def settle(
         self,
@@ -207,7 +176,9 @@ class UsageTracker:
             if held is None:
                 return
             if usage is not None:
-                cost = self._record_locked(model or reservation.model, usage, approximate)
+                cost = self._record_locked(
+                    model or reservation.model, usage, approximate, reservation.model, reservation.teaches
+                )
                 if cost is not None and cost > held + 1e-12 and reservation.priced:
                     self._overrun += cost - held
                     self._overruns += 1
@@ -234,8 +205,10 @@ class UsageTracker:
                     stand_in = self._learner.count(body, info.name, charging.counts)[1]
                 except (TypeError, ValueError):  # a body the counter cannot read: nothing to learn
                     stand_in = None
+        asked = body.get("model") if body is not None else None
+        learns = charging.generates and teaches(body)
         with self._lock:
-            self._record_locked(model, usage, approximate)
+            self._record_locked(model, usage, approximate, asked, learns)
             if stand_in is not None:
                 self._learner.learn(stand_in, usage)
 
@@ -264,7 +237,9 @@ class UsageTracker:
                 self._uncertain_locked(model, None, 0.0, priced=False)
             return
         try:
-            prompt, output, _, _ = self._hold_of(body, charging, info)
+            prompt, output, _, _ = request_hold(
+                body, charging, info, self._learner, self.budget_policy, self._outputs
+            )
         except (TypeError, ValueError):  # a body the counter cannot read: the request still counts
             with self._lock:
                 self._uncertain_locked(model, None, 0.0, priced=False)
@@ -285,6 +260,21 @@ class UsageTracker:
         self._spent += amount
         self._uncertain += amount
 
+    def defer(self, response_id: str, ledger: Kept) -> None:
+        """Keep ``ledger`` (a background response still running), its hold held, until :meth:`collect`."""
+        self._deferred.keep(response_id, ledger)
+
+    def collect(self, response_id: str) -> Any:
+        """The ledger kept for a background response (removed: it is charged once), or None."""
+        return self._deferred.take(response_id)
+
+    def count_unpriced(self, model: str) -> None:
+        """Count an answer of an unpriced endpoint that reported no usage (in ``unpriced_models``)."""
+        with self._lock:
+            totals = self._model_totals(model)
+            totals.requests += 1
+            totals.priced = False
+
     def settle_later(self, settle: Callable[[], None]) -> None:
         """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
         self._later.append(settle)
@@ -303,9 +293,9 @@ class UsageTracker:
             settle()
 
     def record(self, model: str, usage: Mapping[str, Any] | Any, *, approximate: bool = False) -> None:
-        """Add a response's ``usage`` for callers that made no reservation."""
+        """Add a response's ``usage`` for callers that made no reservation (it teaches no answer length)."""
         with self._lock:
-            self._record_locked(model, usage, approximate)
+            self._record_locked(model, usage, approximate, None, False)
 
     def _model_totals(self, model: str) -> Totals:
         totals = self._totals.get(model)
@@ -313,9 +303,13 @@ class UsageTracker:
             totals = self._totals[model] = Totals()
         return totals
 
-    def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> float | None:
-        """Add ``usage`` to the model's totals; its cost (None: the model has no price): what
-        :func:`~._cost.cost_from_usage` computes, without its estimate (every answer, under the lock)."""
+    def _record_locked(
+        self, model: str, usage: Any, approximate: bool, asked: str | None, learns: bool
+    ) -> float | None:
+        """Add ``usage`` to the model's totals; its cost (None: no price): what
+        :func:`~._cost.cost_from_usage` computes, without its estimate (every answer, under the lock).
+        ``asked``: the model the request asked for, whose price charges an answer under a name the table
+        does not know (:func:`~._answered.price_of`); ``learns``: it teaches the expected answer length."""
         prompt, cached, _, completion, _, _ = figures = billed_figures(usage)
         totals = self._model_totals(model)
         totals.requests += 1
@@ -325,11 +319,15 @@ class UsageTracker:
         if approximate:
             totals.approximate += 1
         info = self.prices.get(model)
+        if info is None and asked:
+            info, note = price_of(self.prices, model, asked, totals)
+            if note is not None:
+                self._warnings.append(note)
         if info is None:
             totals.priced = False
             return None
         cost = sum(figures_usd(info.price_for(prompt), figures))
-        if not approximate and completion:
+        if learns and not approximate and completion:
             self._outputs.observe(info.name, completion)
         totals.cost += cost
         self._spent += cost
@@ -364,6 +362,7 @@ class UsageTracker:
                     t.cost if t.priced else None,
                     t.approximate,
                     t.uncertain,
+                    t.priced_as,
                 )
                 for name, t in self._totals.items()
             }
@@ -381,6 +380,7 @@ class UsageTracker:
                 warnings=tuple(self._warnings),
                 overrun_usd=self._overrun,
                 overrun_requests=self._overruns,
+                pending_requests=self._deferred.count(self),
             )
 
     def export(self) -> dict[str, Any]:

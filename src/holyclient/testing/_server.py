@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -93,6 +93,12 @@ class LocalServer:
             relay: the models of holyclient's price table, any other refused, and each model family
             answering as the dated, sourced capabilities table says (DeepSeek refuses ``json_schema``,
             Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`).
+        answer_as: model id asked -> the model name its answers carry (chat, Responses, completions and
+            embeddings, streamed or not), as a relay that passes its upstream's id through answers
+            ``claude-sonnet-4.5`` as ``anthropic.claude-sonnet-4-5-20250929-v1:0``.
+        canned: ``"METHOD /v1/path"`` -> a JSON object answered (200) to that route, for routes the fake
+            API does not implement (``{"POST /v1/fine_tuning/jobs": {"id": "ftjob-1", ...}}``); the request
+            is logged, authorized and faulted like any other.
     """
 
     def __init__(
@@ -118,6 +124,8 @@ class LocalServer:
         noise: float = 0.0,
         billing: str = "chars",
         profile: str = "default",
+        answer_as: Mapping[str, str] | None = None,
+        canned: Mapping[str, Any] | None = None,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -142,6 +150,8 @@ class LocalServer:
                 noise=noise,
                 billing=billing,
                 profile=profile,
+                answer_as=dict(answer_as or {}),
+                canned=dict(canned or {}),
             )
         )
         if faults is not None and mix is None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._client._client import AsyncClient, Client
-from ._core._request import NOT_GIVEN
+from ._constants import DEFAULT_MAX_RETRIES
+from ._core._request import NOT_GIVEN, NotGiven, Omit, not_given, omit
 from ._core._retry import RetryPolicy
 from ._exceptions import (
     APIConnectionError,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         DefaultHttpx2Client,
         DefaultHttpxClient,
     )
+    from ._http._defaults import DEFAULT_TIMEOUT, Timeout
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
     from ._send._pagination import ModelList
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
@@ -87,6 +89,8 @@ OpenAIError = HolyClientError
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
+    "Timeout": "._http._defaults",
+    "DEFAULT_TIMEOUT": "._http._defaults",
     "DefaultHttpxClient": "._http._clients",
     "DefaultAsyncHttpxClient": "._http._clients",
     "DefaultAioHttpClient": "._http._clients",
@@ -142,6 +146,8 @@ __getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_TIMEOUT",
     "NOT_GIVEN",
     "APIConnectionError",
     "APIError",
@@ -185,6 +191,8 @@ __all__ = [
     "ModelInfo",
     "ModelList",
     "NotFoundError",
+    "NotGiven",
+    "Omit",
     "OpenAI",
     "OpenAIError",
     "ParsedChatCompletion",
@@ -198,6 +206,7 @@ __all__ = [
     "StructuredAttempt",
     "StructuredOutput",
     "Target",
+    "Timeout",
     "TokenCount",
     "UnknownModelError",
     "UnprocessableEntityError",
@@ -215,6 +224,8 @@ __all__ = [
     "fit_messages",
     "image_tokens",
     "lookup_model",
+    "not_given",
+    "omit",
     "pydantic_function_tool",
     "run_batch",
     "truncate_text",

@@ -25,8 +25,12 @@ The tree::
         │   └── APITimeoutError       any timeout: pool, connect (DNS included), write, read
         └── APIResponseValidationError  a response that is not what the API promises
 
-Errors never carry the API key: the request attached to them is a copy with the
-``Authorization`` header redacted, and messages are built from the response body only.
+Errors never carry the API key: the request attached to them is a copy without the headers that hold
+a secret (``Authorization``, ``api-key`` ...), as openai's is, and messages are built from the response
+body only. Their text is openai's (``Error code: 400 - <message>``, ``Connection error.``); what
+holyclient knows beyond it (the HTTP library's own words for a dropped connection, a body that is not an
+error object, a set-up hint) is kept as notes on the exception (``__notes__``, printed with the
+traceback; :func:`error_text` joins them).
 """
 
 from __future__ import annotations
@@ -224,6 +228,14 @@ def status_error_class(status_code: int) -> type[APIStatusError]:
     if status_code >= 500:
         return InternalServerError
     return STATUS_ERRORS.get(status_code, APIStatusError)
+
+
+def error_text(error: BaseException) -> str:
+    """``str(error)`` followed by the notes holyclient adds to it (a connection error's cause in the HTTP
+    library's words, an error body that is not an error object, a set-up hint), for the places where
+    openai's short text alone would lose them: log lines, command-line messages and batch results."""
+    notes = getattr(error, "__notes__", None) or ()
+    return "; ".join([str(error), *(str(note) for note in notes)])
 
 
 def _str_or_none(value: object) -> str | None:

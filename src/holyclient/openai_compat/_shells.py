@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from .._exceptions import APIConnectionError, APIStatusError
 from ._adapter import DONE_FRAME, Adapter, Call, Retries
+from ._structured import StructuredStep
 
 __all__ = ["AsyncEvents", "AsyncShell", "SyncEvents", "SyncShell"]
 
@@ -93,8 +94,14 @@ class SyncShell:
         if path is None:
             raise adapter.refused(self._flavor, request)
         call = adapter.call(request, path, request.read())
+        step = StructuredStep.of(adapter.client, call.options)
         try:
-            result = adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
+            if step is None:
+                result = adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
+            else:  # a JSON schema the model may not take: asked the way it can
+                result = step.send(
+                    lambda options: adapter.raw.request(call.cast_to, options, stream=options.stream)
+                )
         except Exception as exc:  # the client's errors, redacted: handed on as openai expects them
             error: Exception = exc
         else:
@@ -119,8 +126,14 @@ class AsyncShell:
         if path is None:
             raise adapter.refused(self._flavor, request)
         call = adapter.call(request, path, await request.aread())
+        step = StructuredStep.of(adapter.client, call.options)
         try:
-            result = await adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
+            if step is None:
+                result = await adapter.raw.request(call.cast_to, call.options, stream=call.options.stream)
+            else:
+                result = await step.asend(
+                    lambda options: adapter.raw.request(call.cast_to, options, stream=options.stream)
+                )
         except Exception as exc:
             error: Exception = exc
         else:

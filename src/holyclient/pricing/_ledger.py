@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._constants import LOGGER_NAME
 from .._exceptions import APIConnectionError, APIResponseValidationError, APITimeoutError
-from ._billed import billed_usage, progress_of
+from ._billed import asked_retention, billed_usage, progress_of
 from ._charging import RUNNING, UNDECLARED, Charging, FailureKind, addressed
 
 if TYPE_CHECKING:
@@ -166,6 +166,8 @@ class Ledger:
             return
         if usage is not None and not isinstance(usage, Mapping) and hasattr(usage, "model_dump"):
             usage = usage.model_dump()
+        if usage is not None and self.body is not None and "prompt_cache_options" in self.body:
+            usage = asked_retention(usage, self.body)
         if self.reservation is not None:
             self.tracker.settle(self.reservation, usage, approximate=approximate, model=model)
             return

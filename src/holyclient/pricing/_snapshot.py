@@ -17,6 +17,17 @@ class ModelUsage:
             usage (a stream left early, or a server that ignores ``stream_options``).
         uncertain_requests: requests whose outcome is unknown (timeout or dropped connection after
             sending), charged at their worst case; their completion tokens are unknown and not counted.
+        cache_write_tokens: the part of ``prompt_tokens`` written to the prompt cache, priced at the
+            model's write prices (``cached_tokens`` are the reads, at the cached price).
+        cache_write_long_tokens: the part of ``cache_write_tokens`` kept at the long retention (1 hour on
+            Claude, 12 hours on OpenAI), priced at its own write price.
+        reported_cost_usd: the sum of what the relay reported charging (``usage.cost``) for the requests
+            that report it; None when none did.
+        cost_mismatches: requests whose reported cost differed from holyclient's price of them (by more
+            than 1%, or $0.000001): the snapshot's ``warnings`` and the log name the first.
+        unreconciled_requests: requests whose usage did not add up (a detail larger than its parent, a
+            total that is not prompt plus completion ...): each was priced the dearer way its numbers
+            allow, and the first of each kind is in ``warnings`` and the log.
         priced_as: the model whose prices these answers were charged at, when the name they answered
             under is not in the price table (a relay's upstream id): the model the requests asked for.
             None when the answered name has its own price.
@@ -29,6 +40,11 @@ class ModelUsage:
     cost_usd: float | None
     approximate_requests: int = 0
     uncertain_requests: int = 0
+    cache_write_tokens: int = 0
+    cache_write_long_tokens: int = 0
+    reported_cost_usd: float | None = None
+    cost_mismatches: int = 0
+    unreconciled_requests: int = 0
     priced_as: str | None = None
 
     def __repr__(self) -> str:
@@ -81,6 +97,16 @@ class UsageSnapshot:
     def total_tokens(self) -> int:
         return sum(m.prompt_tokens + m.completion_tokens for m in self.models.values())
 
+    @property
+    def unreconciled_requests(self) -> int:
+        """Requests whose usage did not add up (see :attr:`ModelUsage.unreconciled_requests`)."""
+        return sum(m.unreconciled_requests for m in self.models.values())
+
+    @property
+    def cost_mismatches(self) -> int:
+        """Requests whose relay-reported cost differed from holyclient's (see :class:`ModelUsage`)."""
+        return sum(m.cost_mismatches for m in self.models.values())
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "models": {
@@ -92,6 +118,11 @@ class UsageSnapshot:
                     "cost_usd": m.cost_usd,
                     "approximate_requests": m.approximate_requests,
                     "uncertain_requests": m.uncertain_requests,
+                    "cache_write_tokens": m.cache_write_tokens,
+                    "cache_write_long_tokens": m.cache_write_long_tokens,
+                    "reported_cost_usd": m.reported_cost_usd,
+                    "cost_mismatches": m.cost_mismatches,
+                    "unreconciled_requests": m.unreconciled_requests,
                     "priced_as": m.priced_as,
                 }
                 for name, m in self.models.items()
@@ -106,6 +137,8 @@ class UsageSnapshot:
             "warnings": list(self.warnings),
             "overrun_usd": self.overrun_usd,
             "overrun_requests": self.overrun_requests,
+            "unreconciled_requests": self.unreconciled_requests,
+            "cost_mismatches": self.cost_mismatches,
             "pending_requests": self.pending_requests,
         }
 
@@ -118,20 +151,48 @@ class Totals:
         "cached",
         "completion",
         "cost",
+        "mismatches",
         "priced",
         "priced_as",
         "prompt",
+        "reported",
         "requests",
         "uncertain",
+        "unreconciled",
+        "written",
+        "written_long",
     )
 
     def __init__(self) -> None:
         self.requests = 0
         self.prompt = 0
         self.cached = 0
+        self.written = 0
+        self.written_long = 0
         self.completion = 0
         self.cost = 0.0
         self.priced = True
+        self.priced_as: str | None = None  # the model asked, whose price charges an unknown answered name
         self.approximate = 0
         self.uncertain = 0
-        self.priced_as: str | None = None
+        self.reported: float | None = None  # what the relay reported it charged, when it did
+        self.mismatches = 0
+        self.unreconciled = 0
+
+    def usage(self) -> ModelUsage:
+        """The totals as the snapshot shows them (a cost only when the model has a price)."""
+        return ModelUsage(
+            self.requests,
+            self.prompt,
+            self.cached,
+            self.completion,
+            self.cost if self.priced else None,
+            self.approximate,
+            self.uncertain,
+            self.written,
+            self.written_long,
+            self.reported,
+            self.mismatches,
+            self.unreconciled,
+            self.priced_as,
+        )

@@ -25,15 +25,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._answered import price_of
 from ._background import Deferred, Kept
-from ._billed import billed_figures, figures_usd
+from ._book import Book
 from ._charging import CHAT, Charging
 from ._cost import PriceTable, default_table, estimate_cost
 from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, request_hold, teaches
 from ._learning import CalibrationLearner, StandIn
 from ._refusal import over_budget, unpriced
-from ._snapshot import ModelUsage, Totals, UsageSnapshot
+from ._snapshot import ModelUsage, UsageSnapshot
 from ._usage_export import usage_export
 
 if TYPE_CHECKING:
@@ -80,19 +79,14 @@ class UsageTracker:
         self.budget_usd = budget_usd
         self.budget_policy: BudgetPolicy = budget_policy
         self._outputs = OutputEstimate()
-        self._overrun = 0.0
-        self._overruns = 0
         self._prices = prices
         self._learner = CalibrationLearner(calibration)
         self._lock = threading.Lock()
-        self._totals: dict[str, Totals] = {}
-        self._spent = 0.0
+        self._book = Book()  # the totals
         self._reserved: dict[int, float] = {}
         self._next_id = 0
-        self._uncertain = 0.0
         self._later: deque[Callable[[], None]] = deque()
         self._deferred = Deferred()  # background responses still running (see ``defer``)
-        self._warnings: list[str] = []
         self.started_at = time.time()  # the start of the period an export() covers
 
     @property
@@ -118,26 +112,33 @@ class UsageTracker:
         if info is None:
             if self.budget_usd is not None:
                 raise unpriced(charging, model, self.prices, self.remaining_usd)
-            with self._lock:
-                return self._hold_locked(model, None, 0.0, priced=False)
-        prompt, output, why, stand_in = request_hold(
-            body, charging, info, self._learner, self.budget_policy, self._outputs
-        )
+            return self._hold(model, None, 0.0, priced=False)
+        prompt, output, why, stand_in = self._hold_of(body, charging, info)
         worst = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         learns = charging.generates and teaches(body)
         with self._lock:
             if self.budget_usd is None:
                 return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
-            remaining = self.budget_usd - self._spent - sum(self._reserved.values())
+            remaining = self.budget_usd - self._book.spent - sum(self._reserved.values())
             if worst > remaining:
                 raise over_budget(worst, prompt, output, info.name, why, remaining, self.budget_usd)
             return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
+
+    def _hold_of(
+        self, body: Mapping[str, Any], charging: Charging, info: Any
+    ) -> tuple[int, int, str, StandIn | None]:
+        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds."""
+        return request_hold(body, charging, info, self._learner, self.budget_policy, self._outputs)
 
     def calibration(self) -> Calibration:
         """The corrections learnt from every billed response so far, over the one given at creation;
         save it with ``.save(path)`` and give it to ``holyclient estimate --calibration`` or
         ``Client(calibration=...)``."""
         return self._learner.calibration()
+
+    def _hold(self, model: str, prompt: int | None, amount: float, *, priced: bool) -> Reservation:
+        with self._lock:
+            return self._hold_locked(model, prompt, amount, priced=priced)
 
     def _hold_locked(
         self,
@@ -180,10 +181,12 @@ class UsageTracker:
                     model or reservation.model, usage, approximate, reservation.model, reservation.teaches
                 )
                 if cost is not None and cost > held + 1e-12 and reservation.priced:
-                    self._overrun += cost - held
-                    self._overruns += 1
+                    self._book.overrun += cost - held
+                    self._book.overruns += 1
                 if not approximate and reservation.stand_in is not None:
                     self._learner.learn(reservation.stand_in, usage)
+        if self._book.notes.pending:
+            self._book.notes.flush()
 
     def charge(
         self,
@@ -211,6 +214,8 @@ class UsageTracker:
             self._record_locked(model, usage, approximate, asked, learns)
             if stand_in is not None:
                 self._learner.learn(stand_in, usage)
+        if self._book.notes.pending:
+            self._book.notes.flush()
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume what it held.
@@ -221,7 +226,7 @@ class UsageTracker:
             amount = self._reserved.pop(reservation.id, None)
             if amount is None:
                 return
-            self._uncertain_locked(reservation.model, reservation.prompt_tokens, amount, reservation.priced)
+            self._book.uncertain(reservation.model, reservation.prompt_tokens, amount, reservation.priced)
 
     def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
         """Record as uncertain spend what a request that held nothing (no budget) would have held: its
@@ -234,31 +239,17 @@ class UsageTracker:
         info = self.prices.get(model) if charging.holds != "unpriced" else None
         if info is None:
             with self._lock:
-                self._uncertain_locked(model, None, 0.0, priced=False)
+                self._book.uncertain(model, None, 0.0, priced=False)
             return
         try:
-            prompt, output, _, _ = request_hold(
-                body, charging, info, self._learner, self.budget_policy, self._outputs
-            )
+            prompt, output, _, _ = self._hold_of(body, charging, info)
         except (TypeError, ValueError):  # a body the counter cannot read: the request still counts
             with self._lock:
-                self._uncertain_locked(model, None, 0.0, priced=False)
+                self._book.uncertain(model, None, 0.0, priced=False)
             return
         amount = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         with self._lock:
-            self._uncertain_locked(model, prompt, amount, priced=True)
-
-    def _uncertain_locked(self, model: str, prompt: int | None, amount: float, priced: bool) -> None:
-        totals = self._model_totals(model)
-        totals.requests += 1
-        totals.uncertain += 1
-        totals.prompt += prompt or 0
-        if not priced:
-            totals.priced = False
-            return
-        totals.cost += amount
-        self._spent += amount
-        self._uncertain += amount
+            self._book.uncertain(model, prompt, amount, priced=True)
 
     def defer(self, response_id: str, ledger: Kept) -> None:
         """Keep ``ledger`` (a background response still running), its hold held, until :meth:`collect`."""
@@ -271,9 +262,7 @@ class UsageTracker:
     def count_unpriced(self, model: str) -> None:
         """Count an answer of an unpriced endpoint that reported no usage (in ``unpriced_models``)."""
         with self._lock:
-            totals = self._model_totals(model)
-            totals.requests += 1
-            totals.priced = False
+            self._book.unpriced(model)
 
     def settle_later(self, settle: Callable[[], None]) -> None:
         """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
@@ -282,7 +271,7 @@ class UsageTracker:
     def warn(self, text: str) -> None:
         """Note something that went wrong beside the calls (shown in :meth:`snapshot`'s ``warnings``)."""
         with self._lock:
-            self._warnings.append(text)
+            self._book.notes.warn(text)
 
     def _apply_later(self) -> None:
         while self._later:
@@ -296,48 +285,20 @@ class UsageTracker:
         """Add a response's ``usage`` for callers that made no reservation (it teaches no answer length)."""
         with self._lock:
             self._record_locked(model, usage, approximate, None, False)
-
-    def _model_totals(self, model: str) -> Totals:
-        totals = self._totals.get(model)
-        if totals is None:
-            totals = self._totals[model] = Totals()
-        return totals
+        if self._book.notes.pending:
+            self._book.notes.flush()
 
     def _record_locked(
         self, model: str, usage: Any, approximate: bool, asked: str | None, learns: bool
     ) -> float | None:
-        """Add ``usage`` to the model's totals; its cost (None: no price): what
-        :func:`~._cost.cost_from_usage` computes, without its estimate (every answer, under the lock).
-        ``asked``: the model the request asked for, whose price charges an answer under a name the table
-        does not know (:func:`~._answered.price_of`); ``learns``: it teaches the expected answer length."""
-        prompt, cached, _, completion, _, _ = figures = billed_figures(usage)
-        totals = self._model_totals(model)
-        totals.requests += 1
-        totals.prompt += prompt
-        totals.cached += cached
-        totals.completion += completion
-        if approximate:
-            totals.approximate += 1
-        info = self.prices.get(model)
-        if info is None and asked:
-            info, note = price_of(self.prices, model, asked, totals)
-            if note is not None:
-                self._warnings.append(note)
-        if info is None:
-            totals.priced = False
-            return None
-        cost = sum(figures_usd(info.price_for(prompt), figures))
-        if learns and not approximate and completion:
-            self._outputs.observe(info.name, completion)
-        totals.cost += cost
-        self._spent += cost
-        return cost
+        """Add ``usage`` to the model's totals: see :meth:`~._book.Book.record` (under the lock)."""
+        return self._book.record(model, usage, approximate, self.prices, self._outputs, asked, learns)
 
     @property
     def total_cost_usd(self) -> float:
         self._apply_later()
         with self._lock:
-            return self._spent
+            return self._book.spent
 
     @property
     def remaining_usd(self) -> float | None:
@@ -346,41 +307,14 @@ class UsageTracker:
             return None
         self._apply_later()
         with self._lock:
-            return max(self.budget_usd - self._spent - sum(self._reserved.values()), 0.0)
+            return max(self.budget_usd - self._book.spent - sum(self._reserved.values()), 0.0)
 
     def snapshot(self) -> UsageSnapshot:
         """A consistent copy of the totals."""
         self._apply_later()
         with self._lock:
-            reserved = sum(self._reserved.values())
-            models = {
-                name: ModelUsage(
-                    t.requests,
-                    t.prompt,
-                    t.cached,
-                    t.completion,
-                    t.cost if t.priced else None,
-                    t.approximate,
-                    t.uncertain,
-                    t.priced_as,
-                )
-                for name, t in self._totals.items()
-            }
-            remaining = (
-                None if self.budget_usd is None else max(self.budget_usd - self._spent - reserved, 0.0)
-            )
-            return UsageSnapshot(
-                models=models,
-                total_cost_usd=self._spent,
-                reserved_usd=reserved,
-                budget_usd=self.budget_usd,
-                remaining_usd=remaining,
-                unpriced_models=tuple(name for name, t in self._totals.items() if not t.priced),
-                uncertain_usd=self._uncertain,
-                warnings=tuple(self._warnings),
-                overrun_usd=self._overrun,
-                overrun_requests=self._overruns,
-                pending_requests=self._deferred.count(self),
+            return self._book.snapshot(
+                sum(self._reserved.values()), self.budget_usd, self._deferred.count(self)
             )
 
     def export(self) -> dict[str, Any]:

@@ -125,7 +125,14 @@ class App(AppCore):
                 billing=config.billing,
             )
             if relay is not None:
-                ex.plan.usage_extra = relay.cache_usage(body, lambda m: h.prompt_tokens([m]))
+                plan = ex.plan
+                plan.usage_plan = relay.usage_plan(
+                    body,
+                    [m for m in body.get("messages") or () if isinstance(m, dict)],
+                    lambda m: h.prompt_tokens([m]),
+                    lambda: plan.completion_tokens,
+                    config.report_cost,
+                )
             ex.plan.model = str(config.answered(ex.plan.model))
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")

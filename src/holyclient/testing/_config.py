@@ -81,6 +81,7 @@ class ServerConfig:
     noise: float = 0.0
     billing: str = "chars"
     profile: str = "default"
+    report_cost: float | None = None
     answer_as: Mapping[str, str] = field(default_factory=dict)
     """Model id asked -> the model name answers carry (a relay answering under its upstream's id)."""
     canned: Mapping[str, Any] = field(default_factory=dict)
@@ -103,6 +104,8 @@ class ServerConfig:
         _check_canned(self.canned)
         if not 0.0 <= self.noise <= 1.0:
             raise ValueError("noise must be between 0 and 1")
+        if self.report_cost is not None and (not self.report_cost >= 0 or self.profile != "holysheep"):
+            raise ValueError("report_cost must be a non-negative factor, with profile='holysheep'")
         if self.latency < 0 or self.jitter < 0 or self.chunk_delay < 0:
             raise ValueError("latency, jitter and chunk_delay must not be negative")
         if self.log_limit < 0:

@@ -178,3 +178,32 @@ def test_a_response_another_client_created_is_not_charged_when_retrieved(server:
         _poll(reader, queued.id)
         assert reader.usage.snapshot().total_cost_usd == 0.0  # charged where it was created
         assert maker.usage.snapshot().pending_requests == 1  # which has not seen it end yet
+
+
+def test_a_router_collects_a_background_response_when_another_target_serves_the_retrieval() -> None:
+    """The target that created the response holds it; the retrieval goes to the other target (the same
+    server under another name), and the creating target is charged, once, in the router's total too."""
+    from holyclient import Router, Target
+
+    with LocalServer(api_key=KEY) as running:
+        one = Target(running.base_url, api_key=KEY, name="one", max_retries=0)
+        two = Target(running.base_url, api_key=KEY, name="two", weight=0.0, max_retries=0)
+        with Router([one, two], budget_usd=5.0) as router:
+            queued = router.responses.create(model=MODEL, input=PROMPT, background=True)
+            held = router.usage.snapshot()
+            router.set_weight("two", 1.0)
+            router.set_weight("one", 0.0)
+            done = router.responses.retrieve(queued.id)
+            for _ in range(5):
+                if done.status not in ("queued", "in_progress"):
+                    break
+                done = router.responses.retrieve(queued.id)
+            after = router.usage.snapshot()
+            charged = {name: router.target_usage(name).snapshot().total_cost_usd for name in ("one", "two")}
+            served = {name: router.stats()[name].requests for name in ("one", "two")}
+    assert done.usage is not None
+    cost = cost_from_usage(MODEL, done.usage).cost_usd
+    assert served["one"] == 1 and served["two"] >= 2  # created on one, retrieved on two
+    assert held.reserved_usd > 0 and held.pending_requests == 1
+    assert after.total_cost_usd == pytest.approx(cost) and charged == pytest.approx({"one": cost, "two": 0.0})
+    assert (after.pending_requests, after.reserved_usd) == (0, 0.0)

@@ -95,6 +95,7 @@ def test_the_totals_are_every_snapshot_field_as_plain_data() -> None:
                 "reported_cost_usd": None,
                 "cost_mismatches": 0,
                 "unreconciled_requests": 0,
+                "lower_bound_requests": 0,
                 "priced_as": None,
             }
         },
@@ -110,6 +111,7 @@ def test_the_totals_are_every_snapshot_field_as_plain_data() -> None:
         "overrun_requests": 0,
         "unreconciled_requests": 0,
         "cost_mismatches": 0,
+        "lower_bound_requests": 0,
         "pending_requests": 0,
     }
 
@@ -848,11 +850,15 @@ def test_a_stream_whose_prompt_cannot_be_counted_is_charged_its_text_and_says_so
     )
 
 
-def test_a_stream_whose_body_names_no_model_is_not_counted() -> None:
+def test_a_stream_whose_body_names_no_model_is_counted_as_an_unpriced_uncertain_request() -> None:
+    # nothing can be counted or priced, but the request was sent and may have been billed: reported
     tracker = UsageTracker()
     meter = StreamMeter(Ledger(tracker, CHAT, {"model": 5, "messages": MESSAGES}), hide_usage_chunk=False)
     meter.finish("early")
-    assert tracker.snapshot().models == {}
+    snapshot = tracker.snapshot()
+    model = snapshot.models["<chat completion>"]
+    assert (model.requests, model.uncertain_requests, model.prompt_tokens, model.cost_usd) == (1, 1, 0, None)
+    assert snapshot.unpriced_models == ("<chat completion>",)
 
 
 # --- learning a stand-in tokenizer's correction ------------------------------------------------------

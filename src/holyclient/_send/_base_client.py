@@ -249,13 +249,15 @@ class BaseClient(ResponseModes):
 
     @property
     def timeout(self) -> Any:
-        """The default timeout of every request: an ``httpx2.Timeout`` (10 minutes, 5 s to connect, unless
-        given), as openai's is an ``httpx.Timeout``. Made from what was given on first read, so that
-        ``Client()`` imports no HTTP library; assigning it sets it as is."""
+        """The default timeout of every request, as given (``5``, a ``Timeout``), as openai keeps it; not
+        given, ``DEFAULT_TIMEOUT``: an ``httpx2.Timeout`` of 10 minutes, 5 s to connect. Made on first read,
+        so that ``Client()`` imports no HTTP library. A number ``t`` waits at most ``min(t, 5)`` s to
+        connect (:func:`~holyclient._http.default_timeout`)."""
         try:
             return self.__dict__["_timeout_"]
         except KeyError:
-            value = self.__dict__["_timeout_"] = default_timeout(self.__dict__.get("_timeout_given"))
+            given = self.__dict__.get("_timeout_given")
+            value = self.__dict__["_timeout_"] = default_timeout(None) if given is None else given
             return value
 
     @timeout.setter

@@ -252,7 +252,7 @@ class Pipeline:
         setting = self.client.timeout  # may be reassigned: kept beside its extension, compared by identity
         known = self._timeouts
         if known is None or known[0] is not setting:
-            known = self._timeouts = (setting, _timeout_dict(setting))
+            known = self._timeouts = (setting, _timeout_dict(default_timeout(setting)))
         return dict(known[1])
 
     def url(self, options: RequestOptions) -> str:

@@ -99,6 +99,15 @@ class Book:
         self.spent += amount
         self.uncertain_usd += amount
 
+    def beyond(self, model: str, amount: float) -> None:
+        """``amount`` more of a recorded request's cost is uncertain (a stream left before its end:
+        what its hold allowed beyond what was read)."""
+        totals = self.model(model)
+        if totals.priced:
+            totals.cost += amount
+        self.spent += amount
+        self.uncertain_usd += amount
+
     def unpriced(self, model: str) -> None:
         """An answer of an unpriced endpoint that reported no usage: a request of unknown cost."""
         totals = self.model(model)

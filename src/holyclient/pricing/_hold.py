@@ -174,12 +174,16 @@ def request_hold(
     learner: CalibrationLearner,
     policy: BudgetPolicy,
     estimate: OutputEstimate,
+    prompt: int | None = None,
 ) -> tuple[int, int, str, StandIn | None]:
     """``(prompt tokens, output tokens, why that output, stand-in)`` a request to ``charging``'s endpoint
     holds on the model ``info``: its prompt counted at the high end of the count's range (a stand-in
-    count may be far below the bill), and for a generation its output under ``policy``."""
-    counted, stand_in = learner.count(body, info.name, charging.counts or "chat")
-    prompt = counted.input_tokens_range[1]
+    count may be far below the bill) unless its count is given, and for a generation its output under
+    ``policy``."""
+    stand_in = None
+    if prompt is None:
+        counted, stand_in = learner.count(body, info.name, charging.counts or "chat")
+        prompt = counted.input_tokens_range[1]
     if not charging.generates:
         return prompt, 0, "none (nothing is generated)", stand_in
     output, why = output_hold(

@@ -18,6 +18,8 @@ attempt's money is decided, always from its endpoint's :class:`~holyclient.prici
   or deleting it) shows that it ended; it is then charged once, at the usage that answer reports, or
   as uncertain spend when it ended without usage. One that is never collected stays held (and counted
   in ``UsageSnapshot.pending_requests``): its cost is unknown, never assumed to be zero.
+* a stream the caller left before its end is settled at what was read, a lower bound, and the rest of
+  its hold is kept as uncertain spend (:meth:`Ledger.left_early`).
 
 Settling twice does nothing the second time, so two layers can never charge the same attempt.
 """
@@ -220,6 +222,20 @@ class Ledger:
             kept.settle(model, usage)
         else:  # cancelled, failed or deleted without a usage: what it did before it stopped is unknown
             kept.uncertain()
+
+    def left_early(self, model: str | None, usage: Mapping[str, Any] | None) -> None:
+        """Settle a stream the caller left before its end (its usage never came) at what was read: a
+        lower bound, since the server bills what it generated until it noticed. The rest of the hold (or
+        of what the request would have held, without a budget) is kept as uncertain spend."""
+        if self._done:
+            return
+        self._done = True
+        if not self.charging.settles:
+            if self.reservation is not None:
+                self.tracker.settle(self.reservation, None)
+            return
+        body = self.body if self.body is not None else {}
+        self.tracker.settle_early(self.reservation, model or self.model(), usage, self.charging, body)
 
     def failed(self, exc: BaseException) -> None:
         """Settle an attempt that failed with ``exc``: uncertain spend when its endpoint declares the

@@ -28,6 +28,11 @@ class ModelUsage:
         unreconciled_requests: requests whose usage did not add up (a detail larger than its parent, a
             total that is not prompt plus completion ...): each was priced the dearer way its numbers
             allow, and the first of each kind is in ``warnings`` and the log.
+        lower_bound_requests: streams left before their end (closed early or dropped unclosed, their
+            usage never sent): each is settled at what was read, counted locally, which is a lower
+            bound -- the server bills what it generated until it noticed the caller had gone -- and the
+            rest of what it held (without a budget: would have held) is in the snapshot's
+            ``uncertain_usd``. Counted among ``approximate_requests`` too.
         priced_as: the model whose prices these answers were charged at, when the name they answered
             under is not in the price table (a relay's upstream id): the model the requests asked for.
             None when the answered name has its own price.
@@ -45,6 +50,7 @@ class ModelUsage:
     reported_cost_usd: float | None = None
     cost_mismatches: int = 0
     unreconciled_requests: int = 0
+    lower_bound_requests: int = 0
     priced_as: str | None = None
 
     def __repr__(self) -> str:
@@ -57,7 +63,8 @@ class UsageSnapshot:
 
     Attributes:
         uncertain_usd: the part of ``total_cost_usd`` charged at the worst case for requests whose
-            outcome is unknown (the server may or may not have billed them).
+            outcome is unknown (the server may or may not have billed them), and for streams left
+            before their end, what they held beyond what was read (see ``lower_bound_requests``).
         approximate: True when some of the totals were counted locally rather than reported by the server.
         warnings: what went wrong beside the calls without failing them (a ``record_to`` file that could
             not be written, so recording stopped).
@@ -103,6 +110,11 @@ class UsageSnapshot:
         return sum(m.unreconciled_requests for m in self.models.values())
 
     @property
+    def lower_bound_requests(self) -> int:
+        """Streams settled at what was read, a lower bound (see :attr:`ModelUsage.lower_bound_requests`)."""
+        return sum(m.lower_bound_requests for m in self.models.values())
+
+    @property
     def cost_mismatches(self) -> int:
         """Requests whose relay-reported cost differed from holyclient's (see :class:`ModelUsage`)."""
         return sum(m.cost_mismatches for m in self.models.values())
@@ -123,6 +135,7 @@ class UsageSnapshot:
                     "reported_cost_usd": m.reported_cost_usd,
                     "cost_mismatches": m.cost_mismatches,
                     "unreconciled_requests": m.unreconciled_requests,
+                    "lower_bound_requests": m.lower_bound_requests,
                     "priced_as": m.priced_as,
                 }
                 for name, m in self.models.items()
@@ -139,6 +152,7 @@ class UsageSnapshot:
             "overrun_requests": self.overrun_requests,
             "unreconciled_requests": self.unreconciled_requests,
             "cost_mismatches": self.cost_mismatches,
+            "lower_bound_requests": self.lower_bound_requests,
             "pending_requests": self.pending_requests,
         }
 
@@ -151,6 +165,7 @@ class Totals:
         "cached",
         "completion",
         "cost",
+        "early",
         "mismatches",
         "priced",
         "priced_as",
@@ -178,6 +193,7 @@ class Totals:
         self.reported: float | None = None  # what the relay reported it charged, when it did
         self.mismatches = 0
         self.unreconciled = 0
+        self.early = 0  # streams left before their end, settled at what was read
 
     def usage(self) -> ModelUsage:
         """The totals as the snapshot shows them (a cost only when the model has a price)."""
@@ -194,5 +210,6 @@ class Totals:
             self.reported,
             self.mismatches,
             self.unreconciled,
+            self.early,
             self.priced_as,
         )

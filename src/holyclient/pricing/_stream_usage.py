@@ -13,6 +13,10 @@ way the stream ends:
   counted locally: the prompt from the request, the completion from the text seen so far (only the
   events the endpoint declares as text: a Responses stream's base64 audio is not text); the record is
   marked approximate.
+* A stream left before its end (closed early, or dropped unclosed) is settled at what was read, but the
+  server bills what it generated until it noticed the caller had gone, which may be all of it: that
+  settlement is a *lower bound*, and the rest of what the request held (or, without a budget, would
+  have held) is counted as uncertain spend (:meth:`~holyclient.pricing._ledger.Ledger.left_early`).
 * When the connection drops mid-stream, the outcome is unknown (the server may have gone on generating
   and billing): the attempt's hold is kept as uncertain spend.
 * A stream whose first event is the server's error generated nothing: it is charged nothing.
@@ -203,6 +207,9 @@ class StreamMeter:
             pass  # a background response left before its end runs on: held until it is collected
         elif outcome == "unknown":
             ledger.uncertain()  # the wire failed mid-stream: the server may have gone on and billed
+        elif outcome == "early":  # left before the end: the server billed what it generated meanwhile
+            usage, approximate = self._local_usage(), True
+            ledger.left_early(self._model, usage)
         else:
             usage, approximate = self._local_usage(), True
             ledger.settle(self._model, usage, approximate=True)

@@ -125,10 +125,11 @@ class UsageTracker:
             return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
 
     def _hold_of(
-        self, body: Mapping[str, Any], charging: Charging, info: Any
+        self, body: Mapping[str, Any], charging: Charging, info: Any, prompt: int | None = None
     ) -> tuple[int, int, str, StandIn | None]:
-        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds."""
-        return request_hold(body, charging, info, self._learner, self.budget_policy, self._outputs)
+        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds (its prompt
+        counted now, unless its count is given)."""
+        return request_hold(body, charging, info, self._learner, self.budget_policy, self._outputs, prompt)
 
     def calibration(self) -> Calibration:
         """The corrections learnt from every billed response so far, over the one given at creation;
@@ -216,6 +217,57 @@ class UsageTracker:
                 self._learner.learn(stand_in, usage)
         if self._book.notes.pending:
             self._book.notes.flush()
+
+    def settle_early(
+        self,
+        reservation: Reservation | None,
+        model: str,
+        usage: Mapping[str, Any] | None,
+        charging: Charging,
+        body: Mapping[str, Any],
+    ) -> None:
+        """Settle a stream left before its end (see :meth:`~._ledger.Ledger.left_early`): ``usage`` (what
+        was read, counted locally) is charged as a lower bound, and what the request held beyond it --
+        without a budget, what it would have held -- as uncertain spend.
+
+        Args:
+            usage: the tokens read (None: they could not be counted; the whole hold is then uncertain).
+        """
+        would_hold = None
+        if reservation is None and usage is not None:
+            would_hold = self._would_hold(charging, body, model, usage.get("prompt_tokens"))
+        with self._lock:
+            held, priced = would_hold, would_hold is not None
+            if reservation is not None:
+                held, priced = self._reserved.pop(reservation.id, None), reservation.priced
+                if held is None:
+                    return
+            if usage is None:
+                prompt = reservation.prompt_tokens if reservation is not None else None
+                self._book.uncertain(model, prompt, held or 0.0, priced and held is not None)
+                return
+            cost = self._record_locked(model, usage, True, str(body.get("model") or "") or None, False)
+            self._book.model(model).early += 1
+            if priced and held is not None and cost is not None:
+                if cost > held + 1e-12:
+                    self._book.overrun += cost - held
+                    self._book.overruns += 1
+                self._book.beyond(model, max(held - cost, 0.0))
+        if self._book.notes.pending:
+            self._book.notes.flush()
+
+    def _would_hold(
+        self, charging: Charging, body: Mapping[str, Any], model: str, prompt: Any
+    ) -> float | None:
+        """What a request of ``prompt`` tokens would have held (None: unpriced); an answer under a name
+        the table does not know holds as the model asked."""
+        info = None
+        if charging.holds != "unpriced":
+            info = self.prices.get(model) or self.prices.get(str(body.get("model") or ""))
+        if info is None or type(prompt) is not int:
+            return None
+        _, output, _, _ = self._hold_of(body, charging, info, prompt)
+        return estimate_cost(info.name, prompt, output, table=self.prices).cost_usd
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume what it held.

@@ -113,9 +113,8 @@ class Pipeline:
         client = self.client
         charging = charging_for(options.method, options.path)
         tracker = client._usage
-        if not holds(charging, client._budget_usd is not None):
-            return Ledger(tracker, charging, options.body)
-        return Ledger(tracker, charging, options.body, tracker.reserve(options.body or {}, charging))
+        ledger = Ledger(tracker, charging, options.body)
+        return ledger.reserve() if holds(charging, client._budget_usd is not None) else ledger
 
     def ready(self, options: RequestOptions) -> None:
         """Load now what a call's attempts load on first use: the HTTP client (its library, its TLS

@@ -208,5 +208,8 @@ class StreamMeter:
         if prompt is None:
             logger.debug("Could not count the prompt of a stream that reported no usage")
             prompt = 0
-        completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
+        from ..tokens import without_waiting
+
+        with without_waiting():
+            completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}

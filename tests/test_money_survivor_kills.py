@@ -89,20 +89,15 @@ def test_a_calibration_given_to_a_client_reaches_its_usage_and_its_holds(client_
 # --- with_options(timeout=...) after client.timeout was read ---------------------------------------------
 
 
-def _read(timeout: object) -> object:
-    """The read timeout of a client's ``timeout``: a number as given (as openai keeps it), or a Timeout's."""
-    return timeout if isinstance(timeout, int | float) else getattr(timeout, "read", None)
-
-
 def test_a_copy_with_a_shorter_timeout_times_out_even_after_the_original_timeout_was_read():
     with (
         LocalServer(faults=[Fault.hang(5)]) as server,
         Client(api_key="k", base_url=server.base_url, max_retries=0) as client,
     ):
-        assert _read(client.timeout) == 600  # read: the default is made and kept on the client
+        assert client.timeout.read == 600  # read: the default is made and kept on the client
         quick = client.with_options(timeout=0.3)
-        assert _read(quick.timeout) == 0.3
-        assert _read(client.timeout) == 600
+        assert quick.timeout == 0.3  # as given, as openai's
+        assert client.timeout.read == 600
         with pytest.raises(APITimeoutError):
             quick.chat.completions.create(**BODY)
 
@@ -110,9 +105,9 @@ def test_a_copy_with_a_shorter_timeout_times_out_even_after_the_original_timeout
 async def test_an_async_copy_with_a_shorter_timeout_times_out_even_after_the_original_timeout_was_read():
     with LocalServer(faults=[Fault.hang(5)]) as server:
         async with AsyncClient(api_key="k", base_url=server.base_url, max_retries=0) as client:
-            assert _read(client.timeout) == 600
+            assert client.timeout.read == 600
             quick = client.with_options(timeout=0.3)
-            assert _read(quick.timeout) == 0.3
+            assert quick.timeout == 0.3  # as given, as openai's
             with pytest.raises(APITimeoutError):
                 await quick.chat.completions.create(**BODY)
 

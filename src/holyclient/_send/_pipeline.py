@@ -230,7 +230,7 @@ class Pipeline:
     def _url_object(self, http: Any, path: str) -> Any:
         """The URL of ``path`` as ``http``'s library's URL object (parsed once per base URL and path: a
         URL string is parsed again on every request, about a tenth of a loopback request's CPU)."""
-        url = self.client.base_url + path
+        url = self.client._base_url + path
         known = self._url_objects.get(url)
         if known is not None and known[0] is http:
             return known[1]
@@ -258,16 +258,16 @@ class Pipeline:
         if options.query:
             return str(self._query_url(options.path, {**client.default_query, **options.query}))
         cached = self._urls.get(options.path)
-        if cached is not None and cached[0] == client.base_url and cached[1] == client.default_query:
+        if cached is not None and cached[0] == client._base_url and cached[1] == client.default_query:
             return cached[2]
         url = str(self._query_url(options.path, client.default_query))
-        self._urls[options.path] = (client.base_url, dict(client.default_query), url)
+        self._urls[options.path] = (client._base_url, dict(client.default_query), url)
         return url
 
     def _query_url(self, path: str, query: Mapping[str, object]) -> Any:
         import httpx2
 
-        url = httpx2.URL(self.client.base_url + path)
+        url = httpx2.URL(self.client._base_url + path)
         return url.copy_merge_params(cast("Any", query)) if query else url
 
     def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ SEND_PATH = (
     "holyclient.pricing.UsageTracker.reserve",
     "holyclient.pricing.UsageTracker.settle",
     "holyclient.pricing.UsageTracker.settle_uncertain",
+    "holyclient.pricing.UsageTracker.settle_early",
     "holyclient.pricing.UsageTracker.charge",
     "holyclient.pricing.UsageTracker.charge_uncertain",
     "holyclient.pricing.UsageTracker.settle_later",

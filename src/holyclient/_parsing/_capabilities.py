@@ -138,11 +138,12 @@ def file_features(model: str) -> Mapping[str, Any]:
 
 
 def learn(endpoint: str, model: str, method: str) -> None:
-    """Remember that ``model`` at ``endpoint`` refused ``method`` with a 400."""
+    """Remember that ``model`` at ``endpoint`` (a base URL, with or without its trailing slash) refused
+    ``method`` with a 400."""
     with _lock:
         if len(_learned) >= _MAX_LEARNED:
             _learned.clear()
-        _learned.setdefault((endpoint, model), set()).add(method)
+        _learned.setdefault((endpoint.rstrip("/"), model), set()).add(method)
 
 
 def forget_learned() -> None:
@@ -164,7 +165,7 @@ def methods_for(endpoint: str, model: str) -> tuple[str, ...]:
         if isinstance(probed.get(row), bool):
             known[method] = probed[row]
     with _lock:
-        for method in _learned.get((endpoint, model), ()):
+        for method in _learned.get((endpoint.rstrip("/"), model), ()):
             known[method] = False
     if known.get("json_schema") is True:
         return ("json_schema",)

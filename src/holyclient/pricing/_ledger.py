@@ -223,6 +223,20 @@ class Ledger:
         else:  # cancelled, failed or deleted without a usage: what it did before it stopped is unknown
             kept.uncertain()
 
+    def reserve(self) -> Ledger:
+        """Hold the attempt's cost against its tracker's budget (before sending; see the module
+        docstring), without waiting for a tokenizer still being built (its prompt is then held at an
+        upper bound). Returns the ledger.
+
+        Raises:
+            BudgetExceededError: what is left cannot cover the hold, or the budget cannot price it.
+        """
+        from ..tokens import without_waiting
+
+        with without_waiting():
+            self.reservation = self.tracker.reserve(self.body or {}, self.charging)
+        return self
+
     def left_early(self, model: str | None, usage: Mapping[str, Any] | None) -> None:
         """Settle a stream the caller left before its end (its usage never came) at what was read: a
         lower bound, since the server bills what it generated until it noticed. The rest of the hold (or
@@ -286,9 +300,10 @@ class Ledger:
         endpoint = self.charging.counts
         if endpoint is None or self.body is None:
             return None
-        from ..tokens import count_request
+        from ..tokens import count_request, without_waiting
 
         try:
-            return count_request(self.body, endpoint=endpoint).tokens
+            with without_waiting():
+                return count_request(self.body, endpoint=endpoint).tokens
         except (TypeError, ValueError):  # a body we cannot count
             return None

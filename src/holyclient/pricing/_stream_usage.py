@@ -78,6 +78,22 @@ def ask_for_usage(
     return {**body, "stream_options": {"include_usage": True}}, True
 
 
+def part_texts(content: Any) -> list[str]:
+    """The text of a content given as parts (``[{"type": "text", "text": ...}, {"type": "thinking",
+    "thinking": [...]}]``, nested or not), in order: what the answer's tokens were spent on."""
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    if isinstance(content, list):
+        for part in content:
+            texts.extend(part_texts(part))
+    elif isinstance(content, Mapping):
+        for key in ("text", "thinking", "content"):
+            if key in content:
+                texts.extend(part_texts(content[key]))
+    return texts
+
+
 def _get(obj: Any, key: str) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(key)
@@ -154,7 +170,10 @@ class StreamMeter:
                     continue
                 text = getattr(delta, "content", None)
                 if text:
-                    pieces.append(text)
+                    if isinstance(text, str):
+                        pieces.append(text)
+                    else:  # a list of parts (Mistral's Magistral: text and thinking parts)
+                        pieces.extend(part_texts(text))
                 text = getattr(delta, "refusal", None)
                 if text:
                     pieces.append(text)
@@ -228,5 +247,8 @@ class StreamMeter:
         if prompt is None:
             logger.debug("Could not count the prompt of a stream that reported no usage")
             prompt = 0
-        completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
+        from ..tokens import without_waiting
+
+        with without_waiting():
+            completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}

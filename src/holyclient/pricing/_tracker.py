@@ -78,6 +78,10 @@ class UsageTracker:
             )
         self.budget_usd = budget_usd
         self.budget_policy: BudgetPolicy = budget_policy
+        if budget_usd is not None:  # its first hold counts a prompt: load the tokenizer now, not then
+            from ..tokens import preload
+
+            preload()
         self._outputs = OutputEstimate()
         self._prices = prices
         self._learner = CalibrationLearner(calibration)
@@ -205,8 +209,11 @@ class UsageTracker:
         if not approximate and body is not None and charging.counts and self._learner.learns(body):
             info = self.prices.get(model)
             if info is not None:
+                from ..tokens import without_waiting
+
                 try:
-                    stand_in = self._learner.count(body, info.name, charging.counts)[1]
+                    with without_waiting():  # on the request path: never wait for a tokenizer
+                        stand_in = self._learner.count(body, info.name, charging.counts)[1]
                 except (TypeError, ValueError):  # a body the counter cannot read: nothing to learn
                     stand_in = None
         asked = body.get("model") if body is not None else None
@@ -293,8 +300,11 @@ class UsageTracker:
             with self._lock:
                 self._book.uncertain(model, None, 0.0, priced=False)
             return
+        from ..tokens import without_waiting
+
         try:
-            prompt, output, _, _ = self._hold_of(body, charging, info)
+            with without_waiting():  # after a failure on the request path: never wait for a tokenizer
+                prompt, output, _, _ = self._hold_of(body, charging, info)
         except (TypeError, ValueError):  # a body the counter cannot read: the request still counts
             with self._lock:
                 self._book.uncertain(model, None, 0.0, priced=False)

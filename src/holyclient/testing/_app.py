@@ -24,6 +24,8 @@ from ._endpoints import handle_more
 from ._exchange import Exchange
 from ._http import HTTPConnection
 from ._http_parse import Request
+from ._prefill import REFUSAL as PREFILL_REFUSAL
+from ._prefill import prefill_of
 from ._routes import CORE, find_route
 
 
@@ -115,6 +117,8 @@ class App(AppCore):
         config = self.config
         if ex.endpoint == "chat":
             h.validate_chat(body, config.disabled_features)
+            if "prefill" in config.disabled_features and prefill_of(body) is not None:
+                raise h.InvalidRequest(PREFILL_REFUSAL, "messages")
             relay = self.relay
             ex.plan = ChatPlan(
                 body if relay is None else relay.chat(body),  # as the model's family sees it

@@ -23,6 +23,7 @@ from ._handlers import (
     tool_arguments,
 )
 from ._json_body import dumps as _dumps
+from ._prefill import continued, prefill_of
 from ._usage_shapes import UsagePlan
 
 _PIECES = re.compile(r"\s*\S+|\s+")
@@ -82,6 +83,9 @@ class ChatPlan:
             self.content = ""
         else:
             self.content, self.finish = answer_text(body, user_text, persona, rng, noise)
+            prefill = prefill_of(body)
+            if prefill is not None:  # asked to continue a started answer: the rest of it
+                self.content = continued(self.content, prefill)
 
     @property
     def completion_tokens(self) -> int:

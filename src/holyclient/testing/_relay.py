@@ -35,6 +35,7 @@ from importlib import resources
 from typing import Any
 
 from ._handlers import InvalidRequest, content_text
+from ._prefill import prefill_of
 from ._usage_shapes import PromptCache, UsagePlan
 from ._usage_shapes import plan as usage_plan
 
@@ -157,6 +158,7 @@ class Relay:
             ("json_object", kind == "json_object"),
             ("n", body.get("n") not in (None, 1)),
             ("logprobs", bool(body.get("logprobs"))),
+            ("assistant_prefill", prefill_of(body) is not None),
         ):
             row = rows.get(name)
             if not used or row is None:

@@ -66,12 +66,16 @@ async def _no_sleep(seconds: float) -> None:
     return None
 
 
+#: Settings of the clients' one shared usage tracker: given to the sync client, shared by the async one.
+_BUDGET_SETTINGS = ("budget_usd", "budget_policy", "calibration")
+
+
 def _clients(server: LocalServer, **options: Any) -> tuple[holyclient.Client, holyclient.AsyncClient]:
+    """The docs' pair: a client, and an async client sharing its usage and budget (``usage=client.usage``)."""
     common = {"api_key": KEY, "base_url": server.base_url, "instrument": False, **options}
-    return (
-        holyclient.Client(sleep=lambda seconds: None, **common),
-        holyclient.AsyncClient(sleep=_no_sleep, **common),
-    )
+    client = holyclient.Client(sleep=lambda seconds: None, **common)
+    shared = {k: v for k, v in common.items() if k not in _BUDGET_SETTINGS}
+    return client, holyclient.AsyncClient(sleep=_no_sleep, usage=client.usage, **shared)
 
 
 def _run(fn: Any, framework: Any) -> Any:
@@ -80,7 +84,8 @@ def _run(fn: Any, framework: Any) -> Any:
 
 
 def _usage(client: holyclient.Client, aclient: holyclient.AsyncClient) -> dict[str, Any]:
-    snapshots = [client.usage.snapshot(), aclient.usage.snapshot()]
+    trackers = [client.usage] + ([aclient.usage] if aclient.usage is not client.usage else [])
+    snapshots = [tracker.snapshot() for tracker in trackers]
     return {
         "requests": sum(m.requests for s in snapshots for m in s.models.values()),
         "approximate": sum(m.approximate_requests for s in snapshots for m in s.models.values()),

@@ -84,6 +84,7 @@ def _takes_json_schema(rows: Mapping[str, Mapping[str, Any]]) -> bool:
     row = rows.get("json_schema")
     return row is not None and row.get("support") == "supported"
 
+
 _learned: dict[tuple[str, str], set[str]] = {}
 _lock = threading.Lock()
 

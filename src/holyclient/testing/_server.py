@@ -103,6 +103,12 @@ class LocalServer:
             server's own rules (its tool policy: :mod:`holyclient.testing._tool_policy`) apply again.
         faults_at: one fault each at the request of that number (1: the first request that passed
             routing, auth and validation), before the queue, hook and mix.
+        answer_as: model id asked -> the model name its answers carry (chat, Responses, completions and
+            embeddings, streamed or not), as a relay that passes its upstream's id through answers
+            ``claude-sonnet-4.5`` as ``anthropic.claude-sonnet-4-5-20250929-v1:0``.
+        canned: ``"METHOD /v1/path"`` -> a JSON object answered (200) to that route, for routes the fake
+            API does not implement (``{"POST /v1/fine_tuning/jobs": {"id": "ftjob-1", ...}}``); the request
+            is logged, authorized and faulted like any other.
     """
 
     def __init__(
@@ -131,6 +137,8 @@ class LocalServer:
         script: Iterable[Turn] = (),
         faults_at: Mapping[int, Fault] | None = None,
         report_cost: float | None = None,
+        answer_as: Mapping[str, str] | None = None,
+        canned: Mapping[str, Any] | None = None,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -158,6 +166,8 @@ class LocalServer:
                 script=tuple(script),
                 faults_at=dict(faults_at or {}),
                 report_cost=report_cost,
+                answer_as=dict(answer_as or {}),
+                canned=dict(canned or {}),
             )
         )
         if faults is not None and mix is None:

@@ -21,7 +21,7 @@ import pytest
 from hermetic import leaky_variables
 from holyclient.testing import LocalServer
 
-from .test_frameworks import ROOT, _python
+from .test_frameworks import OFFLINE, ROOT, _python
 
 DOCS = ROOT / "docs" / "frameworks"
 MARK = "<!-- run by tests/frameworks/test_framework_pages.py -->"
@@ -69,6 +69,7 @@ def test_the_page_s_scripts_run_as_written(page: str, tmp_path: Path) -> None:
             env = {k: v for k, v in os.environ.items() if k not in leaky}
             env |= {"HOLYSHEEP_API_KEY": KEY, "HOLYSHEEP_BASE_URL": server.base_url}
             env["PYTHONPATH"] = str(ROOT / "src")  # this checkout's holyclient
+            env |= OFFLINE
             done = subprocess.run(
                 [python, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=180
             )

@@ -42,6 +42,10 @@ FRAMEWORKS: dict[str, tuple[str | None, str]] = {
 }
 
 
+#: The frameworks' own reporting home, off: nothing at test time leaves the machine (CrewAI's telemetry
+#: would try, and wait on a network there is none of).
+OFFLINE = {"CREWAI_DISABLE_TELEMETRY": "true"}
+
 #: The frameworks whose recipe defines ``traced`` (the others trace to systems of their own, or not at all).
 TRACED_WITH_OPENTELEMETRY = {"pydantic_ai"}
 
@@ -70,8 +74,9 @@ def report(request: pytest.FixtureRequest) -> dict[str, Any]:
     leaky = set(leaky_variables(os.environ))
     env = {k: v for k, v in os.environ.items() if k not in leaky}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])  # this checkout's code
+    env |= OFFLINE
     done = subprocess.run(
-        [python, str(HARNESS), recipe], capture_output=True, text=True, timeout=100, env=env, check=False
+        [python, str(HARNESS), recipe], capture_output=True, text=True, timeout=300, env=env, check=False
     )
     assert done.returncode == 0, done.stderr[-4000:]
     result: dict[str, Any] = json.loads(done.stdout)

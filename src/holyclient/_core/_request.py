@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._version import __version__
@@ -72,6 +72,27 @@ def given_args(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return given
 
 
+@dataclass(frozen=True, slots=True)
+class ForeignRequest:
+    """An HTTP request another client built (openai's, handed to ``as_openai()``'s transport), for the
+    client whose base URL it was made for to send as it is (see ``holyclient._send._foreign``).
+
+    Attributes:
+        request: the httpx(2) request, its body already read.
+        base_url: the base URL the request's URL was checked to be under.
+        authorization: its own ``Authorization`` header (None: it had none), put back after the wire so
+            that the request the caller keeps never holds the client's key.
+        body: the options' ``body`` read from it, and ``content`` its bytes: options whose ``body`` or
+            ``content`` is another object (however they were changed) no longer describe the request.
+    """
+
+    request: Any
+    base_url: str
+    authorization: str | None
+    body: Any = None
+    content: bytes | None = None
+
+
 @dataclass(frozen=True)
 class RequestOptions:
     """Everything needed to send one API call, independent of the HTTP library."""
@@ -87,6 +108,19 @@ class RequestOptions:
     timeout: Any = NOT_GIVEN
     max_retries: int | None = None
     stream: bool = False
+    failover: bool = False
+    """Set by a Router when another target can take this call: a timeout (the target sent nothing back
+    in time) is not retried on this target."""
+    foreign: ForeignRequest | None = field(default=None, compare=False)
+    """The request another client built from exactly these options, sent in place of a new one (its key
+    and identity set); anything that changes the body drops it (:meth:`with_body`)."""
+
+    def with_body(self, body: Mapping[str, Any]) -> RequestOptions:
+        """A copy sending ``body``: a ``content`` that encoded the old body (openai's bytes, through
+        ``as_openai()``) and the request built from it no longer describe it, so both are dropped."""
+        if self.body is not None and self.content is not None:
+            return self.replaced(body=body, content=None, foreign=None)
+        return self.replaced(body=body, foreign=None)
 
     def replaced(self, **changes: Any) -> RequestOptions:
         """A copy with ``changes`` (``dataclasses.replace``, without its walk over every field: every

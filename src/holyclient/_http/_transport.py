@@ -42,6 +42,14 @@ def request_timeout(timeout: Any) -> Any:
     return timeout
 
 
+def timeout_extension(timeout: Any) -> dict[str, Any]:
+    """What ``build_request(timeout=...)`` puts in the request's ``timeout`` extension (both libraries)."""
+    import httpx2
+
+    extension: dict[str, Any] = httpx2.Timeout(request_timeout(timeout)).as_dict()
+    return extension
+
+
 def limits(max_connections: int | None) -> Any:
     """The connection limits of holyclient's clients (``max_connections`` or the default)."""
     import httpx2

@@ -9,7 +9,7 @@ call, JSON mode) on a model that cannot take a JSON schema. No I/O anywhere here
 
 from __future__ import annotations
 
-from ._capabilities import METHODS, forget_learned, learn, methods_for
+from ._capabilities import METHODS, forget_learned, learn, methods_for, table_features
 from ._completions import (
     has_parseable_input,
     is_rich_response_format,
@@ -69,6 +69,7 @@ __all__ = [
     "pydantic_function_tool",
     "response_format_param",
     "responses_tools",
+    "table_features",
     "text_param",
     "to_strict_json_schema",
     "validate_input_tools",

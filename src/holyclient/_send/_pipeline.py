@@ -15,7 +15,8 @@ once, in the order they run:
    fails after it was handed to the wire in a way the endpoint declares "maybe billed".
 3. **key** (:meth:`Pipeline.key`) -- the key for this attempt; a provider is called every time.
 4. **identity** (:meth:`Pipeline.build`, :meth:`Pipeline.url`, :meth:`Pipeline.wire_headers`) --
-   ``OpenAI-Organization`` / ``OpenAI-Project``, default headers and default query.
+   ``OpenAI-Organization`` / ``OpenAI-Project``, default headers and default query; or, on a request
+   another client built (``options.foreign``: openai's, in ``as_openai()``), in place (:mod:`._sent_as_is`).
 5. **limiter** -- the client's ``limiter`` acquires before and observes after the wire.
 6. **wire** -- the caller's :class:`~holyclient._steps.SendStep`\\s, then the HTTP client; anything the
    library raises is translated and redacted (:func:`~holyclient._steps.sent`).
@@ -38,9 +39,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
-from .._http import default_timeout, request_timeout
+from .._http import default_timeout, timeout_extension
 from .._http import ready as ready_transport
-from ..pricing import Ledger, billed_usage, charging_for, counts_tokens, holds
+from ..pricing import Ledger, charging_for, counts_tokens, holds
+from ._sent_as_is import AsIs
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
@@ -59,18 +61,11 @@ _CHAINS_KEPT = 8
 _URLS_KEPT = 64
 
 
-def _timeout_dict(timeout: Any) -> dict[str, Any]:
-    """What ``build_request(timeout=...)`` puts in the request's ``timeout`` extension (both libraries)."""
-    import httpx2
-
-    extension: dict[str, Any] = httpx2.Timeout(request_timeout(timeout)).as_dict()
-    return extension
-
-
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
 
     __slots__ = (
+        "_as_is",
         "_chains",
         "_headers",
         "_http_defaults",
@@ -94,6 +89,7 @@ class Pipeline:
         self._http_defaults: tuple[Any, dict[tuple[str, ...], list[tuple[bytes, bytes]]]] | None = None
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
         self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
+        self._as_is = AsIs()  # how a request built elsewhere is sent as it is, if it can be
 
     # --- the steps ---------------------------------------------------------------------------------
 
@@ -113,9 +109,8 @@ class Pipeline:
         client = self.client
         charging = charging_for(options.method, options.path)
         tracker = client._usage
-        if not holds(charging, client._budget_usd is not None):
-            return Ledger(tracker, charging, options.body)
-        return Ledger(tracker, charging, options.body, tracker.reserve(options.body or {}, charging))
+        ledger = Ledger(tracker, charging, options.body, None, options.path)
+        return ledger.reserve() if holds(charging, client._budget_usd is not None) else ledger
 
     def ready(self, options: RequestOptions) -> None:
         """Load now what a call's attempts load on first use: the HTTP client (its library, its TLS
@@ -175,8 +170,11 @@ class Pipeline:
         return {**headers, **client.default_headers} if headers else client.default_headers
 
     def build(self, prepared: Prepared) -> Any:
-        """The httpx(2) request of an attempt: its key, identity headers, default query and timeout."""
+        """The httpx(2) request of an attempt: its key, identity headers, default query and timeout (or
+        the request another client built for it, with its key and identity set: :mod:`._sent_as_is`)."""
         client, options = self.client, prepared.options
+        if options.foreign is not None and (edited := self._as_is.edited(prepared, self)) is not None:
+            return edited
         http = client._http
         headers = build_headers(prepared.key, self.identity(), options.extra_headers, stream=options.stream)
         query = {**client.default_query, **options.query} if options.query else client.default_query
@@ -232,7 +230,7 @@ class Pipeline:
     def _url_object(self, http: Any, path: str) -> Any:
         """The URL of ``path`` as ``http``'s library's URL object (parsed once per base URL and path: a
         URL string is parsed again on every request, about a tenth of a loopback request's CPU)."""
-        url = self.client.base_url + path
+        url = self.client._base_url + path
         known = self._url_objects.get(url)
         if known is not None and known[0] is http:
             return known[1]
@@ -246,11 +244,11 @@ class Pipeline:
         """The ``timeout`` request extension both HTTP libraries read (what ``build_request(timeout=)``
         makes), for the call's own timeout or the client's (made once per client timeout)."""
         if timeout is not NOT_GIVEN:
-            return _timeout_dict(default_timeout(timeout))
+            return timeout_extension(default_timeout(timeout))
         setting = self.client.timeout  # may be reassigned: kept beside its extension, compared by identity
         known = self._timeouts
         if known is None or known[0] is not setting:
-            known = self._timeouts = (setting, _timeout_dict(default_timeout(setting)))
+            known = self._timeouts = (setting, timeout_extension(default_timeout(setting)))
         return dict(known[1])
 
     def url(self, options: RequestOptions) -> str:
@@ -260,16 +258,16 @@ class Pipeline:
         if options.query:
             return str(self._query_url(options.path, {**client.default_query, **options.query}))
         cached = self._urls.get(options.path)
-        if cached is not None and cached[0] == client.base_url and cached[1] == client.default_query:
+        if cached is not None and cached[0] == client._base_url and cached[1] == client.default_query:
             return cached[2]
         url = str(self._query_url(options.path, client.default_query))
-        self._urls[options.path] = (client.base_url, dict(client.default_query), url)
+        self._urls[options.path] = (client._base_url, dict(client.default_query), url)
         return url
 
     def _query_url(self, path: str, query: Mapping[str, object]) -> Any:
         import httpx2
 
-        url = httpx2.URL(self.client.base_url + path)
+        url = httpx2.URL(self.client._base_url + path)
         return url.copy_merge_params(cast("Any", query)) if query else url
 
     def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:
@@ -287,14 +285,6 @@ class Pipeline:
             self._headers = (stamp, dict(client.default_headers), listed)
         return listed
 
-    def status_error(self, response: Any, content: bytes, request: Any) -> Any:
-        """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
-        from .._core import make_status_error, retry_after_seconds
-
-        return make_status_error(
-            response, content, request=request, retry_after=retry_after_seconds(response.headers)
-        )
-
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
         client = self.client
@@ -305,10 +295,8 @@ class Pipeline:
             exchange.failed(exc)
             raise
         ledger = exchange.ledger
-        if ledger is not None and ledger.charging.settles:
-            ledger.settle(*billed_usage(client._unwrap(result)))
-        elif ledger is not None:
-            ledger.release()
+        if ledger is not None:
+            ledger.answered(client._unwrap(result))
         return result
 
     # --- the drivers ---------------------------------------------------------------------------------
@@ -389,12 +377,16 @@ class Pipeline:
 
     def _wire(self, prepared: Prepared) -> Exchange:
         request = prepared.request()
+        if prepared.options.foreign is not None and request is prepared.options.foreign.request:
+            return self._as_is.send(prepared, self.client)
         http = self.client._http
         response = sent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)
 
     async def _awire(self, prepared: Prepared) -> Exchange:
         request = prepared.request()
+        if prepared.options.foreign is not None and request is prepared.options.foreign.request:
+            return await self._as_is.asend(prepared, self.client)
         http = self.client._http
         response = await asent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)

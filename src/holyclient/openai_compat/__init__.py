@@ -7,7 +7,9 @@ client's base URL through that holyclient client's own call path: its key and ke
 limiter, budget, retries, OpenTelemetry span, usage and cost, recorder, and for a Router its target
 choice and failover. The transports are public for anything else built on httpx:
 :class:`HolyTransport` / :class:`AsyncHolyTransport` (httpx2) and :class:`LegacyHolyTransport` /
-:class:`AsyncLegacyHolyTransport` (httpx). See docs/frameworks/.
+:class:`AsyncLegacyHolyTransport` (httpx); what adapts a request or its answer on the way plugs in as a
+:class:`CallStep` around each :class:`Call`. :func:`shared_http_client` is one HTTP client for a framework
+that gives the same one to openai's sync and async clients (CrewAI). See docs/frameworks/.
 
 This package imports neither openai nor an HTTP library until one is used.
 """
@@ -17,15 +19,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
-from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module
+from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module, shared_http_client
 
 if TYPE_CHECKING:
-    from ._adapter import BUDGET_STATUS
+    from ._adapter import BUDGET_STATUS, Call
+    from ._call_steps import CallStep
     from ._legacy import AsyncLegacyHolyTransport, LegacyHolyTransport
     from ._transports import AsyncHolyTransport, HolyTransport
 
 _LAZY = {
     "BUDGET_STATUS": "._adapter",
+    "Call": "._adapter",
+    "CallStep": "._call_steps",
     "AsyncHolyTransport": "._transports",
     "HolyTransport": "._transports",
     "AsyncLegacyHolyTransport": "._legacy",
@@ -39,9 +44,12 @@ __all__ = [
     "PLACEHOLDER_KEY",
     "AsyncHolyTransport",
     "AsyncLegacyHolyTransport",
+    "Call",
+    "CallStep",
     "HolyTransport",
     "LegacyHolyTransport",
     "http_client",
     "openai_client",
     "openai_module",
+    "shared_http_client",
 ]

@@ -19,15 +19,19 @@ from typing import Any
 
 from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._exchange import Exchange, error_body
+from ._fault_streams import EVENT_FAULTS, TIMED, faulted_events, play_timed
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection
 from ._json_body import dumps
 from ._limits import SlidingWindowLimiter
 from ._relay import Relay
+from ._scripted_turns import Turn
 from ._store import Store
 from ._stored_chat import StoredChats
 
-_STREAM_FAULTS = ("malformed", "stream_cut", "stream_error", "delay")
+_STREAM_FAULTS = ("malformed", "stream_cut", "stream_error", "delay", *EVENT_FAULTS)
+#: Faults whose request gets no answer at all, so a scripted turn it took is given back.
+_NO_ANSWER_FAULTS = ("status", "drop", "hang", "stream_error", "malformed", "stream_cut")
 
 
 class AppCore:
@@ -40,6 +44,11 @@ class AppCore:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.queue: deque[Fault] = deque()
+        #: scripted answers (:mod:`._scripted_turns`), one per chat or Responses request
+        self.turns: deque[Turn] = deque(config.script)
+        #: one-shot faults by the number of the request they land on (``holyclient serve --fault-at``)
+        self._faults_at = dict(config.faults_at)
+        self._numbered = 0
         self._rng = random.Random(config.seed)
         self._noise_rng = random.Random(config.seed)
         self._limiter = SlidingWindowLimiter(config.rate_limits) if config.rate_limits else None
@@ -75,6 +84,9 @@ class AppCore:
         self.stored_chats = StoredChats()
         self._log.clear()
         self.queue.clear()
+        self.turns = deque(self.config.script)
+        self._faults_at = dict(self.config.faults_at)
+        self._numbered = 0
         if self.relay is not None:
             self.relay = Relay(self.config.models)
         if self._limiter is not None:
@@ -187,9 +199,17 @@ class AppCore:
             if config.log_requests and config.log_limit:
                 self._log.append(ex.record)
 
+    def next_turn(self, ex: Exchange) -> Turn | None:
+        """The next scripted answer for ``ex``, or ``None`` when the script is used up."""
+        ex.turn = self.turns.popleft() if self.turns else None
+        return ex.turn  # type: ignore[no-any-return]
+
     def _next_fault(self, ex: Exchange) -> Fault | None:
         fault: Fault | None = None
-        if self.queue:
+        self._numbered += 1
+        if self._faults_at:
+            fault = self._faults_at.pop(self._numbered, None)
+        if fault is None and self.queue:
             try:
                 fault = self.queue.popleft()
             except IndexError:  # pragma: no cover - emptied by another thread in between
@@ -212,8 +232,12 @@ class AppCore:
 
     def _dispatch(self, ex: Exchange) -> Coroutine[Any, Any, None] | None:
         fault = self._next_fault(ex)
+        if fault is not None and ex.turn is not None and fault.kind in _NO_ANSWER_FAULTS:
+            self.turns.appendleft(ex.turn)  # the answer was not given: the next request gets it
         if fault is not None and fault.kind == "hang":
             return self._hang(ex, min(fault.seconds, self.config.max_hang, MAX_HANG_SECONDS))
+        if fault is not None and fault.kind in TIMED:
+            return play_timed(self, ex, fault)
         wait = 0.0
         if fault is None or fault.kind in _STREAM_FAULTS:
             wait = self._latency()
@@ -257,15 +281,19 @@ class AppCore:
         elif ex.stream:
             self._stream(ex, fault)
         else:
-            content_type, body = ex.raw or ("application/json", dumps(self._payload(ex)).encode())
-            headers = self._base_headers(ex, content_type)
+            body, headers = self._json_answer(ex)
             self._count(ex, 200)
-            if kind == "malformed":
+            if kind in ("malformed", "malformed_event"):
                 ex.conn.send(200, headers, body[: len(body) // 2], keep_alive=ex.req.keep_alive)
             elif kind == "stream_cut":
                 ex.conn.send_partial(200, headers, body, len(body) // 2)
             else:
                 ex.conn.send(200, headers, body, keep_alive=ex.req.keep_alive)
+
+    def _json_answer(self, ex: Exchange) -> tuple[bytes, list[tuple[str, str]]]:
+        """A JSON (or raw) answer's body and headers."""
+        content_type, body = ex.raw or ("application/json", dumps(self._payload(ex)).encode())
+        return body, self._base_headers(ex, content_type)
 
     def _payload(self, ex: Exchange) -> dict[str, Any]:
         if ex.plan is not None:
@@ -310,6 +338,9 @@ class AppCore:
             assert fault is not None
             error = error_body(fault.message, fault.error_type, None, fault.error_code)
             events = [*events[:before], b"data: " + dumps(error).encode() + b"\n\n"]
+        elif kind in EVENT_FAULTS:
+            assert fault is not None
+            events = faulted_events(events, fault)
         elif kind == "malformed":
             events = [
                 b'data: {"id": "chatcmpl-' + ex.rid.encode() + b'", "choices": [\n\n',

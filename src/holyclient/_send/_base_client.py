@@ -21,6 +21,7 @@ from ._pipeline import Pipeline
 from ._recorder import make_recorder
 from ._response import ResponseModes
 from ._settings import NO_KEY, ClientSettings
+from ._usage_setting import tracker_of
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry
@@ -92,16 +93,8 @@ class BaseClient(ResponseModes):
         self.default_headers = dict(settings["default_headers"] or {})
         self.default_query = dict(settings["default_query"] or {})
         self._policy = RetryPolicy(max_retry_after=settings["max_retry_after"])
-        budget_usd = self._budget_usd = settings["budget_usd"]
-        from ..pricing import UsageTracker
-
-        # Created now, not on first use: threads making their first calls at once would each create
-        # a tracker, losing requests and each enforcing the whole budget.
-        self._usage: UsageTracker = UsageTracker(
-            budget_usd=budget_usd,
-            calibration=settings["calibration"],
-            budget_policy=settings["budget_policy"],
-        )
+        self._usage: UsageTracker = tracker_of(settings)
+        self._budget_usd = self._usage.budget_usd
         # a sample for ``holyclient compare``
         self._recorder = make_recorder(settings["record_to"], settings["record_rate"])
         # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
@@ -318,16 +311,17 @@ class BaseClient(ResponseModes):
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
         """The meter that charges a stream: it takes over the attempt's ledger (and ends the call's span
-        when the stream ends). None for an untraced stream its endpoint does not charge (a response
-        replayed); a traced one (a transcription's) gets a meter on a released ledger, which charges
-        nothing and only ends the span."""
+        when the stream ends). A stream whose endpoint is not charged by its events (a transcription's,
+        an undeclared route's) is settled as it opens, as an answer without usage (an unpriced endpoint
+        counts an unpriced request, a free one nothing): it then gets a meter only when traced, which
+        charges nothing and only ends the span."""
         ledger = exchange.ledger
         if ledger is None:
             return None
         if ledger.charging.stream is None:
+            ledger.settle(None, None)
             if call is None:
                 return None
-            ledger.release()
         if call is not None:
             call.first_chunk()
         return StreamMeter(ledger, hide_usage_chunk=hide, watch=call)

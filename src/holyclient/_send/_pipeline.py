@@ -41,7 +41,7 @@ from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, timeout_extension
 from .._http import ready as ready_transport
-from ..pricing import Ledger, billed_usage, charging_for, counts_tokens, holds
+from ..pricing import Ledger, charging_for, counts_tokens, holds
 from ._sent_as_is import AsIs
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
@@ -109,7 +109,7 @@ class Pipeline:
         client = self.client
         charging = charging_for(options.method, options.path)
         tracker = client._usage
-        ledger = Ledger(tracker, charging, options.body)
+        ledger = Ledger(tracker, charging, options.body, None, options.path)
         return ledger.reserve() if holds(charging, client._budget_usd is not None) else ledger
 
     def ready(self, options: RequestOptions) -> None:
@@ -295,10 +295,8 @@ class Pipeline:
             exchange.failed(exc)
             raise
         ledger = exchange.ledger
-        if ledger is not None and ledger.charging.settles:
-            ledger.settle(*billed_usage(client._unwrap(result)))
-        elif ledger is not None:
-            ledger.release()
+        if ledger is not None:
+            ledger.answered(client._unwrap(result))
         return result
 
     # --- the drivers ---------------------------------------------------------------------------------

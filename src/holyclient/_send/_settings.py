@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 if TYPE_CHECKING:
-    from ..pricing import BudgetPolicy
+    from ..pricing import BudgetPolicy, UsageTracker
     from ..ratelimit import Limiter
 
 __all__ = ["NO_KEY", "ClientSettings", "settings_of"]
@@ -33,6 +33,7 @@ class ClientSettings(TypedDict):
     max_retry_after: float
     budget_usd: float | None
     budget_policy: BudgetPolicy
+    usage: UsageTracker | None
     record_to: str | os.PathLike[str] | None
     record_rate: float
     calibration: Any

@@ -223,6 +223,35 @@ def test_the_adapted_attempt_s_span_says_how_it_was_asked(server: LocalServer) -
     assert [span.attributes.get("holyclient.structured_output.method") for span in spans] == ["tool", None]
 
 
+def _spans(server: LocalServer, run: Any) -> list[Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    run(_client(server, instrument=True, tracer_provider=provider))
+    return [
+        span.attributes.get("holyclient.structured_output.method") for span in exporter.get_finished_spans()
+    ]
+
+
+def test_parse_s_own_adapted_attempts_say_how_they_were_asked_as_the_transport_s_do(
+    server: LocalServer,
+) -> None:
+    def run(client: holyclient.Client) -> None:
+        client.chat.completions.parse(model="claude-sonnet-4.5", messages=PROMPT, response_format=Person)
+        client.chat.completions.parse(model="gpt-4.1", messages=PROMPT, response_format=Person)
+        client.responses.parse(model="claude-sonnet-4.5", input="a person called Ada", text_format=Person)
+        with client.chat.completions.stream(
+            model="claude-sonnet-4.5", messages=PROMPT, response_format=Person
+        ) as stream:
+            stream.get_final_completion()
+
+    assert _spans(server, run) == ["tool", None, "tool", "tool"]
+
+
 def test_an_answer_that_is_not_json_is_repaired_once_and_both_attempts_are_charged() -> None:
     """Scripted: Claude's first tool call carries no JSON; the repair request sends it back with what is
     wrong, and the framework gets the second answer, its usage the two attempts' together."""

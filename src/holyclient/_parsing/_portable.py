@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import pydantic
 
+from .._otel import structured_output
 from ..types._structured_output import StructuredAttempt, StructuredOutput, set_structured_output
 from ._capabilities import rejects
 from ._completions import parse_content, response_format_param
@@ -130,6 +132,11 @@ class Structured:
         #: what the repair request appends to the conversation (``None``: no repair asked yet)
         self.repair: list[dict[str, Any]] | None = None
         self.attempts: list[StructuredAttempt] = []
+
+    def marked(self) -> AbstractContextManager[None]:
+        """Where the current attempt is sent: its span says the way it asks when that is not the JSON
+        schema the caller asked for (as the ``as_openai()`` transport's attempts say)."""
+        return nullcontext() if self.method == "json_schema" else structured_output(self.method)
 
     @property
     def native(self) -> bool:

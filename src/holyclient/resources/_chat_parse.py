@@ -175,9 +175,10 @@ class ParseMethods:
             )
         while True:  # each attempt through the client's own call path (budget, retries, usage)
             try:
-                completion = self._client._request(
-                    _options(plan.request()), ParsedChatCompletion[ResponseFormatT]
-                )
+                with plan.marked():
+                    completion = self._client._request(
+                        _options(plan.request()), ParsedChatCompletion[ResponseFormatT]
+                    )
             except APIStatusError as error:
                 if plan.rejected(error):
                     continue
@@ -259,9 +260,10 @@ class AsyncParseMethods:
             )
         while True:
             try:
-                completion = await self._client._request(
-                    _options(plan.request()), ParsedChatCompletion[ResponseFormatT]
-                )
+                with plan.marked():
+                    completion = await self._client._request(
+                        _options(plan.request()), ParsedChatCompletion[ResponseFormatT]
+                    )
             except APIStatusError as error:
                 if plan.rejected(error):
                     continue

@@ -34,7 +34,8 @@ def open_with_fallback(plan: Plan, create: Callable[[dict[str, Any]], T]) -> T:
     """Open the stream the current way, falling back after a refusal."""
     while True:
         try:
-            return create(plan.request())
+            with plan.marked():
+                return create(plan.request())
         except APIStatusError as error:
             if not plan.rejected(error):
                 raise
@@ -44,7 +45,8 @@ async def async_open_with_fallback(plan: Plan, create: Callable[[dict[str, Any]]
     """Async twin of :func:`open_with_fallback`."""
     while True:
         try:
-            return await create(plan.request())
+            with plan.marked():
+                return await create(plan.request())
         except APIStatusError as error:
             if not plan.rejected(error):
                 raise

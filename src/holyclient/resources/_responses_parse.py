@@ -190,7 +190,8 @@ class ResponsesParseMethods:
             return _decoded(self._client._request(options, cast_to), fmt, input_tools)
         while True:  # each attempt through the client's own call path (budget, retries, usage)
             try:
-                response = self._client._request(CREATE.build(plan.request()), cast_to)
+                with plan.marked():
+                    response = self._client._request(CREATE.build(plan.request()), cast_to)
             except APIStatusError as error:
                 if plan.rejected(error):
                     continue
@@ -271,7 +272,8 @@ class AsyncResponsesParseMethods:
             return _decoded(await self._client._request(options, cast_to), fmt, input_tools)
         while True:
             try:
-                response = await self._client._request(CREATE.build(plan.request()), cast_to)
+                with plan.marked():
+                    response = await self._client._request(CREATE.build(plan.request()), cast_to)
             except APIStatusError as error:
                 if plan.rejected(error):
                     continue

@@ -11,6 +11,8 @@ alone. (Instructions are not time: cache misses and allocation differ. ``bench_c
     sync     one chat completion, ``Client`` against httpx2 posting JSON and ``json.loads``-ing the answer
     stream   one chunk of a streamed completion, against httpx2 iterating lines and ``json.loads``-ing each
     async    one chat completion awaited at a time, ``AsyncClient`` against httpx2's and aiohttp's own
+    as_openai  one chat completion through ``Client.as_openai()`` against a plain ``openai.OpenAI`` (what
+             a framework built on openai pays for holyclient's budget, retries, usage and spans)
     batch    one request of ``holyclient batch`` (process, validation, output file and all) against
              ``raw_aiohttp_floor.py``, 20,000 embedding requests at concurrency 256, as ``bench_batch.py
              fast``: the fixed cost (start-up) counts, weighted at 20,000 requests
@@ -38,11 +40,18 @@ KEY = "sk-bench-instructions-0123456789"
 MODEL = "gpt-4o-mini"
 MESSAGES = [{"role": "user", "content": "Benchmark the client, please: one short answer."}]
 WARMUP = 30
-UNITS = {"sync": (20, 120), "stream": (200, 1200), "async": (20, 120), "batch": (10, 2000)}
+UNITS = {
+    "sync": (20, 120),
+    "stream": (200, 1200),
+    "async": (20, 120),
+    "as_openai": (20, 120),
+    "batch": (10, 2000),
+}
 KINDS = {
     "sync": ("holyclient", "raw-httpx2"),
     "stream": ("holyclient", "raw-httpx2"),
     "async": ("holyclient", "raw-httpx2", "raw-aiohttp"),
+    "as_openai": ("holyclient", "openai"),
     "batch": ("holyclient", "raw-aiohttp"),
 }
 BATCH_AT = 20_000  # bench_batch.py fast's size: the fixed cost is spread over this many requests
@@ -60,6 +69,11 @@ def _worker(workload: str, kind: str, units: int, url: str) -> None:
         for _ in range(WARMUP + units):
             request()
         closer.close()
+    elif workload == "as_openai":
+        request, closer = _openai_calls(kind, url)
+        for _ in range(WARMUP + units):
+            request()
+        closer.close()
     elif workload == "stream":
         _, stream, closer = bench_client._sync_calls(kind, url)
         stream(bench_client._stream_messages(50))
@@ -69,6 +83,25 @@ def _worker(workload: str, kind: str, units: int, url: str) -> None:
         import asyncio
 
         asyncio.run(_async_worker(kind, units, url))
+
+
+def _openai_calls(kind: str, url: str) -> tuple[Any, Any]:
+    """(one chat request, what to close): a plain ``openai.OpenAI``, or holyclient's ``as_openai()``."""
+    import openai
+
+    if kind == "openai":
+        sdk = openai.OpenAI(api_key=KEY, base_url=url)
+        closer: Any = sdk
+    else:
+        import holyclient
+
+        closer = holyclient.Client(api_key=KEY, base_url=url)
+        sdk = closer.as_openai()
+
+    def request() -> Any:
+        return sdk.chat.completions.create(model=MODEL, messages=MESSAGES)
+
+    return request, closer
 
 
 async def _async_worker(kind: str, units: int, url: str) -> None:

@@ -15,6 +15,9 @@ from holyclient import AsyncClient, Client
 from holyclient.testing import LocalServer
 from support import KEY
 
+#: Issue 40's bench of a primary and a backup server (``pair``): ``tests/failover_support.py``.
+pytest_plugins = ["failover_support"]
+
 
 @pytest.fixture
 def local_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:

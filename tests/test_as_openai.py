@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import inspect
+import json
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +22,7 @@ import holyclient
 from holyclient.openai_compat import PLACEHOLDER_KEY, AsyncHolyTransport, HolyTransport
 from holyclient.ratelimit import LocalLimiter
 from holyclient.testing import Fault, LocalServer
+from raw_http import canned_server, http_answer
 
 KEY = "sk-as-openai-SECRET-5d2f8a"
 USER = [{"role": "user", "content": "hello"}]
@@ -408,3 +411,110 @@ async def test_a_file_upload_and_a_binary_answer_pass_through_untouched(
     speech = await run(sdk.audio.speech.create(model="tts-1", voice="alloy", input="hi"))
     assert speech.content  # binary, as the server sent it
     assert [r.status for r in server.requests] == [200, 200, 200]
+
+
+async def test_openai_s_request_never_keeps_the_key_the_transport_set_on_it(
+    make: Any, server: LocalServer
+) -> None:
+    client = make()
+    sdk = client.as_openai()
+    raw = await run(sdk.chat.completions.with_raw_response.create(model="gpt-4.1", messages=USER))
+    assert raw.http_request.headers["authorization"] == f"Bearer {PLACEHOLDER_KEY}"
+    assert raw.http_response.request is raw.http_request  # the answer as read, handed over as it came
+    server.enqueue(Fault.status(400, message="bad"))
+    with pytest.raises(openai.BadRequestError) as caught:
+        await run(sdk.chat.completions.create(model="gpt-4.1", messages=USER))
+    assert KEY not in str(caught.value.response.request.headers.raw)
+    own = openai.OpenAI if isinstance(client, holyclient.Client) else openai.AsyncOpenAI
+    user_sdk = own(api_key="sk-user-own-1", base_url=client.base_url, http_client=client.as_http_client())
+    raw = await run(user_sdk.chat.completions.with_raw_response.create(model="gpt-4.1", messages=USER))
+    assert raw.http_request.headers["authorization"] == "Bearer sk-user-own-1"  # its own, put back
+    assert [r.status for r in server.requests] == [200, 400, 200]  # each sent with holyclient's key
+
+
+async def test_a_redirect_is_followed_by_holyclient_s_client_without_the_key(make: Any) -> None:
+    done = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-4.1",
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "moved"}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+        }
+    ).encode()
+    heads: list[bytes] = []
+    with canned_server(
+        http_answer("200 OK", {"content-type": "application/json"}, done), heads, "127.0.0.2"
+    ) as new:
+        moved = http_answer("307 Temporary Redirect", {"location": new + "/chat/completions"})
+        with canned_server(moved) as old:
+            client = make(base_url=old, max_retries=0)
+            completion = await run(client.as_openai().chat.completions.create(model="gpt-4.1", messages=USER))
+    assert completion.choices[0].message.content == "moved"
+    assert len(heads) == 1 and KEY.encode() not in heads[0]  # another origin: httpx2 dropped the key
+    assert snapshot(client).requests == 1
+
+
+async def test_a_caller_s_own_http_client_still_merges_its_defaults_into_what_is_sent(make: Any) -> None:
+    seen: list[httpx2.Request] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        body = json.loads(request.content)
+        return httpx2.Response(
+            200,
+            json={
+                "id": "c",
+                "object": "chat.completion",
+                "created": 1,
+                "model": body["model"],
+                "choices": [],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            },
+        )
+
+    probe = make()
+    kind = httpx2.Client if isinstance(probe, holyclient.Client) else httpx2.AsyncClient
+    http = kind(transport=httpx2.MockTransport(answer), headers={"X-Corp": "one"}, params={"tenant": "t1"})
+    client = make(http_client=http)
+    await run(client.as_openai().chat.completions.create(model="gpt-4.1", messages=USER))
+    (request,) = seen
+    assert request.headers["x-corp"] == "one" and request.url.params["tenant"] == "t1"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+
+
+async def test_a_call_step_may_change_the_body_and_call_twice_and_each_call_is_counted(
+    make: Any, server: LocalServer
+) -> None:
+    class SmallModelFirst:  # a CallStep: asks the small model, then sends the call as it came
+        @staticmethod
+        def _small(call: Any) -> Any:
+            return dataclasses.replace(
+                call, options=call.options.with_body({**call.options.body, "model": "gpt-4.1-mini"})
+            )
+
+        def send(self, call: Any, send: Any) -> Any:
+            send(self._small(call))
+            return send(call)
+
+        async def asend(self, call: Any, send: Any) -> Any:
+            await send(self._small(call))
+            return await send(call)
+
+    client = make()
+    sync = isinstance(client, holyclient.Client)
+    transport = (HolyTransport if sync else AsyncHolyTransport)(client, steps=(SmallModelFirst(),))
+    http = (httpx2.Client if sync else httpx2.AsyncClient)(transport=transport)
+    sdk = (openai.OpenAI if sync else openai.AsyncOpenAI)(
+        api_key="unused", base_url=client.base_url, http_client=http
+    )
+    completion = await run(sdk.chat.completions.create(model="gpt-4.1", messages=USER))
+    assert completion.model == "gpt-4.1"
+    assert [r.body["model"] for r in server.requests] == ["gpt-4.1-mini", "gpt-4.1"]
+    assert {name: m.requests for name, m in client.usage.snapshot().models.items()} == {
+        "gpt-4.1-mini": 1,
+        "gpt-4.1": 1,
+    }

@@ -92,7 +92,7 @@ async def test_a_retry_after_a_429_waits_the_servers_retry_after(
     assert result.ok and result.attempts == 2
     assert sleeps == [3.0]  # the server's word, not the isolated-failure share of the backoff
     (retrying,) = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
-    assert retrying == "Batch request r7: Error code 429: slow down; retrying in 3.00s"
+    assert retrying == "Batch request r7: Error code: 429 - slow down; retrying in 3.00s"
 
 
 async def test_an_isolated_failure_is_retried_six_times_after_a_short_flat_wait_then_after_the_full_backoff(

@@ -72,7 +72,7 @@ def test_the_key_never_appears_in_errors_reprs_or_attached_requests(make_client)
     texts = [str(error), repr(error), repr(error.request.headers), str(dict(error.request.headers))]
     texts.append(str(dict(error.response.request.headers)))
     assert all(KEY not in text for text in texts)
-    assert error.request.headers["authorization"] == "<redacted>"
+    assert "authorization" not in error.request.headers
     assert error.__cause__ is None
 
 
@@ -83,4 +83,4 @@ def test_connection_error_does_not_chain_the_transport_exception_with_the_key(ma
     with pytest.raises(holyclient.APIConnectionError) as info:
         make_client(handler, max_retries=0).chat.completions.create(model="m", messages=[])
     assert info.value.__cause__ is None and info.value.__context__ is None
-    assert info.value.request.headers["authorization"] == "<redacted>"
+    assert "authorization" not in info.value.request.headers

@@ -204,4 +204,4 @@ def test_the_key_safety_rule_is_written_once() -> None:
                 "clean_failure"
             ):
                 callers.add(str(path.relative_to(package)))
-    assert callers == {"_send/_steps.py", "_send/_streaming.py"}
+    assert callers == {"_send/_steps.py", "_send/_stream_ending.py"}

@@ -139,6 +139,8 @@ def test_the_trackers_export_feeds_back_into_estimate(tmp_path, capsys):
         "object": "organization.usage.completions.result",
         "input_tokens": 2000,
         "input_cached_tokens": 400,
+        "input_cache_write_tokens": 0,
+        "input_cache_write_long_tokens": 0,
         "output_tokens": 1000,
         "num_model_requests": 2,
         "model": "gpt-4o-mini",

@@ -19,7 +19,9 @@ MODELS: dict[str, Any] = {
     "object": "list",
     "data": [{"id": "m1", "object": "model", "created": 1, "owned_by": "o"}],
 }
-NO_NEXT = "^No next page; check has_next_page\\(\\) first\\.$"
+NO_NEXT = (
+    "^No next page expected; please check `.has_next_page\\(\\)` before calling `.get_next_page\\(\\)`.$"
+)
 LIST = RequestOptions(method="GET", path="/files")
 
 

@@ -90,6 +90,12 @@ def test_the_totals_are_every_snapshot_field_as_plain_data() -> None:
                 "cost_usd": cost,
                 "approximate_requests": 0,
                 "uncertain_requests": 0,
+                "cache_write_tokens": 0,
+                "cache_write_long_tokens": 0,
+                "reported_cost_usd": None,
+                "cost_mismatches": 0,
+                "unreconciled_requests": 0,
+                "lower_bound_requests": 0,
             }
         },
         "total_cost_usd": cost,
@@ -102,6 +108,9 @@ def test_the_totals_are_every_snapshot_field_as_plain_data() -> None:
         "warnings": [],
         "overrun_usd": 0.0,
         "overrun_requests": 0,
+        "unreconciled_requests": 0,
+        "cost_mismatches": 0,
+        "lower_bound_requests": 0,
     }
 
 
@@ -121,6 +130,8 @@ def test_the_usage_export_is_one_usage_api_page_of_at_least_one_second() -> None
                         "object": "organization.usage.completions.result",
                         "input_tokens": 11,
                         "input_cached_tokens": 3,
+                        "input_cache_write_tokens": 0,
+                        "input_cache_write_long_tokens": 0,
                         "output_tokens": 7,
                         "num_model_requests": 1,
                         "model": "gpt-4.1",
@@ -141,13 +152,15 @@ def test_a_tracker_and_an_estimate_print_their_money_without_float_noise() -> No
     assert repr(estimate) == (
         "CostEstimate(model='gpt-4.1', requested_model='gpt-4.1', input_tokens=3, cached_input_tokens=0, "
         "output_tokens=1, output_assumed=False, approximate=False, input_usd=6e-06, output_usd=8e-06, "
-        "cost_usd=1.4e-05, cost_cny=1.4e-05)"
+        "cost_usd=1.4e-05, cache_write_input_tokens=0, reported_cost_usd=None, problems=(), cost_cny=1.4e-05)"
     )
 
 
 def test_an_estimate_as_data_names_every_field_and_the_cny_cost_when_asked() -> None:
     estimate = estimate_cost("gpt-4.1-2025-04-14", 3, 1, cached_input_tokens=1, output_assumed=True)
-    assert estimate.as_dict(cny_rate=2.0) == pytest.approx(
+    data = estimate.as_dict(cny_rate=2.0)
+    assert (data.pop("reported_cost_usd"), data.pop("problems")) == (None, [])
+    assert data == pytest.approx(
         {
             "model": "gpt-4.1",
             "requested_model": "gpt-4.1-2025-04-14",
@@ -159,6 +172,7 @@ def test_an_estimate_as_data_names_every_field_and_the_cny_cost_when_asked() -> 
             "input_usd": (2 * 2.0 + 1 * 0.5) / 1e6,
             "output_usd": 8.0 / 1e6,
             "cost_usd": 12.5 / 1e6,
+            "cache_write_input_tokens": 0,
             "cost_cny": 25.0 / 1e6,
         }
     )
@@ -695,7 +709,7 @@ def test_the_output_cap_is_read_from_every_api_and_zero_is_a_cap() -> None:
     assert capped.worst_case_usd == estimate_cost("gpt-4.1", capped.prompt_tokens or 0, 0).cost_usd
 
 
-def test_billed_tokens_read_details_only_when_given_and_cap_audio_at_the_uncached_prompt() -> None:
+def test_billed_tokens_read_details_only_when_given_and_flag_details_larger_than_their_prompt() -> None:
     assert billed_tokens({"prompt_tokens": 5, "completion_tokens": 3}) == BilledTokens(5, 0, 0, 3, 0, 0)
     usage = {
         "prompt_tokens": 6,
@@ -703,7 +717,11 @@ def test_billed_tokens_read_details_only_when_given_and_cap_audio_at_the_uncache
         "prompt_tokens_details": {"cached_tokens": 4, "audio_tokens": 5},
         "completion_tokens_details": {"reasoning_tokens": 1, "audio_tokens": 2},
     }
-    assert billed_tokens(usage) == BilledTokens(6, 4, 2, 3, 1, 2)
+    # 4 cached + 5 audio cannot fit a 6-token prompt: read the dearer way (the prompt holds its parts)
+    billed = billed_tokens(usage)
+    assert (billed.prompt, billed.cached, billed.audio_input) == (9, 4, 5)
+    assert (billed.completion, billed.reasoning, billed.audio_output) == (3, 1, 2)
+    assert billed.problems == ("cached, written and audio prompt tokens (9) exceed the prompt (6)",)
 
 
 def test_cost_from_usage_prices_with_the_given_table() -> None:
@@ -830,11 +848,15 @@ def test_a_stream_whose_prompt_cannot_be_counted_is_charged_its_text_and_says_so
     )
 
 
-def test_a_stream_whose_body_names_no_model_is_not_counted() -> None:
+def test_a_stream_whose_body_names_no_model_is_counted_as_an_unpriced_uncertain_request() -> None:
+    # nothing can be counted or priced, but the request was sent and may have been billed: reported
     tracker = UsageTracker()
     meter = StreamMeter(Ledger(tracker, CHAT, {"model": 5, "messages": MESSAGES}), hide_usage_chunk=False)
     meter.finish("early")
-    assert tracker.snapshot().models == {}
+    snapshot = tracker.snapshot()
+    model = snapshot.models["<chat completion>"]
+    assert (model.requests, model.uncertain_requests, model.prompt_tokens, model.cost_usd) == (1, 1, 0, None)
+    assert snapshot.unpriced_models == ("<chat completion>",)
 
 
 # --- learning a stand-in tokenizer's correction ------------------------------------------------------

@@ -82,13 +82,13 @@ def _router_paying_twice(a: LocalServer, b: LocalServer, **kwargs: Any) -> Route
 SENT_THEN_LOST = {"timeout": (Fault.hang(5.0), 0.3), "drop": (Fault.drop(), None)}
 
 
-@pytest.mark.parametrize(("fault", "timeout"), list(SENT_THEN_LOST.values()), ids=list(SENT_THEN_LOST))
-def test_a_request_that_may_have_reached_the_target_is_not_sent_elsewhere_by_default(
-    pair: tuple[LocalServer, LocalServer], fault: Fault, timeout: float | None
+def test_a_connection_dropped_after_sending_is_not_sent_elsewhere_by_default(
+    pair: tuple[LocalServer, LocalServer],
 ):
+    """(A timeout is: the target was silent -- see tests/test_router_silent_targets.py.)"""
     a, b = pair
-    a.enqueue(fault)
-    with _router(a, b, timeout=timeout) as router, pytest.raises(APIConnectionError) as info:
+    a.enqueue(Fault.drop())
+    with _router(a, b) as router, pytest.raises(APIConnectionError) as info:
         router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
     assert "failover_if_sent=True" in " ".join(info.value.__notes__)
     assert b.requests == []  # never paid twice
@@ -172,10 +172,13 @@ def test_a_stream_fails_over_before_its_first_byte(pair: tuple[LocalServer, Loca
     assert text == "Echo: hi"
 
 
-def test_a_stream_never_fails_over_after_its_first_byte(pair: tuple[LocalServer, LocalServer]):
+def test_a_stream_never_fails_over_after_its_first_byte_with_recovery_off(
+    pair: tuple[LocalServer, LocalServer],
+):
+    """(By default it is taken over: tests/test_router_stream_recovery.py.)"""
     a, b = pair
     a.enqueue(Fault.stream_cut(after_chunks=2))
-    with _router(a, b) as router:
+    with _router(a, b, stream_recovery="off") as router:
         stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
         assert stream._target == "a"
         with pytest.raises(APIConnectionError):
@@ -193,10 +196,12 @@ def test_a_stream_opening_with_an_error_event_fails_over(pair: tuple[LocalServer
         assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "Echo: hi"
 
 
-def test_a_stream_error_event_after_data_never_fails_over(pair: tuple[LocalServer, LocalServer]):
+def test_a_stream_error_event_after_data_never_fails_over_with_recovery_off(
+    pair: tuple[LocalServer, LocalServer],
+):
     a, b = pair
     a.enqueue(Fault.stream_error(after_chunks=2))
-    with _router(a, b) as router:
+    with _router(a, b, stream_recovery="off") as router:
         stream = router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
         assert stream._target == "a"
         with pytest.raises(APIStatusError):

@@ -303,14 +303,15 @@ def test_which_status_errors_are_safe_to_fail_over(status: int, code: str | None
     assert failover_safe(error) is safe
 
 
-def test_errors_before_sending_are_safe_to_fail_over_after_sending_only_when_opted_in_and_others_never():
+def test_errors_before_sending_and_silence_are_safe_to_fail_over_a_drop_after_sending_only_when_opted_in():
     from holyclient import APITimeoutError, BudgetExceededError
     from holyclient.router._select import failover_safe
 
     never_sent = APITimeoutError()
     never_sent.maybe_processed = False  # a connect timeout: the target cannot have seen the request
     assert failover_safe(never_sent)
-    assert not failover_safe(APIConnectionError()) and not failover_safe(APITimeoutError())  # maybe sent
+    assert failover_safe(APITimeoutError())  # sent, and nothing came back in time: a silent target (issue 40)
+    assert not failover_safe(APIConnectionError())  # dropped after sending: it may still be billed there
     assert failover_safe(APIConnectionError(), if_sent=True) and failover_safe(
         APITimeoutError(), if_sent=True
     )

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._client._client import AsyncClient, Client
-from ._core._request import NOT_GIVEN
+from ._constants import DEFAULT_MAX_RETRIES
+from ._core._request import NOT_GIVEN, NotGiven, Omit, not_given, omit
 from ._core._retry import RetryPolicy
 from ._exceptions import (
     APIConnectionError,
@@ -23,11 +24,13 @@ from ._exceptions import (
     ConflictError,
     ContentFilterFinishReasonError,
     HolyClientError,
+    IncompleteStreamError,
     InternalServerError,
     LengthFinishReasonError,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    StreamRestartError,
     UnprocessableEntityError,
 )
 from ._lazy import lazy_names as _lazy_names
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
         DefaultHttpx2Client,
         DefaultHttpxClient,
     )
+    from ._http._defaults import DEFAULT_TIMEOUT, Timeout
     from ._parsing import ParsedChatCompletion, pydantic_function_tool
     from ._send._pagination import ModelList
     from .batch import BatchRequest, BatchResult, BatchRunner, BatchStats, run_batch
@@ -87,6 +91,8 @@ OpenAIError = HolyClientError
 
 #: Names loaded on first access, so that importing the package does not import pydantic.
 _LAZY = {
+    "Timeout": "._http._defaults",
+    "DEFAULT_TIMEOUT": "._http._defaults",
     "DefaultHttpxClient": "._http._clients",
     "DefaultAsyncHttpxClient": "._http._clients",
     "DefaultAioHttpClient": "._http._clients",
@@ -142,6 +148,8 @@ __getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_TIMEOUT",
     "NOT_GIVEN",
     "APIConnectionError",
     "APIError",
@@ -179,12 +187,15 @@ __all__ = [
     "DefaultHttpxClient",
     "Embedding",
     "HolyClientError",
+    "IncompleteStreamError",
     "InternalServerError",
     "LengthFinishReasonError",
     "Model",
     "ModelInfo",
     "ModelList",
     "NotFoundError",
+    "NotGiven",
+    "Omit",
     "OpenAI",
     "OpenAIError",
     "ParsedChatCompletion",
@@ -195,9 +206,11 @@ __all__ = [
     "RetryPolicy",
     "Router",
     "Stream",
+    "StreamRestartError",
     "StructuredAttempt",
     "StructuredOutput",
     "Target",
+    "Timeout",
     "TokenCount",
     "UnknownModelError",
     "UnprocessableEntityError",
@@ -215,6 +228,8 @@ __all__ = [
     "fit_messages",
     "image_tokens",
     "lookup_model",
+    "not_given",
+    "omit",
     "pydantic_function_tool",
     "run_batch",
     "truncate_text",

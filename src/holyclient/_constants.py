@@ -9,8 +9,9 @@ PRICES_ENV = "HOLYSHEEP_PRICES"
 #: The capabilities file ``holyclient doctor --save-capabilities`` writes, read by ``parse()``.
 CAPABILITIES_ENV = "HOLYSHEEP_CAPABILITIES"
 
-#: Seconds. Completions can legitimately take minutes; connecting should not.
-DEFAULT_TIMEOUT = 600.0
+#: Seconds. Completions can legitimately take minutes; connecting should not. (A whole number, as openai's:
+#: the default ``Timeout`` prints ``read=600``.)
+DEFAULT_TIMEOUT = 600
 DEFAULT_CONNECT_TIMEOUT = 5.0
 
 DEFAULT_MAX_RETRIES = 2

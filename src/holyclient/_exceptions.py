@@ -22,11 +22,20 @@ The tree::
         │   └── InternalServerError       >= 500
         ├── APIConnectionError        no usable HTTP response (refused, reset, dropped, undecodable body,
         │   │                         redirect loop: anything raised while sending or reading)
-        │   └── APITimeoutError       any timeout: pool, connect (DNS included), write, read
+        │   ├── APITimeoutError       any timeout: pool, connect (DNS included), write, read; a stream's
+        │   │                         first event or next event that did not come in time
+        │   └── IncompleteStreamError a stream that ended before its answer did (a Router that could not
+        │       │                     recover it; a client only marks it: ``stream.truncated``)
+        │       └── StreamRestartError  a Router's stream broke part-way and was restarted on another
+        │                             target: read the new ``stream`` from its beginning
         └── APIResponseValidationError  a response that is not what the API promises
 
-Errors never carry the API key: the request attached to them is a copy with the
-``Authorization`` header redacted, and messages are built from the response body only.
+Errors never carry the API key: the request attached to them is a copy without the headers that hold
+a secret (``Authorization``, ``api-key`` ...), as openai's is, and messages are built from the response
+body only. Their text is openai's (``Error code: 400 - <message>``, ``Connection error.``); what
+holyclient knows beyond it (the HTTP library's own words for a dropped connection, a body that is not an
+error object, a set-up hint) is kept as notes on the exception (``__notes__``, printed with the
+traceback; :func:`error_text` joins them).
 """
 
 from __future__ import annotations
@@ -162,6 +171,56 @@ class APITimeoutError(APIConnectionError):
         super().__init__(message, request=request, attempts=attempts)
 
 
+class IncompleteStreamError(APIConnectionError):
+    """A chat stream ended before its answer did: the body ended without a ``finish_reason`` and without
+    ``[DONE]`` (a proxy that closes streams that way), so the text read is not the whole answer.
+
+    A :class:`~holyclient.Client` does not raise it, as openai does not: the stream ends and says so in
+    ``stream.truncated``. A :class:`~holyclient.Router` treats it as a failure to recover from (another
+    target continues or restarts the answer) and raises it when it cannot.
+
+    Attributes:
+        text: the text the stream delivered before it ended.
+    """
+
+    def __init__(
+        self, message: str = "The stream ended before its answer did.", *, request: Any = None, text: str = ""
+    ) -> None:
+        super().__init__(message, request=request)
+        self.text = text
+
+
+class StreamRestartError(IncompleteStreamError):
+    """A :class:`~holyclient.Router`'s stream broke part-way and could not be continued as one stream
+    (the next target does not take an assistant prefill, or the router's ``stream_recovery`` is
+    ``"restart"``): the answer was restarted from its beginning on another target.
+
+    What the broken stream gave is not part of the new answer: discard it and read :attr:`stream`, which
+    has already received its first event. Text of two attempts is never spliced into one answer::
+
+        while True:
+            try:
+                for chunk in stream:
+                    show(chunk)
+                break
+            except holyclient.StreamRestartError as restart:
+                clear_what_was_shown()
+                stream = restart.stream
+
+    Attributes:
+        stream: the restarted stream (close it if you do not read it: its prompt is paid either way).
+        cause: the error that broke the first stream (also ``__cause__``).
+        text: what the broken stream had delivered.
+        target: the name of the target the answer restarted on.
+    """
+
+    def __init__(self, message: str, *, stream: Any, cause: BaseException, text: str, target: str) -> None:
+        super().__init__(message, request=getattr(cause, "request", None), text=text)
+        self.stream = stream
+        self.cause = cause
+        self.target = target
+
+
 class APIResponseValidationError(APIError):
     """The response body was not valid JSON, or not the shape the API documents."""
 
@@ -224,6 +283,14 @@ def status_error_class(status_code: int) -> type[APIStatusError]:
     if status_code >= 500:
         return InternalServerError
     return STATUS_ERRORS.get(status_code, APIStatusError)
+
+
+def error_text(error: BaseException) -> str:
+    """``str(error)`` followed by the notes holyclient adds to it (a connection error's cause in the HTTP
+    library's words, an error body that is not an error object, a set-up hint), for the places where
+    openai's short text alone would lose them: log lines, command-line messages and batch results."""
+    notes = getattr(error, "__notes__", None) or ()
+    return "; ".join([str(error), *(str(note) for note in notes)])
 
 
 def _str_or_none(value: object) -> str | None:

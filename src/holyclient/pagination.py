@@ -6,6 +6,6 @@
 
 from __future__ import annotations
 
-from ._send._pagination import AsyncCursorPage, AsyncPage, AsyncPaginator, SyncCursorPage, SyncPage
+from ._send._pagination import AsyncCursorPage, AsyncPage, AsyncPaginator, PageInfo, SyncCursorPage, SyncPage
 
-__all__ = ["AsyncCursorPage", "AsyncPage", "AsyncPaginator", "SyncCursorPage", "SyncPage"]
+__all__ = ["AsyncCursorPage", "AsyncPage", "AsyncPaginator", "PageInfo", "SyncCursorPage", "SyncPage"]

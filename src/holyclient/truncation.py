@@ -64,14 +64,14 @@ def truncate_text(
     tokens = _tokenizer.encode(enc, text)
     if len(tokens) <= max_tokens:
         return text
-    if marker and _tokenizer.count(enc, marker) > max_tokens:
+    if marker and _tokenizer.exact_count(enc, marker) > max_tokens:
         marker = ""
-    room = max_tokens - (_tokenizer.count(enc, marker) if marker else 0)
+    room = max_tokens - (_tokenizer.exact_count(enc, marker) if marker else 0)
     pieces = [enc.decode_single_token_bytes(t) for t in tokens]
     best: str | None = None
     while True:
         result = _assemble(pieces, room, keep, marker)
-        over = _tokenizer.count(enc, result) - max_tokens
+        over = _tokenizer.exact_count(enc, result) - max_tokens
         if over > 0:
             if best is not None or room == 0:
                 return best or ""
@@ -182,7 +182,7 @@ def _shorten(message: Mapping[str, Any], room: int, model: str, marker: str) -> 
         return None
     bare = dict(message, content="")
     budget = room - (count_messages([bare], model).tokens - 3)
-    if budget - _tokenizer.count(encoding_for_model(model), marker) < _MIN_USEFUL_TOKENS:
+    if budget - _tokenizer.exact_count(encoding_for_model(model), marker) < _MIN_USEFUL_TOKENS:
         return None
     return dict(message, content=truncate_text(content, budget, model, keep="tail", marker=marker))
 

@@ -33,6 +33,8 @@ that builds its own clients and calls ``run``/``arun`` asserts the same through 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -132,6 +134,14 @@ def assert_same_outcomes(
         assert ours.result == theirs.result
 
 
+def stdout_of(script: Callable[..., None], *args: Any) -> str:
+    """What ``script(*args)`` printed."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        script(*args)
+    return buffer.getvalue()
+
+
 @dataclass
 class Outcome:
     """What one SDK did: the requests the server saw and the app's result, as plain data."""
@@ -199,6 +209,24 @@ class Differential:
         except (openai.OpenAIError, holyclient.HolyClientError) as exc:
             result = exc
         return self._outcome(result, headers)
+
+    def check_script(self, script: Callable[[Any], None], **options: Any) -> tuple[Outcome, Outcome]:
+        """Run ``script`` (an app that prints, and handles its own errors as apps do) through both SDKs:
+        the same requests and the same standard output."""
+        return self.check(lambda client: stdout_of(script, client), **options)
+
+    async def acheck_script(
+        self, script: Callable[[Any], Awaitable[None]], **options: Any
+    ) -> tuple[Outcome, Outcome]:
+        """Async twin of :meth:`check_script`."""
+
+        async def app(client: Any) -> str:
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                await script(client)
+            return buffer.getvalue()
+
+        return await self.acheck(app, **options)
 
     def check(
         self,

@@ -103,3 +103,56 @@ def test_with_options_given_openai_sentinels_keeps_every_setting() -> None:
         client.base_url,
         client.api_key,
     )
+
+
+def sdk_of(client: Any) -> Any:
+    """The package a client comes from (``openai`` or ``holyclient``), for an app that uses its names."""
+    return openai if isinstance(client, (openai.OpenAI, openai.AsyncOpenAI)) else holyclient
+
+
+def test_each_sdks_own_sentinels_leave_parameters_out_alike(differential: Differential) -> None:
+    def script(c: Any) -> None:
+        sdk = sdk_of(c)
+        print(repr(sdk.NOT_GIVEN), repr(sdk.not_given), bool(sdk.omit), bool(sdk.not_given))
+        print(
+            isinstance(sdk.NOT_GIVEN, sdk.NotGiven),
+            isinstance(sdk.omit, sdk.Omit),
+            sdk.not_given is sdk.NOT_GIVEN,
+        )
+        for left_out in (sdk.omit, sdk.not_given, sdk.NOT_GIVEN, sdk.Omit(), sdk.NotGiven()):
+            answer = c.chat.completions.create(
+                model="gpt-4.1", messages=USER, temperature=left_out, tools=left_out, max_tokens=left_out
+            )
+            print(answer.choices[0].message.content)
+
+    differential.check_script(script)
+
+
+def test_omit_in_extra_headers_removes_a_default_header_alike(differential: Differential) -> None:
+    def script(c: Any) -> None:
+        sdk = sdk_of(c)
+        c.models.list(extra_headers={"X-Team": sdk.omit})
+        c.models.list()
+
+    _theirs, ours = differential.check(script, headers=("x-team",), default_headers={"X-Team": "search"})
+    assert [r["x-team"] for r in ours.requests] == [None, "search"]
+
+
+def test_the_client_option_defaults_are_openais(differential: Differential) -> None:
+    def script(c: Any) -> None:
+        sdk = sdk_of(c)
+        print(sdk.DEFAULT_TIMEOUT, sdk.DEFAULT_MAX_RETRIES, sdk.Timeout(5), sdk.Timeout(10, connect=2))
+        print(sdk.Timeout is type(sdk.DEFAULT_TIMEOUT))
+
+    differential.check_script(script)
+
+
+async def test_async_omit_in_extra_headers_removes_a_default_header_alike(differential: Differential) -> None:
+    async def script(c: Any) -> None:
+        await c.models.list(extra_headers={"X-Team": sdk_of(c).omit})
+        await c.models.list()
+
+    _theirs, ours = await differential.acheck(
+        script, headers=("x-team",), default_headers={"X-Team": "search"}
+    )
+    assert [r["x-team"] for r in ours.requests] == [None, "search"]

@@ -1,16 +1,12 @@
-"""Walking pages by hand (``iter_pages()``, ``has_next_page()``, ``get_next_page()``) as openai does,
-sync and async, on the cursor-paged files list: the same pages, the same ``after`` cursors sent.
-
-One documented difference, kept out of the shared apps: on the last page (``has_more`` false) openai's
-``get_next_page()`` still requests a page after the last id, holyclient's raises ``RuntimeError`` as
-both SDKs do when a page has no items (check ``has_next_page()`` first, as both document).
+"""Walking pages by hand (``iter_pages()``, ``has_next_page()``, ``next_page_info()``,
+``get_next_page()``) as openai does, sync and async, on the cursor-paged files list: the same pages, the
+same ``after`` cursors sent. On the last page (``has_more`` false) both SDKs' ``get_next_page()`` still
+request the page after the last id (an empty one); on a page with no items both raise ``RuntimeError``.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-import pytest
 
 from differential.conftest import Differential
 
@@ -61,12 +57,58 @@ async def test_async_iter_pages_and_get_next_page_walk_the_pages_like_openai(
     assert ours.result["has_next"] == [True, True, False]
 
 
-def test_get_next_page_on_the_last_page_raises_instead_of_sending(differential: Differential) -> None:
-    with differential.holyclient_client() as client:
-        client.files.create(file=("f.jsonl", JSONL), purpose="batch")
-        only = client.files.list(limit=2)
-        sent = len(differential.server.requests)
-        assert not only.has_next_page()
-        with pytest.raises(RuntimeError, match="has_next_page"):
-            only.get_next_page()
-    assert len(differential.server.requests) == sent
+def test_get_next_page_past_the_last_page_asks_for_the_page_after_its_last_id_like_openai(
+    differential: Differential,
+) -> None:
+    def script(c: Any) -> None:
+        c.files.create(file=("f.jsonl", JSONL), purpose="batch")
+        only = c.files.list(limit=2)
+        print(only.has_more, only.has_next_page(), only.next_page_info() is not None)
+        after = only.get_next_page()
+        print(after.data, after.has_more, after.has_next_page(), after.next_page_info())
+        try:
+            after.get_next_page()
+        except RuntimeError as error:
+            print(error)
+
+    theirs, ours = differential.check_script(script)
+    assert theirs.result.splitlines()[0] == "False False True"
+    assert "please check `.has_next_page()`" in ours.result
+    assert [r["query"].get("after") is not None for r in ours.requests if r["method"] == "GET"] == [
+        False,
+        True,
+    ]
+
+
+async def test_async_get_next_page_past_the_last_page_asks_for_the_page_after_its_last_id_like_openai(
+    differential: Differential,
+) -> None:
+    async def script(c: Any) -> None:
+        await c.files.create(file=("f.jsonl", JSONL), purpose="batch")
+        only = await c.files.list(limit=2)
+        print(only.has_more, only.has_next_page(), only.next_page_info())
+        after = await only.get_next_page()
+        print(after.data, after.has_more, after.has_next_page(), after.next_page_info())
+        try:
+            await after.get_next_page()
+        except RuntimeError as error:
+            print(error)
+
+    await differential.acheck_script(script)
+
+
+def test_next_page_info_names_the_cursor_like_openai(differential: Differential) -> None:
+    def script(c: Any) -> None:
+        for i in range(3):
+            c.files.create(file=(f"f{i}.jsonl", JSONL), purpose="batch")
+        first = c.files.list(limit=2)
+        info = first.next_page_info()
+        print(
+            type(info).__name__,
+            info.params == {"after": first.data[-1].id},
+            repr(info).startswith("PageInfo("),
+        )
+        print(c.models.list().next_page_info())
+
+    theirs, _ours = differential.check_script(script)
+    assert theirs.result == "PageInfo True True\nNone\n"

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from differential.conftest import Differential
+from holyclient.testing import Fault
 
 USER = [{"role": "user", "content": "ping pong"}]
 #: Raw lines show what the server sent; these tests ask for the usage chunk on both sides, the tests at
@@ -148,3 +149,37 @@ def test_raw_legacy_completion_stream_carries_no_usage_chunk(differential: Diffe
 
     _theirs, ours = differential.check(app)
     assert "stream_options" not in ours.requests[0]["body"]
+
+
+def test_raw_responses_say_how_many_retries_were_taken_like_openai(differential: Differential) -> None:
+    server = differential.server
+
+    def script(c: Any) -> None:
+        print(c.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER).retries_taken)
+        server.enqueue(Fault.status(503, retry_after=0), Fault.status(429, retry_after=0))
+        raw = c.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER)
+        print(raw.retries_taken, raw.status_code)
+        server.enqueue(Fault.status(500, retry_after=0))
+        with c.with_streaming_response.chat.completions.create(
+            model="gpt-4.1", messages=USER, stream=True, stream_options=USAGE
+        ) as response:
+            print(response.retries_taken)
+
+    theirs, _ours = differential.check_script(script, max_retries=2)
+    assert theirs.result == "0\n2 200\n1\n"
+
+
+async def test_async_raw_responses_say_how_many_retries_were_taken_like_openai(
+    differential: Differential,
+) -> None:
+    server = differential.server
+
+    async def script(c: Any) -> None:
+        server.enqueue(Fault.status(502, retry_after=0))
+        raw = await c.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER)
+        print(raw.retries_taken)
+        async with c.with_streaming_response.models.retrieve("gpt-4.1") as response:
+            print(response.retries_taken)
+
+    theirs, _ours = await differential.acheck_script(script, max_retries=1)
+    assert theirs.result == "1\n0\n"

@@ -135,9 +135,13 @@ def test_keys_report_mode_renames_nothing_and_reports_each_site() -> None:
 
 
 def test_implicit_key_is_reported_in_report_mode() -> None:
-    result = process("k.py", b"from openai import OpenAI\nc = OpenAI()\n", keys="report")
-    assert result.after == b'from openai import OpenAI\nc = OpenAI(base_url="https://api.holysheep.ai/v1")\n'
+    # --keys report gives the client no key, so with the relay's URL it would send OPENAI_API_KEY there:
+    # the proof keeps the file as it was and lists the site (issue 39 item 1)
+    src = b"from openai import OpenAI\nc = OpenAI()\n"
+    result = process("k.py", src, keys="report")
+    assert result.after == src
     assert any(s.kind == "implicit-key" and s.action == "review" for s in result.sites)
+    assert [(s.line, s.kind) for s in result.sites if s.action == "incomplete"] == [(2, "key-source")]
 
 
 def test_realtime_is_reported_by_default_and_rewritten_with_the_flag() -> None:
@@ -226,17 +230,21 @@ def test_python_key_names_bound_to_literal_secrets_are_reported_not_renamed() ->
 
 def test_hardcoded_keys_are_reported_without_their_value() -> None:
     src = b'import openai\nfrom openai import OpenAI\nopenai.api_key = "sk-abc123"\nc = OpenAI(api_key="sk-xyz789")\n'
-    # beside the base URL migrate adds, each literal key makes the file incomplete (issue 31)
-    sites = [s for s in process("k.py", src).sites if s.kind == "openai-key-beside-url"]
-    assert [s.line for s in sites] == [3, 4]
-    assert all("sk-" not in s.message for s in sites)
+    # beside the base URL migrate adds, the literal key makes the file incomplete (issue 31); the module
+    # client's literal key goes nowhere new (the module client is not used, so it keeps OpenAI's URL)
+    result = process("k.py", src)
+    assert result.after == src
+    assert [s.line for s in result.sites if s.kind == "openai-key-beside-url"] == [4]
+    assert [s.line for s in result.sites if s.kind == "hardcoded-key"] == [3]  # line 4: said once, above
+    assert all("sk-" not in s.message for s in result.sites)
 
 
 def test_module_level_config_goes_inside_a_guarded_import() -> None:
     src = b"try:\n    import openai\nexcept ImportError:\n    openai = None\n\nopenai.Completion.create(prompt='x')\n"
-    after = process("guard.py", src, keys="report").after
+    after = process("guard.py", src).after
     assert after.startswith(
-        b'try:\n    import openai\n    openai.api_base = "https://api.holysheep.ai/v1"\nexcept'
+        b'import os\ntry:\n    import openai\n    openai.api_base = "https://api.holysheep.ai/v1"\n'
+        b'    openai.api_key = os.environ["HOLYSHEEP_API_KEY"]\nexcept'
     )
 
 
@@ -302,5 +310,5 @@ def test_langchain_js_gets_a_configuration_base_url() -> None:
         b'apiKey: process.env.HOLYSHEEP_API_KEY, model: "gpt-4o" });'
     )
     assert [(s.line, s.kind, s.action) for s in result.sites if s.action != "rewrite"] == [
-        (3, "runtime-url", "incomplete")
+        (3, "still-openai", "incomplete")
     ]

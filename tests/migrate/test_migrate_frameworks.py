@@ -19,19 +19,24 @@ def _pair(name: str) -> tuple[bytes, bytes]:
     return (FIXTURES / f"{name}.before").read_bytes(), (FIXTURES / f"{name}.after").read_bytes()
 
 
+#: what stays incomplete in a fixture alone: pydantic-ai's "openai:..." model strings read OPENAI_BASE_URL and
+#: OPENAI_API_KEY, which nothing in the file sets (an env file of the app can: see the issue 39 tests)
+INCOMPLETE = {"pydantic_ai_app.py": ["still-openai"]}
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_framework_app_is_rewritten_to_its_after_file(name: str) -> None:
     before, after = _pair(name)
     result = process(name, before)
     assert result.after == after
-    assert not [s for s in result.sites if s.action in ("error", "incomplete")]
+    assert [s.kind for s in result.sites if s.action in ("error", "incomplete")] == INCOMPLETE.get(name, [])
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_framework_app_second_run_changes_nothing(name: str) -> None:
     again = process(name, _pair(name)[1])
     assert again.status == "unchanged"
-    assert [s for s in again.sites if s.action != "review"] == []
+    assert [s.kind for s in again.sites if s.action != "review"] == INCOMPLETE.get(name, [])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -77,7 +82,9 @@ def test_an_agent_is_complete_when_another_file_sets_the_default_client(tmp_path
     write_app(tmp_path, {"bot.py": AGENT, "main.py": start})
     report = migrate([tmp_path], write=False)
     assert report.incomplete == []
-    assert any(s.kind == "agents-default-client" and s.action == "review" for s in report.sites)
+    main = next(r for r in report.files if r.path.endswith("main.py")).after.decode()
+    # the client it sets would have read OPENAI_API_KEY: it gets HolySheep's key (issue 39 item 1)
+    assert 'api_key=os.environ["HOLYSHEEP_API_KEY"]' in main and "use_for_tracing=False" in main
 
 
 @pytest.mark.parametrize(
@@ -123,9 +130,12 @@ def test_crewai_bare_variables_in_the_env_file_complete_a_base_url_read_from_the
     report = migrate([app], write=False)
     assert (app / ".env").read_bytes() != next(r.after for r in report.files if r.path.endswith(".env"))
     assert report.incomplete == []
+    # BASE_URL now points at the relay: the LLM, which would read OPENAI_API_KEY, gets HolySheep's key
     assert [(s.kind, s.action) for s in report.sites if s.path.endswith("crew.py")] == [
-        ("runtime-url", "review")
+        ("framework", "rewrite")
     ]
+    crew = next(r for r in report.files if r.path.endswith("crew.py")).after.decode()
+    assert 'api_key=os.environ["HOLYSHEEP_API_KEY"]' in crew
     alone = write_app(tmp_path / "alone", {"crew.py": CREW["crew.py"]})
     assert [(s.line, s.kind) for s in migrate([alone], write=False).incomplete] == [(3, "runtime-url")]
 

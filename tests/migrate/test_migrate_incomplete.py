@@ -76,7 +76,7 @@ def test_kwargs_constructor_is_incomplete_with_file_line_and_the_fix() -> None:
     result = process("handler.py", HANDLER.encode())
     incomplete = [s for s in result.sites if s.action == "incomplete"]
     assert [(s.line, s.kind) for s in incomplete] == [(11, "kwargs-constructor")]
-    assert "fix:" in incomplete[0].message and "--sdk" in incomplete[0].message
+    assert "fix:" in incomplete[0].message and "base_url=" in incomplete[0].message
 
 
 def test_kwargs_constructor_makes_check_and_write_exit_3_listed_first(

@@ -13,6 +13,7 @@ BASE = 'baseURL: "https://api.holysheep.ai/v1"'
 KEY = "apiKey: process.env.HOLYSHEEP_API_KEY"
 REWRITE = [(2, "constructor", "rewrite")]
 REVIEW = [(2, "runtime-url", "incomplete")]  # the CLI exits 3 on these
+OPAQUE = [(2, "kwargs-constructor", "incomplete")]
 
 CASES = [
     (
@@ -27,8 +28,8 @@ CASES = [
         f"const c = new OpenAI({{ {BASE}, {KEY} }});",
         REWRITE,
     ),
-    ("options-variable", IMPORT + "const c = new OpenAI(opts);\n", "const c = new OpenAI(opts);", REVIEW),
-    ("spread", IMPORT + "const c = new OpenAI({ ...opts, timeout: 5 });\n", None, REVIEW),
+    ("options-variable", IMPORT + "const c = new OpenAI(opts);\n", "const c = new OpenAI(opts);", OPAQUE),
+    ("spread", IMPORT + "const c = new OpenAI({ ...opts, timeout: 5 });\n", None, OPAQUE),
     ("computed-base", IMPORT + "const c = new OpenAI({ baseURL: process.env.BASE });\n", None, REVIEW),
     (
         "one-per-line",
@@ -37,10 +38,11 @@ CASES = [
         REWRITE,
     ),
     (
+        # a key from a variable migrate cannot follow: beside the relay's URL it could be OpenAI's
         "shorthand-key",
         IMPORT + "const c = new OpenAI({ apiKey });\n",
-        f"const c = new OpenAI({{ {BASE}, apiKey }});",
-        REWRITE,
+        "const c = new OpenAI({ apiKey });",
+        [(2, "key-source", "incomplete")],
     ),
     (
         "commonjs",
@@ -83,7 +85,7 @@ CASES = [
         "ai-sdk-default-provider",
         'import { openai } from "@ai-sdk/openai";\nconst m = openai("gpt-4o");\n',
         None,
-        [(1, "runtime-url", "incomplete")],
+        [(1, "still-openai", "incomplete")],
     ),
     (
         "ai-sdk-create",
@@ -114,6 +116,13 @@ def test_constructor_shapes(src: str, line: str | None, sites: list[tuple[int, s
 
 def test_report_mode_adds_no_key_and_keeps_single_quotes() -> None:
     src = b"import OpenAI from 'openai';\nconst c = new OpenAI();\n"
-    assert process("a.ts", src, keys="report").after.splitlines()[1] == (
-        b"const c = new OpenAI({ baseURL: 'https://api.holysheep.ai/v1' });"
+    # no key added: the client would send OPENAI_API_KEY to the relay, so the file stays as it was
+    result = process("a.ts", src, keys="report")
+    assert result.after == src
+    assert [(s.line, s.kind) for s in result.sites if s.action == "incomplete"] == [(2, "key-source")]
+    quoted = process(
+        "a.ts", src.replace(b"new OpenAI()", b"new OpenAI({ apiKey: process.env.HOLYSHEEP_API_KEY })")
+    )
+    assert quoted.after.splitlines()[1] == (
+        b"const c = new OpenAI({ baseURL: 'https://api.holysheep.ai/v1', apiKey: process.env.HOLYSHEEP_API_KEY });"
     )

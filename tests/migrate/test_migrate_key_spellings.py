@@ -67,6 +67,14 @@ def test_a_shell_gpt_shaped_app_keeps_passing_its_own_tests_after_migrating(tmp_
     app = write_app(tmp_path, SGPT)
     before = run_app_tests(app)
     assert before.returncode == 0 and "2 passed" in before.stdout, before.stdout + before.stderr
+    # OpenAI(**kwargs): where the dict's key goes depends on API_BASE_URL, which no file sets -- incomplete
+    # until someone has looked, and nothing of the key/URL pairing is rewritten meanwhile
+    assert main(["migrate", "--sdk", "--force", str(app)]) == 3
+    assert run_app_tests(app).returncode == 0
+    handler = app / "sgpt/handler.py"
+    handler.write_text(
+        handler.read_text().replace("OpenAI(**kwargs)", "OpenAI(**kwargs)  # holyclient-migrate: ok")
+    )
     assert main(["migrate", "--sdk", "--force", str(app)]) == 0
     leftovers = [p for p in app.rglob("*") if p.is_file() and b"OPENAI_API_KEY" in p.read_bytes()]
     assert leftovers == []

@@ -13,9 +13,10 @@ from holyclient.migrate._models import closest, served
 from holyclient.pricing import PriceTable
 
 APP = b"""\
+import os
 from openai import OpenAI
 
-client = OpenAI(base_url="https://api.holysheep.ai/v1")
+client = OpenAI(base_url="https://api.holysheep.ai/v1", api_key=os.environ["HOLYSHEEP_API_KEY"])
 LEGACY = "text-davinci-003"
 
 
@@ -36,12 +37,12 @@ def test_unserved_names_are_listed_with_file_line_and_the_closest_served_model()
     sites = [(s.line, s.action, s.message) for s in result.sites if s.kind == "model"]
     assert sites == [
         (
-            4,
+            5,
             "review",
             "model 'text-davinci-003' is retired or not served by the relay; closest it serves: 'gpt-3.5-turbo-instruct'",
         ),
         (
-            10,
+            11,
             "review",
             "model 'gpt-3.5-turbo-0301' is retired or not served by the relay; closest it serves: 'gpt-3.5-turbo'",
         ),

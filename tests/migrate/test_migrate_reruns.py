@@ -13,10 +13,12 @@ from holyclient._cli import main
 from holyclient.migrate import migrate
 
 PAGE = """\
+import os
+
 import streamlit as st
 from openai import OpenAI
 
-openai_api_key = st.sidebar.text_input("OpenAI API Key", type="password")
+openai_api_key = os.environ["OPENAI_API_KEY"]
 client = OpenAI(api_key=openai_api_key)
 """
 LLM_EXAMPLES = {
@@ -34,10 +36,30 @@ def test_a_rerun_after_base_url_env_reports_nothing(tmp_path: Path, env: str) ->
     assert main(["migrate", "--force", "--base-url-env", env, str(app)]) == 0
     text = (app / "Chatbot.py").read_text()
     assert f'base_url=os.environ.get("{env}", "https://api.holysheep.ai/v1")' in text
-    for again in (migrate([app], write=False, base_url_env=env), migrate([app], write=False)):
-        assert again.changed == []
-        assert [s.format() for s in again.sites] == []
-    assert main(["migrate", "--check", str(app)]) == 0
+    again = migrate([app], write=False, base_url_env=env)
+    assert again.changed == []
+    assert [s.format() for s in again.sites] == []
+    assert main(["migrate", "--check", "--base-url-env", env, str(app)]) == 0
+    # without the option, a variable named neither HOLYSHEEP_* nor by --base-url-env may point anywhere
+    plain = migrate([app], write=False)
+    assert plain.changed == []
+    if env == "HOLYSHEEP_BASE_URL":
+        assert plain.sites == []
+    else:
+        assert plain.sites and all(s.action == "incomplete" and env in s.message for s in plain.sites)
+
+
+def test_a_key_typed_into_a_text_input_labelled_openai_is_not_sent_to_the_relay(tmp_path: Path) -> None:
+    """streamlit/llm-examples asks for "OpenAI API Key" in the sidebar: migrate cannot know what will be
+    typed there, so the page is not pointed at the relay until someone has looked (issue 39)."""
+    page = (
+        'import streamlit as st\nfrom openai import OpenAI\n\nkey = st.sidebar.text_input("OpenAI API Key")\n'
+    )
+    page += "client = OpenAI(api_key=key)\n"
+    write_app(tmp_path, {"Chatbot.py": page})
+    report = migrate([tmp_path], write=False)
+    assert report.changed == []
+    assert [(s.line, s.kind) for s in report.incomplete] == [(5, "key-source")]
 
 
 def test_a_computed_url_that_reads_another_variable_is_still_incomplete(tmp_path: Path) -> None:

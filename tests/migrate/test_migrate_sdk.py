@@ -1,9 +1,11 @@
 """``migrate --sdk``: openai's client names switched to holyclient's, byte-exact elsewhere and idempotent;
-a ``**kwargs``-built client (shell_gpt's shape) then reaches ``HOLYSHEEP_BASE_URL``, run against the local
-server; the report lists what differs from openai, tied to the README's "Switching from openai"."""
+a ``**kwargs``-built client (shell_gpt's shape) is proven by the same rules as any other (its dict may carry
+OpenAI's key), and once reviewed reaches ``HOLYSHEEP_BASE_URL``, run against the local server; the report
+lists what differs from openai, tied to the README's "Switching from openai"."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
@@ -17,7 +19,7 @@ from sample_apps import SGPT, write_app
 import holyclient
 from holyclient._cli import main
 from holyclient.migrate import migrate, process
-from holyclient.migrate._sdk import DIFFERENCES, SDK_NAMES
+from holyclient.migrate._sdk import DIFFERENCES, SDK_NAMES, SHARED_KWARGS, UNSUPPORTED_ATTRS, UNSUPPORTED_BETA
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,10 +29,10 @@ from openai import AsyncOpenAI, OpenAI
 from openai import AzureOpenAI, RateLimitError, types
 
 
-def build(kwargs, azure):
+def build(options, azure):
     if azure:
-        return AzureOpenAI(api_version="2024-06-01", **kwargs)
-    client = OpenAI(**kwargs)
+        return AzureOpenAI(api_version="2024-06-01", **options)
+    client = OpenAI(timeout=options["timeout"])
     again = openai.OpenAI(timeout=3)
     try:
         return client, again, AsyncOpenAI()
@@ -45,10 +47,10 @@ from holyclient import RateLimitError
 from openai import AzureOpenAI, types
 
 
-def build(kwargs, azure):
+def build(options, azure):
     if azure:
-        return AzureOpenAI(api_version="2024-06-01", **kwargs)
-    client = OpenAI(**kwargs)
+        return AzureOpenAI(api_version="2024-06-01", **options)
+    client = OpenAI(timeout=options["timeout"])
     again = holyclient.OpenAI(timeout=3)
     try:
         return client, again, AsyncOpenAI()
@@ -60,8 +62,17 @@ def build(kwargs, azure):
 def test_sdk_switches_the_client_and_its_errors_and_leaves_azure_alone() -> None:
     result = process("app.py", BEFORE, sdk=True)
     assert result.after == AFTER
-    assert not [s for s in result.sites if s.action == "incomplete"]  # **kwargs is holyclient's now
+    assert not [s for s in result.sites if s.action == "incomplete"]
     assert sorted({s.line for s in result.sites if s.kind == "sdk"}) == [2, 3, 10, 13]
+
+
+def test_sdk_does_not_complete_a_client_built_from_a_dict_it_cannot_read() -> None:
+    """holyclient's client sends to HOLYSHEEP_BASE_URL when the dict has no base_url: a dict that may hold
+    OpenAI's api_key (shell_gpt's does) would then give it to the relay; the file stays as it was."""
+    src = b"from openai import OpenAI\n\n\ndef build(kwargs):\n    return OpenAI(**kwargs)\n"
+    result = process("app.py", src, sdk=True)
+    assert result.after == src
+    assert [(s.line, s.kind) for s in result.sites if s.action == "incomplete"] == [(5, "kwargs-constructor")]
 
 
 def test_sdk_second_run_changes_nothing() -> None:
@@ -123,9 +134,15 @@ def test_sdk_moves_a_kwargs_built_client_to_holysheep_base_url(tmp_path: Path, l
     app = write_app(tmp_path, SGPT)
     assert main(["migrate", "--force", str(app)]) == 3  # without --sdk: OpenAI(**kwargs) stays incomplete
     app = write_app(tmp_path / "fresh", SGPT)
+    # with --sdk too: API_BASE_URL (no file sets it) decides where the dict's key goes, so the user looks
+    assert main(["migrate", "--sdk", "--force", str(app)]) == 3
+    assert (app / "sgpt/handler.py").read_text() == SGPT["sgpt/handler.py"]
+    handler = app / "sgpt/handler.py"
+    handler.write_text(
+        handler.read_text().replace("OpenAI(**kwargs)", "OpenAI(**kwargs)  # holyclient-migrate: ok")
+    )
     assert main(["migrate", "--sdk", "--force", str(app)]) == 0
-    handler = (app / "sgpt/handler.py").read_text()
-    assert handler.startswith("from holyclient import OpenAI\n")
+    assert handler.read_text().startswith("from holyclient import OpenAI\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HOLYSHEEP_"))}
     env.update(HOLYSHEEP_API_KEY="hs-test-key", HOLYSHEEP_BASE_URL=local_server.base_url, PYTHONPATH=str(app))
     code = "from sgpt.handler import ask; print(ask('hello'))"
@@ -133,3 +150,23 @@ def test_sdk_moves_a_kwargs_built_client_to_holysheep_base_url(tmp_path: Path, l
     assert out.returncode == 0, out.stderr
     assert [r.path for r in local_server.requests] == ["/v1/chat/completions"]
     assert local_server.requests[0].body["messages"][0]["content"] == "hello"
+
+
+def test_the_unsupported_lists_match_both_packages() -> None:
+    theirs = openai.OpenAI(api_key="x")
+    ours = holyclient.OpenAI(api_key="x")
+    for name in UNSUPPORTED_ATTRS:
+        assert hasattr(theirs, name) and not hasattr(ours, name), name
+    for name in UNSUPPORTED_BETA:
+        assert hasattr(theirs.beta, name) and not hasattr(ours.beta, name), name
+    resources = {n for n in dir(theirs) if not n.startswith("_") and hasattr(type(theirs), n)}
+    shared = {n for n in resources if hasattr(ours, n)}
+    assert resources - shared - UNSUPPORTED_ATTRS <= {
+        "admin_api_key", "auth_headers", "custom_auth", "get_api_list", "is_closed", "platform_headers", "qs",
+        "user_agent", "webhook_secret", "websocket_base_url", "workload_identity",
+    }  # fmt: skip
+    accepted = set(inspect.signature(holyclient.OpenAI.__init__).parameters)
+    assert (
+        accepted >= SHARED_KWARGS
+        and set(inspect.signature(openai.OpenAI.__init__).parameters) >= SHARED_KWARGS
+    )

@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         AuthenticationError,
         ConfigurationError,
         PermissionDeniedError,
+        error_text,
     )
 
     messages = [{"role": "system", "content": args.system}] if args.system else []
@@ -123,11 +124,11 @@ def run(args: argparse.Namespace) -> int:
         )
     except APIStatusError as exc:
         request_id = f" (request id {exc.request_id})" if exc.request_id else ""
-        return _fail(f"{exc.message}{request_id}", 1)
+        return _fail(f"{error_text(exc)}{request_id}", 1)
     except APIConnectionError as exc:
-        return _fail(f"cannot reach {settings.base_url}: {exc.message}", 1)
+        return _fail(f"cannot reach {settings.base_url}: {error_text(exc)}", 1)
     except APIError as exc:
-        return _fail(exc.message, 1)
+        return _fail(error_text(exc), 1)
     return 0
 
 

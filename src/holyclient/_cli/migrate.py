@@ -20,9 +20,12 @@ LangChain / LlamaIndex / JS client constructors without a base URL, the framewor
 Kernel, Mem0), openai<1.0 module config, and OPENAI_API_KEY names in every spelling (renamed to
 HOLYSHEEP_API_KEY; values are never touched or printed, and a value that may be a real key keeps its
 name). Azure OpenAI, other vendors and docs links are left alone. Edits are spliced into the original
-bytes and written atomically. A file holding a literal OpenAI key is never pointed at HolySheep. Sites
-migrate cannot complete (OpenAI(**kwargs), a base URL built at run time, an OpenAI key beside an OpenAI
-URL) are listed first with the fix; realtime endpoints, a bare api.openai.com host in prose or a comment
+bytes and written atomically. After rewriting, migrate proves the result: every client's base URL and key
+are traced to where they come from (literals, environment variables and the env files that set them,
+constants of other modules, config files), and exit 0 means every client reaches the relay with a
+HolySheep key and no HolySheep key can reach another host. Sites it cannot prove (OpenAI(**kwargs), a base
+URL built at run time, a key it cannot follow, an OpenAI key beside an OpenAI URL) are listed first with the
+fix and their file's key/URL pairing is kept as it was; realtime endpoints, a bare api.openai.com host in prose or a comment
 and retired or unserved model names (with the closest model the relay serves) are reported for review.
 Skipped paths (symlinks, unreadable or binary files, ignored and vendored trees) are named with the
 reason."""
@@ -33,8 +36,9 @@ exit codes: 0 nothing to change, or every change written and nothing failed;
 2 bad usage, missing path, or files to rewrite that git could not restore: uncommitted,
   untracked or ignored files, files not under git, or git failing (review with --diff, then --force);
 3 a site migrate could not complete (listed first with file:line and the fix: a constructor whose
-  base URL it cannot see or set, a base URL computed at run time, an OpenAI key beside an OpenAI URL),
-  whatever else happened; mark a site finished by hand with a `holyclient-migrate: ok` comment.
+  base URL it cannot see or set, a base URL computed at run time, a key it cannot prove is HolySheep's
+  where it reaches the relay, an OpenAI key beside an OpenAI URL), whatever else happened; mark a site
+  finished by hand with a `holyclient-migrate: ok` comment.
 
 Sites needing review are listed on stderr but do not change the exit code.
 
@@ -91,13 +95,14 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="construct holyclient's client instead of openai's: `from openai import OpenAI, AsyncOpenAI` "
         "and `openai.OpenAI(...)` become holyclient's (errors too; AzureOpenAI stays), which read "
-        "HOLYSHEEP_API_KEY / HOLYSHEEP_BASE_URL themselves, so OpenAI(**kwargs) completes; the report lists "
-        "what differs from openai",
+        "HOLYSHEEP_API_KEY / HOLYSHEEP_BASE_URL themselves; a file using what holyclient's client lacks, or "
+        "handing its client to a framework, stays on openai's; the report lists what differs from openai",
     )
     parser.add_argument(
         "--force",
         action="store_true",
-        help="write files git could not restore (uncommitted, untracked, ignored, or not under git)",
+        help="write files git could not restore (uncommitted, untracked, ignored, or not under git); a "
+        "git-ignored file is kept as it was under .git/holyclient-migrate/ first",
     )
     parser.add_argument(
         "--jobs",

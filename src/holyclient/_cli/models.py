@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         doc = {"unit": "USD per 1M tokens", "cny_rate": rate, "models": [_entry(m, rate) for m in models]}
         print(json.dumps(doc, indent=2))
         return 0
-    row = "{:<24} {:<10} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10}  {}"
+    row = "{:<24} {:<10} {:>9} {:>8} {:>8} {:>8} {:>11} {:>8} {:>10}  {}"
     print(
         row.format(
             "MODEL",
@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             "MAX OUT",
             "INPUT",
             "CACHED",
+            "WRITE",
             "OUTPUT",
             "OUTPUT ¥",
             "ALIASES / NOTES",
@@ -87,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
             p = tier.price
             extras.append(
                 f">{tier.above_input_tokens // 1000}k in: {p.input:g}/{p.cached_input:g}/{p.output:g}"
+                + (f" (write {_writes(p)})" if p.cache_write is not None else "")
             )
         if _count_method(m) != "exact":
             extras.append("~tokens")
@@ -98,16 +100,26 @@ def run(args: argparse.Namespace) -> int:
                 f"{m.max_output_tokens:,}",
                 f"{m.price.input:g}",
                 cached,
+                _writes(m.price),
                 f"{m.price.output:g}",
                 f"{m.price.output * rate:g}",
                 ", ".join(extras),
             )
         )
     print(
-        "USD per 1M tokens; ~tokens: no exact tokenizer (none is published for Claude), counted with "
-        "o200k_base as an estimate with a range; why and sources: holyclient models --json"
+        "USD per 1M tokens; CACHED: a prompt-cache read; WRITE: a prompt-cache write kept the short/long "
+        "time (Claude 5 min/1 h, OpenAI 30 min/12 h), - when none is published; ~tokens: no exact "
+        "tokenizer (none is published for Claude), counted with o200k_base as an estimate with a range; "
+        "why and sources: holyclient models --json"
     )
     return 0
+
+
+def _writes(price: Any) -> str:
+    """``short/long`` cache-write prices, ``-`` when the table has none for the model."""
+    if price.cache_write is None:
+        return "-"
+    return f"{price.write:g}/{price.write_long:g}"
 
 
 def _count_method(m: Any) -> str:
@@ -140,6 +152,8 @@ def _entry(m: Any, rate: float) -> dict[str, Any]:
         "max_output_tokens": m.max_output_tokens,
         "input": m.price.input,
         "cached_input": m.price.cached_input if m.has_cache_price else None,
+        "cache_write": m.price.cache_write,
+        "cache_write_long": m.price.cache_write_long,
         "output": m.price.output,
         "input_cny": m.price.input * rate,
         "output_cny": m.price.output * rate,
@@ -148,6 +162,8 @@ def _entry(m: Any, rate: float) -> dict[str, Any]:
                 "above_input_tokens": t.above_input_tokens,
                 "input": t.price.input,
                 "cached_input": t.price.cached_input,
+                "cache_write": t.price.cache_write,
+                "cache_write_long": t.price.cache_write_long,
                 "output": t.price.output,
             }
             for t in m.tiers
@@ -156,5 +172,7 @@ def _entry(m: Any, rate: float) -> dict[str, Any]:
         "snapshots": list(m.snapshots),
         "source": m.source,
         "as_of": m.as_of,
+        "cache_write_source": m.cache_write_source or None,
+        "cache_write_as_of": m.cache_write_as_of or None,
         "notes": m.notes,
     }

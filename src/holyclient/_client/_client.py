@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
 from .._core import RequestOptions
-from .._http import new_async_client, new_sync_client
+from .._http import default_timeout, new_async_client, new_sync_client
 from .._send import (
     RESOURCE_NAMES,
     AsyncRequestMethods,
@@ -165,7 +165,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         super().__init__(settings_of(locals()))
 
     def _new_http(self) -> Any:
-        return new_sync_client(self.timeout)
+        return new_sync_client(default_timeout(self.timeout))
 
     # Each call is run by the class's caller (``_caller_factory``): the retry loop here, a Router's
     # failover in a Router. The resources call these three; nothing overrides them.
@@ -265,7 +265,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         super().__init__(settings_of(locals()))
 
     def _new_http(self) -> Any:
-        return new_async_client(self.timeout)
+        return new_async_client(default_timeout(self.timeout))
 
     async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
         result: ModelT = await self._caller.request(options, cast_to)

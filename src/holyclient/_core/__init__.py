@@ -18,7 +18,17 @@ from ._parse import make_status_error, parse_error_body, parse_model
 from ._percentile import percentile
 from ._printable import printable
 from ._redact import REDACTED, redacted_request, redacted_text, safe_url
-from ._request import NOT_GIVEN, RequestOptions, build_body, build_headers, given_args, omitted, to_jsonable
+from ._request import (
+    NOT_GIVEN,
+    USER_AGENT,
+    ForeignRequest,
+    RequestOptions,
+    build_body,
+    build_headers,
+    given_args,
+    omitted,
+    to_jsonable,
+)
 from ._retry import RetryPolicy, retry_after_seconds
 from ._sse import DONE, SSEDecoder, stream_error
 from ._vectors import base64_floats, decode_embeddings, prefer_base64
@@ -28,9 +38,11 @@ __all__ = [
     "NOT_GIVEN",
     "REDACTED",
     "ROLES",
+    "USER_AGENT",
     "AsyncStreamedBinaryContext",
     "AsyncStreamedBinaryResponse",
     "FileTypes",
+    "ForeignRequest",
     "HttpxBinaryResponseContent",
     "RequestOptions",
     "RetryPolicy",

@@ -35,15 +35,29 @@ def inner_error(body: object) -> object:
 
 
 def error_message(status_code: int, body: object) -> str:
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and error.get("message"):
-        code = f" ({error['code']})" if error.get("code") else ""
-        return f"Error code {status_code}{code}: {error['message']}"
-    if isinstance(error, str):
-        return f"Error code {status_code}: {error}"
-    if isinstance(body, str) and body:
-        return f"Error code {status_code}: {body[:500]}"
-    return f"Error code {status_code}"
+    """A status error's text, worded as openai 3.63 words it (apps log, match and test it): ``Error code:
+    400 - <the error's message>``, or ``Error code: 400`` when the body has no message."""
+    text = f"Error code: {status_code}"
+    error = body.get("error", body) if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if isinstance(message, str) and message:
+        text += f" - {message}"
+    return text
+
+
+def error_notes(status_code: int, body: object, request: Any = None) -> list[str]:
+    """What holyclient says of a status error beyond openai's text, kept as notes on the exception (they
+    print with its traceback): a body that is not an error object, and the missing ``/v1`` hint."""
+    notes = []
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, str) and error:
+        notes.append(f"error: {error[:500]}")
+    elif isinstance(body, str) and body:
+        notes.append(f"response body: {body[:500]}")
+    hint = missing_v1_hint(status_code, request)
+    if hint:
+        notes.append(hint)
+    return notes
 
 
 def missing_v1_hint(status_code: int, request: Any) -> str:
@@ -55,9 +69,7 @@ def missing_v1_hint(status_code: int, request: Any) -> str:
     path = str(getattr(getattr(request, "url", None), "path", "/v1"))
     if status_code != 404 or "v1" in path.split("/"):
         return ""
-    return (
-        " (the request URL has no /v1: add /v1 to the end of the base URL, e.g. https://api.holysheep.ai/v1)"
-    )
+    return "the request URL has no /v1: add /v1 to the end of the base URL, e.g. https://api.holysheep.ai/v1"
 
 
 def make_status_error(
@@ -73,13 +85,16 @@ def make_status_error(
     cls = status_error_class(status)
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)
-    return cls(
-        error_message(status, body) + missing_v1_hint(status, request),
+    error = cls(
+        error_message(status, body),
         response=response,
         body=inner_error(body),
         request=safe_request,
         retry_after=retry_after,
     )
+    for note in error_notes(status, body, request):
+        error.add_note(note)
+    return error
 
 
 def parse_model(cls: type[ModelT], content: bytes, response: Any, *, request: Any = None) -> ModelT:

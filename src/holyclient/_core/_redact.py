@@ -13,18 +13,24 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 REDACTED = "<redacted>"
-_SENSITIVE_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "proxy-authorization"})
+#: Headers that carry a secret. openai 3.63 removes ``authorization``, ``api-key`` and
+#: ``x-amz-security-token`` from the request it keeps on errors; the others are secrets too.
+_SENSITIVE_HEADERS = frozenset(
+    {"authorization", "api-key", "x-api-key", "proxy-authorization", "x-amz-security-token"}
+)
 
 
-def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {k: (REDACTED if k.lower() in _SENSITIVE_HEADERS else v) for k, v in headers.items()}
+def without_secret_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` without those that carry a secret: removed, not masked, as openai does, so that
+    ``"authorization" in error.request.headers`` reads the same in both SDKs."""
+    return {k: v for k, v in headers.items() if k.lower() not in _SENSITIVE_HEADERS}
 
 
 def redacted_request(request: Any) -> Any:
     """A copy of an httpx(2) request safe to attach to an error: same method and URL, no secret headers."""
     if request is None:
         return None
-    return type(request)(request.method, request.url, headers=redact_headers(request.headers))
+    return type(request)(request.method, request.url, headers=without_secret_headers(request.headers))
 
 
 def request_secrets(request: Any) -> tuple[str, ...]:

@@ -8,8 +8,10 @@ waiting. The batch runner reuses the same decisions but sleeps outside its concu
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import email.utils
+import functools
 import logging
 import math
 import random
@@ -25,7 +27,13 @@ from .._constants import (
     MAX_RETRY_DELAY,
     RETRYABLE_STATUS_CODES,
 )
-from .._exceptions import APIConnectionError, APIError, APIResponseValidationError, APIStatusError
+from .._exceptions import (
+    APIConnectionError,
+    APIError,
+    APIResponseValidationError,
+    APIStatusError,
+    APITimeoutError,
+)
 
 if TYPE_CHECKING:
     import tenacity
@@ -73,11 +81,21 @@ class RetryPolicy:
         max_delay: cap of the exponential backoff.
         max_retry_after: longest server-requested wait we honour; a longer request fails at once,
             with the requested wait on the error's ``retry_after``.
+        retry_silence: retry a timeout after the request was sent (the server said nothing in time).
+            A Router's target that has another target behind it does not (:attr:`failing_over`): a
+            provider that accepts a request and answers nothing stays silent, so the call goes on to
+            the next target at once instead of waiting the timeout out again.
     """
 
     initial_delay: float = INITIAL_RETRY_DELAY
     max_delay: float = MAX_RETRY_DELAY
     max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    retry_silence: bool = True
+
+    @functools.cached_property
+    def failing_over(self) -> RetryPolicy:
+        """This policy for a call that has another target to go to: a silent target is not retried."""
+        return dataclasses.replace(self, retry_silence=False) if self.retry_silence else self
 
     def should_retry(self, exc: BaseException) -> bool:
         if isinstance(exc, APIStatusError):
@@ -92,7 +110,7 @@ class RetryPolicy:
                 return False
             return exc.code != "insufficient_quota"  # out of credit: waiting will not help
         if isinstance(exc, APIConnectionError):
-            return True
+            return self.retry_silence or not (isinstance(exc, APITimeoutError) and exc.maybe_processed)
         if isinstance(exc, APIResponseValidationError):
             return bool(getattr(exc, "retryable", False))
         return False

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._exceptions import APIStatusError, status_error_class
-from ._parse import error_message
 from ._redact import _scrub_response, redact, redacted_request, request_secrets
 
 
@@ -118,6 +117,9 @@ def stream_error(data: bytes, response: Any, *, request: Any = None) -> APIStatu
     cls = status_error_class(status)
     safe_request = redacted_request(request)
     _scrub_response(response, safe_request)
-    exc = cls(error_message(status, payload), response=response, body=error, request=safe_request)
+    # openai raises the event's own message (its ``Error code: ...`` prefix is for status answers only)
+    message = error.get("message")
+    text = message if isinstance(message, str) and message else "An error occurred during streaming"
+    exc = cls(text, response=response, body=error, request=safe_request)
     exc.status_code = status
     return exc

@@ -9,6 +9,7 @@ from ._transport import (
     aiohttp_transport_of,
     default_timeout,
     request_timeout,
+    timeout_extension,
     translate_error,
 )
 
@@ -17,8 +18,10 @@ __all__ = [
     "default_timeout",
     "new_async_client",
     "new_sync_client",
+    "own_transport",
     "ready",
     "request_timeout",
+    "timeout_extension",
     "translate_error",
 ]
 
@@ -36,6 +39,16 @@ def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     from ._clients import new_async_client as make
 
     return make(timeout, max_connections)
+
+
+def own_transport(http: Any) -> Any:
+    """The transport under an HTTP client holyclient made for itself (see
+    :func:`holyclient._http._clients.own_transport`), or None."""
+    if http is None or type(http).__module__.partition(".")[0] != "holyclient":
+        return None  # not ours: nothing to look up (and httpx2 need not be imported)
+    from ._clients import own_transport as lookup
+
+    return lookup(http)
 
 
 def ready(http: Any) -> None:

@@ -10,11 +10,16 @@ from the environment); ``DefaultAsyncHttpxClient`` the same client on httpx2's o
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import httpx2
 
 from ._transport import default_timeout, limits
+
+#: The transport under each HTTP client holyclient made for itself with exactly one (no proxy mounts):
+#: what a request built elsewhere is sent on as it is (:func:`own_transport`).
+_OWN: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def _with_defaults(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -71,8 +76,21 @@ DefaultAsyncHttpx2Client = DefaultAsyncHttpxClient
 
 
 def new_sync_client(timeout: Any, max_connections: int | None = None) -> Any:
-    """holyclient's default sync HTTP client."""
-    return DefaultHttpxClient(timeout=timeout, limits=limits(max_connections))
+    """holyclient's default sync HTTP client.
+
+    Without a proxy from the environment its transport is made here, as httpx2 would make it (the
+    default TLS, HTTP/1.1, the same limits), and remembered (:func:`own_transport`); with one, httpx2
+    makes its proxy mounts as usual.
+    """
+    import urllib.request
+
+    pool_limits = limits(max_connections)
+    if urllib.request.getproxies():
+        return DefaultHttpxClient(timeout=timeout, limits=pool_limits)
+    transport = httpx2.HTTPTransport(limits=pool_limits)
+    client = DefaultHttpxClient(timeout=timeout, limits=pool_limits, transport=transport)
+    _OWN[client] = transport
+    return client
 
 
 def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
@@ -82,4 +100,15 @@ def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     pool_limits = limits(max_connections)
     if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
         return DefaultAsyncHttpxClient(timeout=timeout, limits=pool_limits)
-    return DefaultAioHttpClient(timeout=timeout, limits=pool_limits)
+    transport = _aiohttp_transport(pool_limits)
+    client = DefaultAioHttpClient(timeout=timeout, limits=pool_limits, transport=transport)
+    _OWN[client] = transport
+    return client
+
+
+def own_transport(http: Any) -> Any:
+    """The one transport under ``http`` when holyclient made it (:func:`new_sync_client`,
+    :func:`new_async_client` without a proxy), else None: a request built by another client (openai's,
+    through ``as_openai()``) is handed to it as it is, without a second client's send around it (whose
+    redirects, cookies and hooks belong to the client that built the request)."""
+    return _OWN.get(http)

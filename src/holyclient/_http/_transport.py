@@ -42,6 +42,14 @@ def request_timeout(timeout: Any) -> Any:
     return timeout
 
 
+def timeout_extension(timeout: Any) -> dict[str, Any]:
+    """What ``build_request(timeout=...)`` puts in the request's ``timeout`` extension (both libraries)."""
+    import httpx2
+
+    extension: dict[str, Any] = httpx2.Timeout(request_timeout(timeout)).as_dict()
+    return extension
+
+
 def limits(max_connections: int | None) -> Any:
     """The connection limits of holyclient's clients (``max_connections`` or the default)."""
     import httpx2
@@ -82,8 +90,9 @@ def translate_error(exc: BaseException, request: Any, attempts: int = 1) -> Base
     ``TooManyRedirects`` are not ``TransportError``s, aiohttp may raise ``RuntimeError``, and whatever a
     library adds next must not escape untranslated, since its ``request`` holds the unredacted
     ``Authorization`` header. Every such error becomes an :class:`APIConnectionError` (retried like a
-    dropped connection), or :class:`APITimeoutError` for a timeout, carrying the redacted request and a
-    message with any secret header value blanked out. The library's exception is not chained (raise
+    dropped connection), or :class:`APITimeoutError` for a timeout, carrying the redacted request and
+    openai's text (``Connection error.``, ``Request timed out.``); the library's own words are kept as a
+    note on the error, with any secret header value blanked out. The library's exception is not chained (raise
     outside the ``except`` block): its traceback frames and ``request`` hold the key. Cancellation and
     other ``BaseException``s come back unchanged.
     """
@@ -92,11 +101,13 @@ def translate_error(exc: BaseException, request: Any, attempts: int = 1) -> Base
     if isinstance(exc, HolyClientError) or not isinstance(exc, Exception):  # ours, or cancellation
         return exc
     safe = redacted_request(request)
+    # openai's own text, which apps log and match; what the library said is kept as a note (it prints
+    # with the traceback), redacted: the library's exception is not kept, its ``request`` holds the key
+    detail = redacted_text(f"{type(exc).__name__}: {exc}".rstrip(": "), request)
+    error: APIConnectionError
     if _is_timeout(exc):
-        return APITimeoutError(
-            redacted_text(f"Request timed out: {type(exc).__name__}: {exc}".rstrip(": "), request),
-            request=safe,
-            attempts=attempts,
-        )
-    message = redacted_text(f"Connection error: {type(exc).__name__}: {exc}".rstrip(": "), request)
-    return APIConnectionError(message, request=safe, attempts=attempts)
+        error = APITimeoutError(request=safe, attempts=attempts)
+    else:
+        error = APIConnectionError(request=safe, attempts=attempts)
+    error.add_note(detail)
+    return error

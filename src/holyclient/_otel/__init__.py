@@ -19,12 +19,21 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .. import _config
-from ._context import TARGET, counts
+from ._context import STRUCTURED_OUTPUT, TARGET, counts
 
 if TYPE_CHECKING:
     from ._telemetry import Telemetry
 
-__all__ = ["TARGET", "batch_span", "counts", "routed", "telemetry", "wanted"]
+__all__ = [
+    "STRUCTURED_OUTPUT",
+    "TARGET",
+    "batch_span",
+    "counts",
+    "routed",
+    "structured_output",
+    "telemetry",
+    "wanted",
+]
 
 
 def wanted(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> bool:
@@ -61,6 +70,17 @@ def routed(target: str) -> Iterator[None]:
         yield
     finally:
         TARGET.reset(token)
+
+
+@contextmanager
+def structured_output(method: str) -> Iterator[None]:
+    """Calls made inside ask for structured output by ``method``, not as their caller asked (a model
+    that cannot take a JSON schema): their spans say so."""
+    token = STRUCTURED_OUTPUT.set(method)
+    try:
+        yield
+    finally:
+        STRUCTURED_OUTPUT.reset(token)
 
 
 @contextmanager

@@ -1,5 +1,6 @@
-"""What a call carries in its context for the spans: the Router target it is sent to, and a batch's
-tallies as attributes (plain Python, no OpenTelemetry import)."""
+"""What a call carries in its context for the spans: the Router target it is sent to, the way structured
+output was asked when it is not the caller's, and a batch's tallies as attributes (plain Python, no
+OpenTelemetry import)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,22 @@ from typing import Any
 
 #: The Router target a call in this context is sent to (its span carries ``holyclient.router.target``).
 TARGET: ContextVar[str | None] = ContextVar("holyclient_router_target", default=None)
+
+#: How structured output is asked by a call in this context when the model cannot take the JSON schema
+#: the caller asked for (``"tool"``, ``"json_object"``): its span carries
+#: ``holyclient.structured_output.method``.
+STRUCTURED_OUTPUT: ContextVar[str | None] = ContextVar("holyclient_structured_output", default=None)
+
+
+def context_attributes() -> dict[str, str]:
+    """The span attributes this context gives a call: its Router target, how its structured output is asked."""
+    attributes = {}
+    target, adapted = TARGET.get(), STRUCTURED_OUTPUT.get()
+    if target is not None:
+        attributes["holyclient.router.target"] = target
+    if adapted is not None:
+        attributes["holyclient.structured_output.method"] = adapted
+    return attributes
 
 
 def counts(stats: Any) -> Mapping[str, int]:

@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..pricing import billed_figures
+
 __all__ = ["OPERATIONS", "content_messages", "output_messages", "request_attributes", "response_attributes"]
 
 PROVIDER = "openai"
@@ -106,46 +108,39 @@ def request_attributes(
 
 
 def token_counts(usage: Any) -> tuple[int | None, int | None]:
-    """``(input, output)`` tokens of a usage object or dict, for the token metric (runs on every call)."""
-    if type(usage) is dict:
-        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        if prompt is None:
-            prompt = usage.get("input_tokens")
-        if completion is None:
-            completion = usage.get("output_tokens")
-    else:
-        prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
-        if prompt is None:
-            prompt = getattr(usage, "input_tokens", None)
-        if completion is None:
-            completion = getattr(usage, "output_tokens", None)
-    return (
-        prompt if type(prompt) is int else None,
-        completion if type(completion) is int else None,
-    )
+    """``(input, output)`` tokens of a usage object or dict, for the token metric, as the usage reader
+    reads them (:mod:`holyclient.pricing._billed`: a prompt with its cache reads and writes, an output
+    with reasoning reported beside it); None for a usage that reports no tokens (a duration)."""
+    if _get(usage, "prompt_tokens") is None and _get(usage, "input_tokens") is None:
+        return None, None
+    figures = billed_figures(usage)
+    return figures[0], figures[3]
 
 
-def usage_attributes(usage: Any) -> dict[str, int]:
-    """``gen_ai.usage.*`` from a usage object or dict (chat, completions, embeddings or Responses shape)."""
-    attributes: dict[str, int] = {}
-    prompt = _get(usage, "prompt_tokens")
-    if prompt is None:
-        prompt = _get(usage, "input_tokens")
-    completion = _get(usage, "completion_tokens")
-    if completion is None:
-        completion = _get(usage, "output_tokens")
-    if isinstance(prompt, int):
-        attributes["gen_ai.usage.input_tokens"] = prompt
-    if isinstance(completion, int):
-        attributes["gen_ai.usage.output_tokens"] = completion
-    details = _get(usage, "prompt_tokens_details") or _get(usage, "input_tokens_details")
-    cached = _get(details, "cached_tokens") if details is not None else None
-    if isinstance(cached, int):
-        attributes["gen_ai.usage.cache_read.input_tokens"] = cached
-    details = _get(usage, "completion_tokens_details") or _get(usage, "output_tokens_details")
-    reasoning = _get(details, "reasoning_tokens") if details is not None else None
-    if isinstance(reasoning, int):
+def usage_attributes(usage: Any) -> dict[str, Any]:
+    """``gen_ai.usage.*`` from a usage object or dict of any shape (chat, completions, embeddings,
+    Responses; DeepSeek's and Claude's cache fields, Gemini's reasoning beside the completion), read by
+    holyclient's one usage reader. As the conventions ask, ``gen_ai.usage.input_tokens`` includes the
+    cache's reads (``gen_ai.usage.cache_read.input_tokens``) and writes
+    (``gen_ai.usage.cache_creation.input_tokens``); the writes kept at the long retention and what the
+    relay reported charging are holyclient's own attributes, and so is a usage that did not add up."""
+    if _get(usage, "prompt_tokens") is None and _get(usage, "input_tokens") is None:
+        return {}
+    prompt, cached, _, completion, reasoning, _, write, write_long, reported, problems = billed_figures(usage)
+    attributes: dict[str, Any] = {
+        "gen_ai.usage.input_tokens": prompt,
+        "gen_ai.usage.output_tokens": completion,
+        "gen_ai.usage.cache_read.input_tokens": cached,
+        "gen_ai.usage.cache_creation.input_tokens": write + write_long,
+    }
+    if reasoning:
         attributes["gen_ai.usage.reasoning.output_tokens"] = reasoning
+    if write_long:
+        attributes["holyclient.usage.cache_creation.long_retention.input_tokens"] = write_long
+    if reported is not None:
+        attributes["holyclient.cost.reported_usd"] = reported
+    if problems:
+        attributes["holyclient.usage.problems"] = list(problems)
     return attributes
 
 

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - another API version
 
 from .._version import __version__
 from . import _semconv
-from ._context import TARGET
+from ._context import context_attributes
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
@@ -149,9 +149,7 @@ class Call:
         if self.recording:
             api = _semconv.OPENAI_API_TYPES.get(path)
             span.set_attributes(_semconv.request_attributes(body, output, latest=telemetry.latest, api=api))
-            target = TARGET.get()
-            if target is not None:
-                span.set_attribute("holyclient.router.target", target)
+            span.set_attributes(context_attributes())
             if body.get("stream") is True:
                 span.set_attribute("gen_ai.request.stream", True)
             if telemetry.capture and operation in _CONTENT_OPERATIONS:

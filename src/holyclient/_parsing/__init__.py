@@ -9,7 +9,7 @@ call, JSON mode) on a model that cannot take a JSON schema. No I/O anywhere here
 
 from __future__ import annotations
 
-from ._capabilities import METHODS, forget_learned, learn, methods_for
+from ._capabilities import METHODS, forget_learned, learn, methods_for, table_features
 from ._completions import (
     has_parseable_input,
     is_rich_response_format,
@@ -20,6 +20,8 @@ from ._completions import (
 from ._portable_chat import StructuredChat
 from ._portable_responses import StructuredResponse
 from ._portable_stream import ChatToolAsContent, ResponseToolAsText
+from ._portable_wire import HEADER as STRUCTURED_OUTPUT_HEADER
+from ._portable_wire import Frame, WireChat, WireResponse, wire_plan
 from ._responses import parse_response, parse_text, responses_tools, text_param
 from ._schema import to_strict_json_schema
 from ._tools import (
@@ -39,7 +41,9 @@ from ._types import (
 
 __all__ = [
     "METHODS",
+    "STRUCTURED_OUTPUT_HEADER",
     "ChatToolAsContent",
+    "Frame",
     "ParsedChatCompletion",
     "ParsedChatCompletionMessage",
     "ParsedChoice",
@@ -49,6 +53,8 @@ __all__ = [
     "ResponseToolAsText",
     "StructuredChat",
     "StructuredResponse",
+    "WireChat",
+    "WireResponse",
     "find_tool",
     "forget_learned",
     "has_parseable_input",
@@ -63,7 +69,9 @@ __all__ = [
     "pydantic_function_tool",
     "response_format_param",
     "responses_tools",
+    "table_features",
     "text_param",
     "to_strict_json_schema",
     "validate_input_tools",
+    "wire_plan",
 ]

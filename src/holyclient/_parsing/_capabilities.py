@@ -35,13 +35,41 @@ from .._exceptions import APIStatusError, ConfigurationError
 #: mode with the schema written in the prompt (and the word "json", which DeepSeek requires).
 METHODS = ("json_schema", "tool", "json_object")
 
-#: Words of a 400 that refuses the way of asking rather than the request (DeepSeek: "This response_format
-#: type is unavailable now"; OpenAI: "Invalid parameter: 'response_format' of type 'json_schema' ...").
-_REFUSAL_WORDS = {
-    "json_schema": ("response_format", "json_schema", "text.format", "response_schema", "structured output"),
-    "tool": ("tool", "function"),
-    "json_object": ("response_format", "json_object", "text.format"),
+#: What a 400 that refuses a way of asking names: the request fields of that way (its ``param``), or,
+#: in its message, one of the way's names beside words that say it is unavailable (DeepSeek: "This
+#: response_format type is unavailable now"; OpenAI: "Invalid parameter: 'response_format' of type
+#: 'json_schema' is not supported with this model"). Anything else -- a malformed conversation ("messages
+#: with role 'tool' must be a response to a preceding message with 'tool_calls'", param ``messages``),
+#: a bad value -- refuses the request, not the way, and is never learned.
+_PARAMS = {
+    "json_schema": ("response_format", "text.format", "response_schema"),
+    "tool": ("tools", "tool_choice", "functions", "function_call"),
+    "json_object": ("response_format", "text.format"),
 }
+_NAMES = {
+    "json_schema": ("response_format", "json_schema", "text.format", "response_schema", "structured output"),
+    "tool": (
+        "tools",
+        "tool_choice",
+        "tool use",
+        "tool calling",
+        "tool call",
+        "function calling",
+        "functions",
+    ),
+    "json_object": ("response_format", "json_object", "text.format", "json mode"),
+}
+_UNAVAILABLE = (
+    "unavailable",
+    "not available",
+    "not supported",
+    "unsupported",
+    "does not support",
+    "doesn't support",
+    "not allowed",
+    "not enabled",
+    "must contain the word",
+)
 #: The capability rows each method depends on, and what their ``support`` must not be.
 _UNUSABLE = {
     "json_schema": ("json_schema", ("rejected", "ignored")),
@@ -145,11 +173,14 @@ def methods_for(endpoint: str, model: str) -> tuple[str, ...]:
 
 
 def rejects(error: BaseException, method: str) -> bool:
-    """Whether ``error`` refuses the way of asking (``method``), not the request: a 400 or 422 naming it."""
+    """Whether ``error`` refuses the way of asking (``method``), not the request: a 400 or 422 that names
+    the way (see :data:`_PARAMS`), so that a refusal of something else is never learned."""
     if not isinstance(error, APIStatusError) or error.status_code not in (400, 422):
         return False
     body = error.body if isinstance(error.body, Mapping) else {}
-    text = " ".join(
-        str(part) for part in (error.message, body.get("param"), body.get("code")) if part
-    ).lower()
-    return any(word in text for word in _REFUSAL_WORDS[method])
+    param = body.get("param")
+    if isinstance(param, str) and param:
+        field = param.strip().lower()
+        return any(field == name or field.startswith((name + ".", name + "[")) for name in _PARAMS[method])
+    text = str(body.get("message") or error.message or "").lower()
+    return any(word in text for word in _UNAVAILABLE) and any(name in text for name in _NAMES[method])

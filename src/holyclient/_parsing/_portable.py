@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pydantic
 
 from ..types._structured_output import StructuredAttempt, StructuredOutput, set_structured_output
 from ._capabilities import rejects
-from ._completions import response_format_param
+from ._completions import parse_content, response_format_param
 
 #: What the model is told in ``json_object`` mode; it says "json", which DeepSeek requires.
 INSTRUCTION = (
@@ -34,9 +34,15 @@ TOOL_REPAIR = "Invalid arguments: {errors}. Call {name} again with corrected arg
 _NAME = re.compile(r"[^a-zA-Z0-9_-]")
 
 
-def tool_name(response_format: type) -> str:
-    """The output tool's name: the class name, as the ``json_schema`` name is, in the characters allowed."""
-    return _NAME.sub("_", response_format.__name__)[:64] or "final_answer"
+#: What a JSON schema given as data (not a class) is validated as: one JSON object, the rest is the
+#: framework's to check against its own model.
+_JSON_OBJECT: pydantic.TypeAdapter[dict[str, Any]] = pydantic.TypeAdapter(dict[str, Any])
+
+
+def tool_name(response_format: type | Mapping[str, Any]) -> str:
+    """The output tool's name: the class name, or the schema's ``name``, in the characters allowed."""
+    name = response_format.get("name") if isinstance(response_format, Mapping) else response_format.__name__
+    return _NAME.sub("_", str(name or ""))[:64] or "final_answer"
 
 
 def strict_schema(response_format: type) -> dict[str, Any]:
@@ -92,10 +98,19 @@ def _cost(model: str, usage: dict[str, Any]) -> float | None:
 
 
 class Structured:
-    """What one ``parse()`` call has tried and learned; the chat and Responses drivers build on it."""
+    """What one ``parse()`` call has tried and learned; the chat and Responses drivers build on it.
+
+    The format is a class to validate into (``parse()``), or a JSON schema given as data -- the
+    ``json_schema`` object of a request's ``response_format`` or its Responses ``text.format``, as a
+    framework sends it through ``as_openai()`` -- whose answers are checked to be one JSON object.
+    """
 
     def __init__(
-        self, model: str, response_format: type, methods: Iterable[str], learn: Callable[[str], None]
+        self,
+        model: str,
+        response_format: type | Mapping[str, Any],
+        methods: Iterable[str],
+        learn: Callable[[str], None],
     ) -> None:
         self.model = model
         self.format = response_format
@@ -103,7 +118,15 @@ class Structured:
         self.method = self._methods[0]
         self._learn = learn
         self.name = tool_name(response_format)
-        self.schema = strict_schema(response_format)
+        if isinstance(response_format, Mapping):
+            schema = response_format.get("schema")
+            self.schema: dict[str, Any] = dict(schema) if isinstance(schema, Mapping) else {}
+            self.description = str(response_format.get("description") or "").strip()
+            self.strict = response_format.get("strict") is True
+        else:
+            self.schema = strict_schema(response_format)
+            self.description = (response_format.__doc__ or "").strip()
+            self.strict = True
         #: what the repair request appends to the conversation (``None``: no repair asked yet)
         self.repair: list[dict[str, Any]] | None = None
         self.attempts: list[StructuredAttempt] = []
@@ -115,6 +138,20 @@ class Structured:
 
     def instruction(self) -> str:
         return INSTRUCTION.format(schema=json.dumps(self.schema, separators=(",", ":")))
+
+    def tool_description(self) -> str:
+        return self.description or f"Give the final answer as {self.name}."
+
+    def validate(self, text: str) -> Any:
+        """``text`` decoded as the format asks.
+
+        Raises:
+            pydantic.ValidationError: it does not fit the class (or, for a schema given as data, is not
+                one JSON object).
+        """
+        if isinstance(self.format, Mapping):
+            return _JSON_OBJECT.validate_json(text)
+        return parse_content(self.format, text)
 
     def rejected(self, error: BaseException) -> bool:
         """After an error: ``True`` to ask the next way (the refusal is learned), ``False`` to raise it."""

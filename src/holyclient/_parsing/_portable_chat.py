@@ -18,7 +18,7 @@ from typing import Any
 import pydantic
 
 from .._core import NOT_GIVEN
-from ._completions import parse_chat_completion, parse_content, response_format_param
+from ._completions import parse_chat_completion, response_format_param
 from ._portable import REPAIR, TOOL_REPAIR, Structured, error_text, json_text
 from ._types import ParsedChatCompletion, ParsedChatCompletionMessage
 
@@ -33,7 +33,8 @@ class StructuredChat(Structured):
     Args:
         args: ``parse()``'s arguments (``model``, ``messages``, ``tools`` checked, call options,
             ``params``), without ``response_format``.
-        response_format: the class to validate into.
+        response_format: the class to validate into, or the ``json_schema`` object of a
+            ``response_format`` given as data (see :class:`~._portable.Structured`).
         methods: the ways to try, in order (:func:`holyclient._parsing._capabilities.methods_for`).
         learn: called with a way the server refused.
     """
@@ -41,7 +42,7 @@ class StructuredChat(Structured):
     def __init__(
         self,
         args: Mapping[str, Any],
-        response_format: type,
+        response_format: type | Mapping[str, Any],
         methods: Iterable[str],
         learn: Callable[[str], None],
     ) -> None:
@@ -56,7 +57,7 @@ class StructuredChat(Structured):
         params = dict(args.get("params") or {})
         messages = list(args["messages"])
         if self.method == "json_schema":
-            args["response_format"] = response_format_param(self.format)
+            args["response_format"] = self.json_schema_param()
         elif self.method == "tool":
             args["tools"] = [*self._tools, self.output_tool()]
             if "tool_choice" not in params:
@@ -69,10 +70,22 @@ class StructuredChat(Structured):
         args["params"] = params
         return args
 
+    def json_schema_param(self) -> Mapping[str, Any]:
+        """The ``response_format`` of the ``json_schema`` way: the class's strict schema, or the one given."""
+        if isinstance(self.format, Mapping):
+            return {"type": "json_schema", "json_schema": dict(self.format)}
+        param = response_format_param(self.format)
+        assert param is not None
+        return param
+
     def output_tool(self) -> dict[str, Any]:
         """The tool whose parameters are the schema (the ``tool`` way)."""
-        description = (self.format.__doc__ or "").strip() or f"Give the final answer as {self.name}."
-        function = {"name": self.name, "description": description, "parameters": self.schema, "strict": True}
+        function = {
+            "name": self.name,
+            "description": self.tool_description(),
+            "parameters": self.schema,
+            "strict": self.strict,
+        }
         return {"type": "function", "function": function}
 
     def answered(self, completion: ParsedChatCompletion[Any]) -> bool:
@@ -88,6 +101,13 @@ class StructuredChat(Structured):
             self.finish(completion)
             return True
         parse_chat_completion(completion, None, self._tools)  # finish reasons; the caller's tools' arguments
+        return self.as_asked(completion)
+
+    def as_asked(self, completion: ParsedChatCompletion[Any]) -> bool:
+        """An answer of the ``tool`` or ``json_object`` way made to read as a ``json_schema`` one, in place:
+        the JSON (the output tool's arguments, or the reply's JSON out of any fence or prose) as the
+        message ``content`` and decoded as ``parsed``, the output tool's call taken out of ``tool_calls``.
+        ``True`` when it is the result, ``False`` to send the repair request (see :meth:`answered`)."""
         for choice in completion.choices:
             message = choice.message
             if message.refusal:
@@ -97,7 +117,7 @@ class StructuredChat(Structured):
                 continue  # the model called one of the caller's tools
             text = call.function.arguments if call is not None else json_text(message.content)
             try:
-                message.parsed = parse_content(self.format, text)
+                message.parsed = self.validate(text)
             except pydantic.ValidationError as error:
                 if len(completion.choices) == 1 and self.invalid(self._repair(message, call, text, error)):
                     return False

@@ -22,7 +22,6 @@ from ..types._parsed_response import (
     ParsedResponseOutputMessage,
     ParsedResponseOutputText,
 )
-from ._completions import parse_content
 from ._portable import REPAIR, TOOL_REPAIR, Structured, error_text, json_text
 from ._responses import parse_response, text_param
 
@@ -51,7 +50,8 @@ class StructuredResponse(Structured):
 
     Args:
         args: ``parse()``'s arguments with the tools made flat and ``text`` without a format.
-        text_format: the class to validate into.
+        text_format: the class to validate into, or a ``text.format`` of type ``json_schema`` given as
+            data (see :class:`~._portable.Structured`).
         methods: the ways to try, in order.
         learn: called with a way the server refused.
     """
@@ -59,7 +59,7 @@ class StructuredResponse(Structured):
     def __init__(
         self,
         args: Mapping[str, Any],
-        text_format: type,
+        text_format: type | Mapping[str, Any],
         methods: Iterable[str],
         learn: Callable[[str], None],
     ) -> None:
@@ -73,7 +73,10 @@ class StructuredResponse(Structured):
         params = dict(args.get("params") or {})
         text = _given(args.get("text"))
         if self.method == "json_schema":
-            args["text"] = text_param(text, self.format)
+            if isinstance(self.format, Mapping):
+                args["text"] = {**(text or {}), "format": {"type": "json_schema", **self.format}}
+            else:
+                args["text"] = text_param(text, self.format)
         elif self.method == "tool":
             args["tools"] = [*self._tools, self.output_tool()]
             if "tool_choice" not in params:
@@ -92,13 +95,12 @@ class StructuredResponse(Structured):
 
     def output_tool(self) -> dict[str, Any]:
         """The flat tool whose parameters are the schema (the ``tool`` way)."""
-        description = (self.format.__doc__ or "").strip() or f"Give the final answer as {self.name}."
         return {
             "type": "function",
             "name": self.name,
-            "description": description,
+            "description": self.tool_description(),
             "parameters": self.schema,
-            "strict": True,
+            "strict": self.strict,
         }
 
     def answered(self, response: ParsedResponse[Any]) -> bool:
@@ -113,11 +115,17 @@ class StructuredResponse(Structured):
             self.finish(response)
             return True
         parse_response(response, None, self._tools)  # the caller's tools' arguments
+        return self.as_asked(response)
+
+    def as_asked(self, response: ParsedResponse[Any]) -> bool:
+        """An answer of the ``tool`` or ``json_object`` way made to read as a ``json_schema`` one, in place
+        (the output tool's call becomes an output message holding its arguments). ``True`` when it is the
+        result, ``False`` to send the repair request (see :meth:`answered`)."""
         found = self._candidate(response)
         if found is not None:
             index, item, text = found
             try:
-                parsed: Any = parse_content(self.format, text)
+                parsed: Any = self.validate(text)
             except pydantic.ValidationError as error:
                 if response.status != "incomplete" and self.invalid(self._repair(item, text, error)):
                     return False

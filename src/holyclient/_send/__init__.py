@@ -6,13 +6,15 @@ Its extension points are named: a :class:`SendStep` around one attempt's wire, a
 one attempt, a :class:`Caller` / :class:`AsyncCaller` for one whole call. What a feature needs from a
 client is a function here (:func:`sender_of`, :func:`status_error`, :func:`share_usage`,
 :func:`owns_pool`, :func:`http_client_of`, :func:`record_call`, :func:`bind_page`, :func:`unwrap`,
-:func:`in_mode_of`, :func:`opening_error`, :func:`reported_usage`, ``api_key=NO_KEY``), never a private attribute."""
+:func:`in_mode_of`, :func:`opening_error`, :func:`reported_usage`, :func:`with_idempotency_key`,
+:func:`reads_raw_bytes`, ``api_key=NO_KEY``), never a private attribute."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
+from ._attempts import with_idempotency_key
 from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient, ClientSettings, settings_of
 from ._calls import (
     AsyncCaller,
@@ -26,18 +28,26 @@ from ._calls import (
 from ._callsite import AsyncCallSite, SyncCallSite
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._event_stream import AsyncEventStream, AsyncStreamManager, EventStream, StreamManager
-from ._features import http_client_of, owns_pool, record_call, sender_of, share_usage, status_error
+from ._features import (
+    http_client_of,
+    owns_pool,
+    reads_raw_bytes,
+    record_call,
+    sender_of,
+    share_usage,
+    status_error,
+)
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
 from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, asent, clean_failure
+from ._stream_ending import opening_error
 from ._streaming import (
     AsyncStream,
     ChunkDecoder,
     Stream,
     afirst_event,
     first_event,
-    opening_error,
     reported_usage,
 )
 
@@ -118,6 +128,7 @@ __all__ = [
     "make_recorder",
     "opening_error",
     "owns_pool",
+    "reads_raw_bytes",
     "record_call",
     "replayable",
     "reported_usage",
@@ -126,4 +137,5 @@ __all__ = [
     "share_usage",
     "status_error",
     "unwrap",
+    "with_idempotency_key",
 ]

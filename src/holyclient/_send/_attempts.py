@@ -33,7 +33,14 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["ATTEMPT_HEADER", "IDEMPOTENCY_HEADER", "Attempts", "mark_never_sent"]
+__all__ = [
+    "ATTEMPT_HEADER",
+    "IDEMPOTENCY_HEADER",
+    "Attempts",
+    "mark_never_sent",
+    "new_idempotency_key",
+    "with_idempotency_key",
+]
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 ATTEMPT_HEADER = "x-stainless-retry-count"
@@ -68,7 +75,7 @@ class Attempts:
         given = {name.lower() for name in options.extra_headers} if options.extra_headers else ()
         self._set_count = ATTEMPT_HEADER not in given
         wants_key = options.method != "GET" and IDEMPOTENCY_HEADER.lower() not in given
-        self._key = f"holyclient-retry-{os.urandom(16).hex()}" if wants_key else None
+        self._key = new_idempotency_key() if wants_key else None
         self._count = 0
         #: The call's span and metrics (:class:`~holyclient._otel._telemetry.Call`), when instrumented.
         self.call: Call | None = None
@@ -95,6 +102,21 @@ class Attempts:
         if self._options.extra_headers:
             headers.update(self._options.extra_headers)
         return self._options.replaced(extra_headers=headers)
+
+
+def new_idempotency_key() -> str:
+    """A new ``Idempotency-Key`` (see the module docstring)."""
+    return f"holyclient-retry-{os.urandom(16).hex()}"
+
+
+def with_idempotency_key(options: RequestOptions) -> RequestOptions:
+    """``options`` carrying one ``Idempotency-Key`` (a new one, unless they carry theirs, or a GET): for a
+    caller that runs one logical request as several calls -- a Router failing over from one target's
+    client to the next -- so that every attempt of every call carries the same key."""
+    extra = options.extra_headers
+    if options.method == "GET" or (extra and any(n.lower() == "idempotency-key" for n in extra)):
+        return options
+    return options.replaced(extra_headers={IDEMPOTENCY_HEADER: new_idempotency_key(), **(extra or {})})
 
 
 def mark_never_sent(error: BaseException, cause: BaseException) -> BaseException:

@@ -253,15 +253,22 @@ class BaseClient(ResponseModes):
     def _retries(self, options: RequestOptions) -> int:
         return self.max_retries if options.max_retries is None else options.max_retries
 
+    def _policy_for(self, options: RequestOptions) -> RetryPolicy:
+        """The retry policy of a call: the client's, without retrying a silent server when a Router
+        has another target for the call (``options.failover``)."""
+        return self._policy.failing_over if options.failover else self._policy
+
     @property
     def timeout(self) -> Any:
-        """The default timeout of every request: an ``httpx2.Timeout`` (10 minutes, 5 s to connect, unless
-        given), as openai's is an ``httpx.Timeout``. Made from what was given on first read, so that
-        ``Client()`` imports no HTTP library; assigning it sets it as is."""
+        """The default timeout of every request, as given (``5``, a ``Timeout``), as openai keeps it; not
+        given, ``DEFAULT_TIMEOUT``: an ``httpx2.Timeout`` of 10 minutes, 5 s to connect. Made on first read,
+        so that ``Client()`` imports no HTTP library. A number ``t`` waits at most ``min(t, 5)`` s to
+        connect (:func:`~holyclient._http.default_timeout`)."""
         try:
             return self.__dict__["_timeout_"]
         except KeyError:
-            value = self.__dict__["_timeout_"] = default_timeout(self.__dict__.get("_timeout_given"))
+            given = self.__dict__.get("_timeout_given")
+            value = self.__dict__["_timeout_"] = default_timeout(None) if given is None else given
             return value
 
     @timeout.setter
@@ -331,8 +338,8 @@ class BaseClient(ResponseModes):
         the usage-only chunk the caller did not ask for."""
         charging = charging_for(options.method, options.path)
         body, hide = ask_for_usage(charging, options.body, raw_bytes=self._reads_raw_bytes)
-        if body is not options.body:
-            options = options.replaced(body=body)
+        if body is not options.body and body is not None:
+            options = options.with_body(body)
         return self._start(options), hide
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
@@ -364,7 +371,12 @@ class BaseClient(ResponseModes):
         return cast("ModelT", result)
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
-        error: APIError = self._pipeline.status_error(response, content, request)
+        """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
+        from .._core import make_status_error, retry_after_seconds
+
+        error: APIError = make_status_error(
+            response, content, request=request, retry_after=retry_after_seconds(response.headers)
+        )
         return error
 
 

@@ -103,7 +103,7 @@ class RetryingCaller:
         attempts = client._start(options)
 
         def run() -> T:
-            result: T = client._policy.run(
+            result: T = client._policy_for(options).run(
                 lambda: client._pipeline.finish(client._sender.send(attempts.next()), cast_to),
                 client._retries(options),
                 client._sleep,
@@ -137,7 +137,9 @@ class RetryingCaller:
             return Stream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
 
         def run() -> Stream[Any]:
-            stream: Stream[Any] = client._policy.run(attempt, client._retries(options), client._sleep)
+            stream: Stream[Any] = client._policy_for(options).run(
+                attempt, client._retries(options), client._sleep
+            )
             return stream
 
         call = attempts.call
@@ -165,7 +167,9 @@ class AsyncRetryingCaller:
             return result
 
         async def run() -> T:
-            result: T = await client._policy.arun(attempt, client._retries(options), client._sleep)
+            result: T = await client._policy_for(options).arun(
+                attempt, client._retries(options), client._sleep
+            )
             return result
 
         call = attempts.call
@@ -195,7 +199,7 @@ class AsyncRetryingCaller:
             return AsyncStream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
 
         async def run() -> AsyncStream[Any]:
-            stream: AsyncStream[Any] = await client._policy.arun(
+            stream: AsyncStream[Any] = await client._policy_for(options).arun(
                 attempt, client._retries(options), client._sleep
             )
             return stream

@@ -49,6 +49,12 @@ def http_client_of(client: BaseClient | PipelineClient) -> Any:
     return client._http
 
 
+def reads_raw_bytes(client: BaseClient) -> bool:
+    """Whether ``client``'s streams reach its caller as the bytes sent (``with_streaming_response``):
+    nothing may be added to them, or taken over mid-way (a Router hands such a stream on as it is)."""
+    return client._reads_raw_bytes
+
+
 def status_error(client: BaseClient, response: Any, content: bytes, request: Any) -> APIError:
     """The status error an answer to ``client`` carries (its class by status, ``Retry-After`` read,
     redacted), for a feature that judges answers itself (the batch runner, ``doctor``)."""

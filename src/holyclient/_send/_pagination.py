@@ -23,6 +23,21 @@ ItemT = TypeVar("ItemT")
 PageT = TypeVar("PageT", bound="BaseAsyncPage[Any]")
 
 
+#: openai's words when a page has no next page to fetch.
+NO_NEXT_PAGE = "No next page expected; please check `.has_next_page()` before calling `.get_next_page()`."
+
+
+class PageInfo:
+    """What the next page's request changes: its query ``params`` (a cursor), as openai's ``PageInfo``
+    (which may also give a ``url`` or a ``json`` body; no list of this API pages that way)."""
+
+    def __init__(self, *, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(params={self.params})"
+
+
 class BasePage(BaseModel, Generic[ItemT]):
     """One page of a list response.
 
@@ -38,12 +53,23 @@ class BasePage(BaseModel, Generic[ItemT]):
         self._client, self._options = client, options
         return self
 
-    def next_page_options(self) -> RequestOptions | None:
-        """The request for the next page, or ``None`` when this is the last one (a plain list)."""
+    def next_page_info(self) -> PageInfo | None:
+        """What to ask for the next page, or ``None`` when there is none to ask for (a plain list)."""
         return None
 
     def has_next_page(self) -> bool:
-        return bool(self.data) and self.next_page_options() is not None
+        return bool(self.data) and self.next_page_info() is not None
+
+    def next_page_options(self) -> RequestOptions | None:
+        """The request for the page :meth:`next_page_info` describes, or ``None``.
+
+        As in openai, this follows the cursor even on a page that says ``has_more: false`` (the
+        next page is then empty): :meth:`has_next_page` is what reads ``has_more``.
+        """
+        info = self.next_page_info()
+        if info is None or self._options is None:
+            return None
+        return dataclasses.replace(self._options, query={**(self._options.query or {}), **info.params})
 
 
 class _CursorMixin:
@@ -51,16 +77,17 @@ class _CursorMixin:
 
     has_more: bool | None
     data: list[Any]
-    _options: RequestOptions | None
 
-    def next_page_options(self) -> RequestOptions | None:
-        if not self.has_more or not self.data or self._options is None:
+    def next_page_info(self) -> PageInfo | None:
+        if not self.data:
             return None
         last = getattr(self.data[-1], "id", None)
-        if last is None:
-            return None
-        query = {**(self._options.query or {}), "after": last}
-        return dataclasses.replace(self._options, query=query)
+        return None if last is None else PageInfo(params={"after": last})
+
+    def has_next_page(self) -> bool:
+        if self.has_more is False:
+            return False
+        return bool(self.data) and self.next_page_info() is not None
 
 
 class BaseSyncPage(BasePage[ItemT]):
@@ -84,12 +111,15 @@ class BaseSyncPage(BasePage[ItemT]):
     def get_next_page(self) -> Self:
         """Fetch the next page.
 
+        As in openai, a cursor page that says ``has_more: false`` still asks for the page after its
+        last item (an empty one); :meth:`has_next_page` tells whether there is more.
+
         Raises:
-            RuntimeError: when there is none (check :meth:`has_next_page`).
+            RuntimeError: when there is nothing to ask for (no items, or no cursor to follow).
         """
         options = self.next_page_options()
         if options is None or self._client is None:
-            raise RuntimeError("No next page; check has_next_page() first.")
+            raise RuntimeError(NO_NEXT_PAGE)
         page: Self = self._client._request(options, type(self))
         return page._bind(self._client, options)
 
@@ -132,12 +162,15 @@ class BaseAsyncPage(BasePage[ItemT]):
     async def get_next_page(self) -> Self:
         """Fetch the next page.
 
+        As in openai, a cursor page that says ``has_more: false`` still asks for the page after its
+        last item (an empty one); :meth:`has_next_page` tells whether there is more.
+
         Raises:
-            RuntimeError: when there is none (check :meth:`has_next_page`).
+            RuntimeError: when there is nothing to ask for (no items, or no cursor to follow).
         """
         options = self.next_page_options()
         if options is None or self._client is None:
-            raise RuntimeError("No next page; check has_next_page() first.")
+            raise RuntimeError(NO_NEXT_PAGE)
         page: Self = await self._client._request(options, type(self))
         return page._bind(self._client, options)
 

@@ -15,7 +15,8 @@ once, in the order they run:
    fails after it was handed to the wire in a way the endpoint declares "maybe billed".
 3. **key** (:meth:`Pipeline.key`) -- the key for this attempt; a provider is called every time.
 4. **identity** (:meth:`Pipeline.build`, :meth:`Pipeline.url`, :meth:`Pipeline.wire_headers`) --
-   ``OpenAI-Organization`` / ``OpenAI-Project``, default headers and default query.
+   ``OpenAI-Organization`` / ``OpenAI-Project``, default headers and default query; or, on a request
+   another client built (``options.foreign``: openai's, in ``as_openai()``), in place (:mod:`._sent_as_is`).
 5. **limiter** -- the client's ``limiter`` acquires before and observes after the wire.
 6. **wire** -- the caller's :class:`~holyclient._steps.SendStep`\\s, then the HTTP client; anything the
    library raises is translated and redacted (:func:`~holyclient._steps.sent`).
@@ -38,9 +39,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
-from .._http import default_timeout, request_timeout
+from .._http import default_timeout, timeout_extension
 from .._http import ready as ready_transport
 from ..pricing import Ledger, billed_usage, charging_for, counts_tokens, holds
+from ._sent_as_is import AsIs
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
 if TYPE_CHECKING:
@@ -59,18 +61,11 @@ _CHAINS_KEPT = 8
 _URLS_KEPT = 64
 
 
-def _timeout_dict(timeout: Any) -> dict[str, Any]:
-    """What ``build_request(timeout=...)`` puts in the request's ``timeout`` extension (both libraries)."""
-    import httpx2
-
-    extension: dict[str, Any] = httpx2.Timeout(request_timeout(timeout)).as_dict()
-    return extension
-
-
 class Pipeline:
     """The steps of one client (see the module docstring); it reads the client's settings on each use."""
 
     __slots__ = (
+        "_as_is",
         "_chains",
         "_headers",
         "_http_defaults",
@@ -94,6 +89,7 @@ class Pipeline:
         self._http_defaults: tuple[Any, dict[tuple[str, ...], list[tuple[bytes, bytes]]]] | None = None
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
         self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
+        self._as_is = AsIs()  # how a request built elsewhere is sent as it is, if it can be
 
     # --- the steps ---------------------------------------------------------------------------------
 
@@ -175,8 +171,11 @@ class Pipeline:
         return {**headers, **client.default_headers} if headers else client.default_headers
 
     def build(self, prepared: Prepared) -> Any:
-        """The httpx(2) request of an attempt: its key, identity headers, default query and timeout."""
+        """The httpx(2) request of an attempt: its key, identity headers, default query and timeout (or
+        the request another client built for it, with its key and identity set: :mod:`._sent_as_is`)."""
         client, options = self.client, prepared.options
+        if options.foreign is not None and (edited := self._as_is.edited(prepared, self)) is not None:
+            return edited
         http = client._http
         headers = build_headers(prepared.key, self.identity(), options.extra_headers, stream=options.stream)
         query = {**client.default_query, **options.query} if options.query else client.default_query
@@ -246,11 +245,11 @@ class Pipeline:
         """The ``timeout`` request extension both HTTP libraries read (what ``build_request(timeout=)``
         makes), for the call's own timeout or the client's (made once per client timeout)."""
         if timeout is not NOT_GIVEN:
-            return _timeout_dict(default_timeout(timeout))
+            return timeout_extension(default_timeout(timeout))
         setting = self.client.timeout  # may be reassigned: kept beside its extension, compared by identity
         known = self._timeouts
         if known is None or known[0] is not setting:
-            known = self._timeouts = (setting, _timeout_dict(setting))
+            known = self._timeouts = (setting, timeout_extension(default_timeout(setting)))
         return dict(known[1])
 
     def url(self, options: RequestOptions) -> str:
@@ -286,14 +285,6 @@ class Pipeline:
         if not extra:
             self._headers = (stamp, dict(client.default_headers), listed)
         return listed
-
-    def status_error(self, response: Any, content: bytes, request: Any) -> Any:
-        """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
-        from .._core import make_status_error, retry_after_seconds
-
-        return make_status_error(
-            response, content, request=request, retry_after=retry_after_seconds(response.headers)
-        )
 
     def finish(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
         """Steps 7 and 8: parse a read answer as ``cast_to`` (or raise its status error), charge its usage."""
@@ -389,12 +380,16 @@ class Pipeline:
 
     def _wire(self, prepared: Prepared) -> Exchange:
         request = prepared.request()
+        if prepared.options.foreign is not None and request is prepared.options.foreign.request:
+            return self._as_is.send(prepared, self.client)
         http = self.client._http
         response = sent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)
 
     async def _awire(self, prepared: Prepared) -> Exchange:
         request = prepared.request()
+        if prepared.options.foreign is not None and request is prepared.options.foreign.request:
+            return await self._as_is.asend(prepared, self.client)
         http = self.client._http
         response = await asent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)

@@ -100,6 +100,15 @@ class RawResponse(Generic[R]):
         return str(value) if value is not None else None
 
     @property
+    def retries_taken(self) -> int:
+        """How many times the call was retried before this answer (0: the first attempt answered), as in
+        openai: the attempt number every attempt carries in ``x-stainless-retry-count``."""
+        try:
+            return int(self.http_request.headers.get("x-stainless-retry-count") or 0)
+        except (TypeError, ValueError, RuntimeError):  # a response without its request, or a user's header
+            return 0
+
+    @property
     def content(self) -> bytes:
         """The body (empty for a streamed call: iterate :meth:`parse` instead)."""
         if self._is_stream:

@@ -5,6 +5,11 @@ closes the HTTP response, so an early ``break`` does not leak a connection. Each
 the client's usage tracker through its :class:`~holyclient.pricing._stream_usage.StreamMeter` however it ends:
 read to the end, left early, cut by a dropped connection, or garbage-collected without being closed
 (a finaliser settles it, so its budget reservation is not held forever).
+
+A chat stream whose body ends cleanly but without a ``finish_reason`` and without ``[DONE]`` (a proxy
+that closes streams that way) ends for its caller as openai's does, without an error, but is marked:
+``stream.truncated`` is True, a warning is logged, its span says so, and it is charged as a stream cut
+part-way (its outcome is unknown: the server may have gone on and billed the rest).
 """
 
 from __future__ import annotations
@@ -15,10 +20,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from .._core import DONE, SSEDecoder, parse_model, stream_error
-from ._steps import clean_failure
+from ._stream_ending import Ending
 
 if TYPE_CHECKING:
-    from ..pricing import Outcome, StreamMeter
+    from ..pricing import StreamMeter
 
 T = TypeVar("T")
 X = TypeVar("X")
@@ -64,24 +69,6 @@ def reported_usage(stream: Any) -> Any:
     return meter.usage if meter is not None else None
 
 
-def opening_error(stream: Any) -> Any:
-    """The error a stream opens with (an ``APIStatusError``), or ``None``: an SSE error event in the bytes
-    read before the caller got any.
-
-    A relay that is overloaded may answer 200 and send ``data: {"error": ...}`` as its first event;
-    nothing has reached the caller yet, so a Router can still send the request to another target
-    (closing this stream with :meth:`Stream.refuse`).
-    """
-    first = getattr(stream, "_first", b"")
-    if not first or b'"error"' not in first:
-        return None
-    events = SSEDecoder().feed(first)
-    if not events:
-        return None
-    response = stream.response
-    return stream_error(events[0], response, request=getattr(response, "request", None))
-
-
 class ChunkDecoder(Generic[T]):
     """Sans-IO: bytes in, parsed chunks out; raises the server's error event as a status error."""
 
@@ -101,6 +88,8 @@ class ChunkDecoder(Generic[T]):
         self._on_chunk = on_chunk
         self._pending: Exception | None = None
         self.done = False
+        #: The last item decoded: whether the stream said it ended is read from it (:meth:`ended_early`).
+        self.last: Any = None
 
     def feed(self, chunk: bytes) -> list[T]:
         if self._pending is not None:
@@ -116,6 +105,20 @@ class ChunkDecoder(Generic[T]):
         error, self._pending = self._pending, None
         if error is not None:
             raise error
+
+    def ended_early(self) -> bool:
+        """Whether a chat (or completions) stream whose body ended stopped before its answer did: no
+        ``[DONE]``, and its last chunk neither finished a choice nor carried the usage (which comes after
+        the finish). Other streams (a Responses stream's events carry no ``choices``) are not judged."""
+        last = self.last
+        if self.done or last is None:
+            return False
+        choices = getattr(last, "choices", None)
+        if choices is None:
+            return False
+        if not choices:
+            return getattr(last, "usage", None) is None
+        return all(getattr(choice, "finish_reason", None) is None for choice in choices)
 
     def close(self) -> None:
         """Run the close hook once (it releases a budget reservation a usage chunk did not settle)."""
@@ -143,6 +146,8 @@ class ChunkDecoder(Generic[T]):
             if self._on_chunk is not None:
                 self._on_chunk(item)
             items.append(item)
+        if items:
+            self.last = items[-1]
         return items
 
 
@@ -155,41 +160,6 @@ def _observe_bytes(decoder: ChunkDecoder[Any], meter: StreamMeter | None, chunk:
             meter.observe(item)
     except Exception:  # an error event or a bad chunk: the caller sees it in the bytes; we stop counting
         decoder.done = True
-
-
-class _Ending:
-    """How a stream's reading ended, for its meter and its caller.
-
-    ``outcome``: ``"complete"``, ``"early"`` (closed before the end), ``"unknown"`` (the wire failed:
-    the answer may have been billed) or ``"refused"`` (the server's error was the first event: nothing
-    was generated, so nothing is charged -- as a Router that fails over on it charges nothing). ``failure``: what ended it. The one key-safety rule of a stream:
-    an error from the HTTP library is translated and redacted (:func:`~._steps.clean_failure`) and
-    raised *after* the ``finally`` by :meth:`raise_failure`, outside the ``except`` block, so that the
-    library's exception (whose request holds the key) is not chained; our own errors (an error event,
-    a chunk that does not parse) are raised as they are.
-    """
-
-    __slots__ = ("failure", "outcome")
-
-    def __init__(self) -> None:
-        self.outcome: Outcome = "early"
-        self.failure: BaseException | None = None
-
-    def caught(self, exc: Exception, stream: Any) -> bool:
-        """Record ``exc``, which ended ``stream``; whether it is ours, to be re-raised at once by the
-        caller's ``raise``. Our own error, when it is the error the stream opened with, means nothing
-        was generated."""
-        self.failure = clean_failure(exc, lambda: stream.response.request)
-        if self.failure is exc:  # our own error: the outcome is known, nothing to translate
-            if opening_error(stream) is not None:
-                self.outcome = "refused"
-            return True
-        self.outcome = "unknown"
-        return False
-
-    def raise_failure(self) -> None:
-        if self.failure is not None:
-            raise self.failure
 
 
 def _shown(items: list[T], show: Callable[[Any], bool] | None) -> Iterator[T]:
@@ -279,6 +249,8 @@ class _Reading(Generic[T, ChunksT]):
         self._chunks = chunks
         self._first = first
         self._meter = meter
+        #: Whether the stream ended cleanly before its answer did (see the module docstring).
+        self.truncated = False
         self._iterator = self._iterate()
         _watch(self, meter)
 
@@ -302,17 +274,16 @@ class Stream(_Reading[T, Iterator[bytes]]):
 
     def _guarded(self, body: Iterator[X]) -> Generator[X, None, None]:
         """``body``, read to its end or left early, with the stream settled however it ends (see
-        :class:`_Ending`)."""
-        ending = _Ending()
+        :class:`~._stream_ending.Ending`)."""
+        ending = Ending()
         try:
             yield from body
-            ending.outcome = "complete"
+            ending.read_to_the_end(self)
         except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
             if ending.caught(exc, self):
                 raise
         finally:
-            if self._meter is not None:
-                self._meter.finish(ending.outcome, ending.failure)
+            ending.settle(self._meter)
             self.response.close()
             self._decoder.close()
         ending.raise_failure()
@@ -356,17 +327,16 @@ class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
 
     async def _guarded(self, body: AsyncIterator[X]) -> AsyncGenerator[X, None]:
         """Async twin of :meth:`Stream._guarded`."""
-        ending = _Ending()
+        ending = Ending()
         try:
             async for item in body:
                 yield item
-            ending.outcome = "complete"
+            ending.read_to_the_end(self)
         except Exception as exc:  # anything from the wire becomes ours, redacted (see clean_failure)
             if ending.caught(exc, self):
                 raise
         finally:
-            if self._meter is not None:  # before the await: a cancelled close must not skip the charge
-                self._meter.finish(ending.outcome, ending.failure)
+            ending.settle(self._meter)  # before the await: a cancelled close must not skip the charge
             await self.response.aclose()
             self._decoder.close()
         ending.raise_failure()

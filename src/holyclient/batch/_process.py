@@ -19,6 +19,7 @@ from .._exceptions import (
     APIStatusError,
     APITimeoutError,
     BudgetExceededError,
+    error_text,
 )
 from .._send import sender_of, status_error
 from ..ratelimit import Clock, Sleep, TokenEstimator
@@ -126,7 +127,9 @@ class RequestProcessor:
             delay = self._policy.delay(failure, retries_done if scale >= 1.0 else 0) * scale
             retries_done += 1
             self.stats.retries += 1
-            logger.debug("Batch request %s: %s; retrying in %.2fs", request.custom_id, failure, delay)
+            logger.debug(
+                "Batch request %s: %s; retrying in %.2fs", request.custom_id, error_text(failure), delay
+            )
             await self._sleep(delay)  # outside the slot: another request is sent meanwhile
         # a request the budget refused was never sent: that attempt does not count
         result.attempts = retries_done + (0 if isinstance(failure, BudgetExceededError) else 1)
@@ -207,7 +210,7 @@ class RequestProcessor:
         except APIConnectionError as failure:
             code = "timeout" if isinstance(failure, APITimeoutError) else "connection_error"
             return (
-                BatchResult(request.custom_id, error=_error(code, str(failure)), model=model),
+                BatchResult(request.custom_id, error=_error(code, error_text(failure)), model=model),
                 failure,
                 None,
             )
@@ -241,7 +244,7 @@ class RequestProcessor:
             exchange.failed(exc)  # a 2xx we could not read may have been billed: kept as uncertain
             if not isinstance(exc, APIResponseValidationError):
                 raise
-            error = _error("invalid_response", exc.message)
+            error = _error("invalid_response", error_text(exc))
             return BatchResult(request.custom_id, status, request_id, exc.body, error, model=model), exc
         answered = raw.get("model")
         result = BatchResult(

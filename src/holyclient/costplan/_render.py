@@ -69,6 +69,14 @@ def render_spend(report: dict[str, Any]) -> str:
                     t=t,
                 )
             )
+    total = report["total"]["period"]
+    if total["cached_input_tokens"] or total["cache_write_input_tokens"]:
+        lines += [
+            "",
+            f"prompt cache over the period: {_n(total['cached_input_tokens'])} input tokens read (at the "
+            f"cached price), {_n(total['cache_write_input_tokens'])} written (at the write price; "
+            f"{_n(total['cache_write_long_input_tokens'])} of them kept at the long retention)",
+        ]
     if report["unpriced_models"]:
         lines += [
             "",

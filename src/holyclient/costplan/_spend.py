@@ -2,9 +2,10 @@
 
 Formulas (every figure in the report comes from one of these):
 
-* cost (USD) = ((input - cached) x input price + cached x cached-input price + output x output price) / 1e6,
-  with the price tier chosen by the average input tokens per request (a long-context tier applies per
-  request, not to a day's total);
+* cost (USD) = ((input - cached - written) x input price + cached x cached-input price + written x
+  cache-write price + output x output price) / 1e6, the writes kept at the long retention at its own
+  write price, with the price tier chosen by the average input tokens per request (a long-context tier
+  applies per request, not to a day's total);
 * OpenAI in CNY = cost (USD) x ``fx_rate`` (what a card pays per USD);
 * HolySheep in CNY = cost (USD, list price of the model it moves to) x ``cny_rate`` (1 CNY per USD);
 * savings (CNY) = OpenAI in CNY - HolySheep in CNY;
@@ -36,19 +37,42 @@ class ModelSpend:
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
+    cache_write_input_tokens: int = 0
+    cache_write_long_input_tokens: int = 0
     openai_usd: float | None = None
     holysheep_usd: float | None = None
 
 
 def list_cost(
-    table: PriceTable, model: str, requests: int, input_tokens: int, cached: int, output: int
+    table: PriceTable,
+    model: str,
+    requests: int,
+    input_tokens: int,
+    cached: int,
+    output: int,
+    written: int = 0,
+    written_long: int = 0,
 ) -> float | None:
     """USD at list price (see the module formulas), or None when the model has no price."""
     info = table.get(model)
     if info is None:
         return None
     price = info.price_for(input_tokens // max(requests, 1))
-    return ((input_tokens - cached) * price.input + cached * price.cached_input + output * price.output) / 1e6
+    uncached = input_tokens - cached - written
+    writes = (written - written_long) * price.write + written_long * price.write_long
+    return (uncached * price.input + cached * price.cached_input + writes + output * price.output) / 1e6
+
+
+def _spend_counts(s: ModelSpend) -> tuple[int, int, int, int, int, int]:
+    """What :func:`list_cost` prices, after the model's name."""
+    return (
+        s.requests,
+        s.input_tokens,
+        s.cached_input_tokens,
+        s.output_tokens,
+        s.cache_write_input_tokens,
+        s.cache_write_long_input_tokens,
+    )
 
 
 def per_model(workload: Workload, table: PriceTable, mapping: Mapping[str, str]) -> list[ModelSpend]:
@@ -60,8 +84,10 @@ def per_model(workload: Workload, table: PriceTable, mapping: Mapping[str, str])
         spend.input_tokens += row.input_tokens
         spend.cached_input_tokens += row.cached_input_tokens
         spend.output_tokens += row.output_tokens
+        spend.cache_write_input_tokens += row.cache_write_input_tokens
+        spend.cache_write_long_input_tokens += row.cache_write_long_input_tokens
     for spend in spends.values():
-        counts = (spend.requests, spend.input_tokens, spend.cached_input_tokens, spend.output_tokens)
+        counts = _spend_counts(spend)
         spend.openai_usd = list_cost(table, spend.model, *counts)
         spend.holysheep_usd = list_cost(table, spend.target, *counts)
     return sorted(spends.values(), key=lambda s: (-(s.openai_usd or 0.0), s.model))
@@ -87,6 +113,8 @@ def _counts(s: ModelSpend, k: float) -> dict[str, Any]:
         "requests": round(s.requests * k),
         "input_tokens": round(s.input_tokens * k),
         "cached_input_tokens": round(s.cached_input_tokens * k),
+        "cache_write_input_tokens": round(s.cache_write_input_tokens * k),
+        "cache_write_long_input_tokens": round(s.cache_write_long_input_tokens * k),
         "output_tokens": round(s.output_tokens * k),
         "total_tokens": round((s.input_tokens + s.output_tokens) * k),
     }
@@ -111,6 +139,8 @@ def spend_report(
         total.input_tokens += s.input_tokens
         total.cached_input_tokens += s.cached_input_tokens
         total.output_tokens += s.output_tokens
+        total.cache_write_input_tokens += s.cache_write_input_tokens
+        total.cache_write_long_input_tokens += s.cache_write_long_input_tokens
         if s.openai_usd is not None and s.holysheep_usd is not None:
             priced_openai += s.openai_usd
             priced_holy += s.holysheep_usd
@@ -158,10 +188,7 @@ def compare_targets(
     """The whole workload moved to each target model on HolySheep, cheapest first (no price: last)."""
     out = []
     for target in targets:
-        costs = [
-            list_cost(table, target, s.requests, s.input_tokens, s.cached_input_tokens, s.output_tokens)
-            for s in spends
-        ]
+        costs = [list_cost(table, target, *_spend_counts(s)) for s in spends]
         usd = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
         out.append(
             {
@@ -175,8 +202,10 @@ def compare_targets(
 
 
 FORMULAS = [
-    "cost_usd = ((input - cached) * input_price + cached * cached_input_price + output * output_price) / 1e6"
-    " (USD per 1M tokens; tier by average input per request)",
+    "cost_usd = ((input - cached - written) * input_price + cached * cached_input_price"
+    " + (written - written_long) * cache_write_price + written_long * cache_write_long_price"
+    " + output * output_price) / 1e6 (USD per 1M tokens; tier by average input per request; written:"
+    " prompt-cache writes, in holyclient's own export)",
     "openai_cny = openai_usd * fx_rate",
     "holysheep_cny = holysheep_usd (list price of moved_to) * cny_rate",
     "savings_cny = openai_cny - holysheep_cny",

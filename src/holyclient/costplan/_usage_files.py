@@ -6,7 +6,9 @@ Three shapes are read:
   ``group_by=model``, ``bucket_width=1d``): ``{"object": "page", "data": [bucket...]}`` where each bucket
   has ``start_time``, ``end_time`` and ``results`` carrying ``input_tokens``, ``input_cached_tokens``,
   ``output_tokens``, ``num_model_requests`` and ``model``. A file may hold one page, a JSON array of
-  pages, or one page per line (JSONL). holyclient's own export (:func:`usage_export`) is such a page;
+  pages, or one page per line (JSONL). holyclient's own export (:func:`usage_export`) is such a page,
+  whose results also carry the prompt-cache writes (``input_cache_write_tokens``, of which
+  ``input_cache_write_long_tokens`` at the long retention);
 * a CSV with the header ``date,model,requests,input_tokens,cached_input_tokens,output_tokens``.
 
 Errors name the file and the bucket (or CSV line), so a malformed export can be found and fixed.
@@ -39,7 +41,9 @@ class UsageFileError(HolyClientError, ValueError):
 
 @dataclass(frozen=True)
 class UsageRow:
-    """One model's usage over one bucket (usually a day). ``input_tokens`` includes the cached ones."""
+    """One model's usage over one bucket (usually a day). ``input_tokens`` includes the cached ones
+    (reads) and the ones written to the prompt cache (``cache_write_input_tokens``, of which
+    ``cache_write_long_input_tokens`` at the long retention: holyclient's export carries them)."""
 
     start: int  # epoch seconds, UTC
     end: int
@@ -48,6 +52,8 @@ class UsageRow:
     input_tokens: int
     cached_input_tokens: int
     output_tokens: int
+    cache_write_input_tokens: int = 0
+    cache_write_long_input_tokens: int = 0
 
 
 @dataclass
@@ -179,9 +185,9 @@ def _result(label: str, result: Any, start: int, end: int, workload: Workload) -
         workload.skipped[str(kind)] = workload.skipped.get(str(kind), 0) + 1
         return None
     numbers: dict[str, int] = {}
-    for name in ("input_tokens", "num_model_requests", "input_cached_tokens", "output_tokens"):
+    for name in _RESULT_FIELDS:
         value = result.get(name, None if name in ("input_tokens", "num_model_requests") else 0)
-        if value is None and name in ("input_cached_tokens", "output_tokens"):
+        if value is None and name not in ("input_tokens", "num_model_requests"):
             value = 0
         if not _count(value):
             raise UsageFileError(f"{label}: field {name}: expected a whole number >= 0, got {value!r}")
@@ -190,6 +196,17 @@ def _result(label: str, result: Any, start: int, end: int, workload: Workload) -
         raise UsageFileError(
             f"{label}: field input_cached_tokens: {numbers['input_cached_tokens']} exceeds "
             f"input_tokens {numbers['input_tokens']}"
+        )
+    written = numbers["input_cache_write_tokens"]
+    if numbers["input_cached_tokens"] + written > numbers["input_tokens"]:
+        raise UsageFileError(
+            f"{label}: field input_cache_write_tokens: {written} written and "
+            f"{numbers['input_cached_tokens']} cached exceed input_tokens {numbers['input_tokens']}"
+        )
+    if numbers["input_cache_write_long_tokens"] > written:
+        raise UsageFileError(
+            f"{label}: field input_cache_write_long_tokens: {numbers['input_cache_write_long_tokens']} "
+            f"exceeds input_cache_write_tokens {written}"
         )
     if result.get("batch") is True:
         workload.batch_results += 1
@@ -204,7 +221,20 @@ def _result(label: str, result: Any, start: int, end: int, workload: Workload) -
         numbers["input_tokens"],
         numbers["input_cached_tokens"],
         numbers["output_tokens"],
+        written,
+        numbers["input_cache_write_long_tokens"],
     )
+
+
+#: The token fields of a completions or embeddings result (the last two are holyclient's own export's).
+_RESULT_FIELDS = (
+    "input_tokens",
+    "num_model_requests",
+    "input_cached_tokens",
+    "output_tokens",
+    "input_cache_write_tokens",
+    "input_cache_write_long_tokens",
+)
 
 
 def _read_csv(path: str, text: str, workload: Workload) -> None:

@@ -8,7 +8,14 @@ spliced into the original bytes, so everything outside an edit stays byte for by
 * ``_python`` / ``_pynames`` / ``_pysource``: Python strings, client constructors, openai<1.0 config
 * ``_notebook``: Jupyter cell sources edited inside the JSON text
 * ``_js``: JS/TS constructors; ``_text``: every other text file
-* ``_edits``: splicing and char->byte mapping; ``_writer``: atomic writes and diffs; ``_guard``: only files git can restore are written
+* ``_edits``: splicing and char->byte mapping; ``_writer``: atomic writes, diffs, backups; ``_guard``: only
+  files git can restore are written
+* the proof, separate from the rewriters: ``_provenance`` (sources, classes, the verdict), ``_follow``
+  (following a source through the run), ``_spellings`` (every client spelling's keywords and defaults),
+  ``_pysinks`` / ``_pyflow`` / ``_pyscopes`` / ``_pyraw`` (Python), ``_jsfacts``, ``_filefacts`` /
+  ``_yamlish`` (env, config and text files), ``_facts`` and ``_world`` (the run), ``_sinkcheck`` /
+  ``_runwide`` / ``_proof`` (the checks and the loop that takes back what the run cannot prove),
+  ``_settle`` (between the rewriters and the report)
 * ``_report``: result dataclasses; ``_runner``: one run
 
 Nothing here imports the HTTP client.

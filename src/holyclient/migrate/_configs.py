@@ -20,7 +20,7 @@ import re
 from ._edits import Edit, Lines, newline_of
 from ._js import mask
 from ._report import Finding
-from ._rules import BASE_URL, NEW_HOST, secret_like
+from ._rules import BASE_URL, NEW_HOST, NEW_KEY, secret_like
 
 _ENV_BASE = re.compile(
     r"^([ \t]*(?:export[ \t]+)?)(OPENAI_BASE_URL|OPENAI_API_BASE)[ \t]*=[ \t]*([\"']?)(\S*?)\3[ \t]*\r?$",
@@ -40,7 +40,7 @@ def is_env_file(path: str) -> bool:
     return name.startswith(".env") or name.endswith(".env")
 
 
-def rewrite(path: str, text: str) -> tuple[list[Edit[str]], list[Finding]]:
+def rewrite(path: str, text: str, keys: str = "rename") -> tuple[list[Edit[str]], list[Finding]]:
     """Edits and findings for the framework configuration in one text file (none for other files)."""
     name = os.path.basename(path)
     if is_env_file(path):
@@ -52,8 +52,24 @@ def rewrite(path: str, text: str) -> tuple[list[Edit[str]], list[Finding]]:
         and "init_parameters" in text
         and "haystack.components" in text
     ):
-        return _haystack(text)
+        return _haystack(text, keys)
     return [], []
+
+
+_ASSIGNED = re.compile(r"^([ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)OPENAI_API_KEY([ \t]*(?:=|:[ \t]))")
+
+
+def alias_line(path: str, text: str, at: int) -> str | None:
+    """The line to add after the assignment of ``OPENAI_API_KEY`` at ``at`` (being renamed): the old name
+    again, as a reference to the new one, in the file's own syntax (``.env`` and compose files)."""
+    name = os.path.basename(path).lower()
+    if not (is_env_file(path) or ("compose" in name and name.endswith((".yml", ".yaml")))):
+        return None
+    start = text.rfind("\n", 0, at) + 1
+    m = _ASSIGNED.match(text, start)
+    if m is None or m.end(1) != at:
+        return None
+    return f"{newline_of(text)}{m.group(1)}OPENAI_API_KEY{m.group(2)}${{HOLYSHEEP_API_KEY}}"
 
 
 def _relay(value: str) -> str | None:
@@ -148,7 +164,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def _haystack(text: str) -> tuple[list[Edit[str]], list[Finding]]:
+def _haystack(text: str, keys: str = "rename") -> tuple[list[Edit[str]], list[Finding]]:
     lines = Lines(text)
     nl = newline_of(text)
     rows = text.split("\n")
@@ -191,15 +207,33 @@ def _haystack(text: str) -> tuple[list[Edit[str]], list[Finding]]:
             ),
             None,
         )
+        has_key = any(
+            _indent(rows[r]) == child_level and rows[r].strip().startswith("api_key:") for r in children
+        )
+        # without api_key the component reads OPENAI_API_KEY (Haystack's default Secret): give it HolySheep's
+        key_lines = (
+            "".join(
+                f"{nl}{' ' * child_level}{row}"
+                for row in (
+                    "api_key:",
+                    "  env_vars:",
+                    f"  - {NEW_KEY}",
+                    "  strict: true",
+                    "  type: env_var",
+                )
+            )
+            if not has_key and keys == "rename"
+            else ""
+        )
         if base is None:
             eol = lines.end(init + 1)
-            edits.append((eol, eol, f"{nl}{' ' * child_level}api_base_url: {BASE_URL}"))
+            edits.append((eol, eol, f"{nl}{' ' * child_level}api_base_url: {BASE_URL}{key_lines}"))
         else:
             nm = _NULL.match(rows[base])
             if nm is None:
                 continue  # a URL: OpenAI's is rewritten by the URL rule, another vendor's is left alone
             start = lines.start(base + 1) + nm.end(1)
-            edits.append((start, lines.end(base + 1), f" {BASE_URL}"))
+            edits.append((start, lines.end(base + 1), f" {BASE_URL}{key_lines}"))
         findings.append(
             (at + 1, "framework", "rewrite", "Haystack OpenAI component: api_base_url set to the relay")
         )

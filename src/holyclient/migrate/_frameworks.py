@@ -15,11 +15,12 @@ Semantic Kernel ``OpenAIChatCompletion`` ...     ``async_client=AsyncOpenAI(base
 
 A constructor handed a client of its own (``openai_client=``, ``async_client=``) is configured where that
 client is built. The Agents SDK's ``set_default_openai_client`` / ``set_default_openai_key`` get
-``use_for_tracing=False`` (its traces would carry the HolySheep key to api.openai.com), and an ``Agent``
-left on the default client is incomplete unless the run sets one. Dict configurations: Mem0's
+``use_for_tracing=False`` (its traces would carry the HolySheep key to api.openai.com; the proof lists
+where they still go). Dict configurations: Mem0's
 ``{"provider": "openai", "config": {...}}`` gets ``openai_base_url``, AutoGen 0.2's
-``{"model": "gpt-...", "api_key": ...}`` entries get ``base_url``. pydantic-ai's ``"openai:..."`` model
-strings use the default provider, which reads ``OPENAI_BASE_URL``: listed for review.
+``{"model": "gpt-...", "api_key": ...}`` entries get ``base_url``. Whether each site then reaches the relay
+with HolySheep's key -- an Agent on the default client, pydantic-ai's ``"openai:..."`` model strings, a
+literal key beside the URL -- is the proof's to say (``_proof``), not these rules'.
 """
 
 from __future__ import annotations
@@ -35,27 +36,6 @@ if TYPE_CHECKING:
     from ._pysource import Pos
     from ._report import Finding
     from ._rules import KeyMode
-
-#: the Agents SDK call that sets its default client; a run where one file makes it needs no other
-AGENTS_DEFAULT = "set_default_openai_client"
-AGENTS_SITE = "agents-default-client"
-#: names only the OpenAI Agents SDK exports: ``from agents import Agent`` alone may be an app's own package
-_AGENTS_SDK = {
-    f"agents.{n}"
-    for n in (
-        "Runner",
-        "function_tool",
-        "RunConfig",
-        "ModelSettings",
-        "OpenAIChatCompletionsModel",
-        "OpenAIResponsesModel",
-        "set_default_openai_client",
-        "set_default_openai_key",
-        "set_default_openai_api",
-        "handoff",
-        "trace",
-    )
-}
 
 
 @dataclass(frozen=True)
@@ -116,7 +96,7 @@ class FrameworkState(Protocol):
     def base_url(self) -> str: ...
     def os_environ(self) -> str: ...
     def literal_key(self, line: int, what: str, value: ast.expr | None) -> None: ...
-    def runtime_base(self, line: int, what: str, value: ast.expr) -> None: ...
+    def reaches_relay(self, line: int, value: ast.expr) -> bool: ...
     def add_arguments(self, call: ast.Call, start: int, end: int, new: list[str]) -> None: ...
     def add_items(self, items: list[Any], open_: int, end: int, new: list[str]) -> None: ...
     def insert_import(self, statement: str) -> None: ...
@@ -155,25 +135,6 @@ def configure(self: FrameworkState) -> None:
             _constructor(self, call, framework, q)
         elif q in ("agents.set_default_openai_client", "agents.set_default_openai_key"):
             _no_tracing_key(self, call, q)
-        elif q == "agents.Agent" and _AGENTS_SDK & set(self.names.bound.values()):
-            _agents_agent(self, call)
-        elif q == "pydantic_ai.Agent":
-            model = _string(
-                call.args[0]
-                if call.args
-                else next((k.value for k in call.keywords if k.arg == "model"), None)
-            )
-            if model is not None and model.startswith("openai:"):
-                self.findings.append(
-                    (
-                        call.lineno,
-                        "framework",
-                        "review",
-                        f"pydantic-ai {model!r} uses the default OpenAI provider, which reads OPENAI_BASE_URL and "
-                        "OPENAI_API_KEY: point them at the relay (a migrated .env does) or pass "
-                        "provider=OpenAIProvider(...)",
-                    )
-                )
     if imported & {"mem0", "autogen"}:
         for d in self.dicts:
             _config_dict(self, d, mem0="mem0" in imported, autogen="autogen" in imported)
@@ -190,19 +151,26 @@ def _constructor(self: FrameworkState, call: ast.Call, fw: Framework, q: str) ->
         return
     self.literal_key(line, f"{label}()", kwargs.get(fw.key_kw))
     if any(k.arg is None for k in call.keywords):
-        self.findings.append(
-            (
-                line,
-                "kwargs-constructor",
-                "incomplete",
-                f"{label}(**...) may or may not set its base URL; fix: pass {fw.base_kw or 'async_client'}= "
-                "for the relay explicitly, then mark the line `# holyclient-migrate: ok`",
-            )
-        )
-        return
+        return  # the proof lists it (kwargs-constructor)
     base = next((kwargs[k] for k in fw.base_kws if k in kwargs), None)
     if base is not None:
-        self.runtime_base(line, f"{label}()", base)
+        if (
+            fw.key_kw not in kwargs
+            and self.keys == "rename"
+            and fw.key != "secret"
+            and self.reaches_relay(line, base)
+        ):
+            # the literal URL is pointed at the relay: the key the framework reads by default is OpenAI's
+            self.add_arguments(call, start, end, [f'{fw.key_kw}={self.os_environ()}["{NEW_KEY}"]'])
+            self.findings.append(
+                (line, "framework", "rewrite", f"{label}() had a base URL and no key: added {fw.key_kw}")
+            )
+        elif fw.key_kw not in kwargs and self.keys == "rename" and self.reaches_relay(line, base):
+            local = _local(self, "haystack.utils.Secret", "from haystack.utils import Secret", "Secret")
+            self.add_arguments(call, start, end, [f'{fw.key_kw}={local}.from_env_var("{NEW_KEY}")'])
+            self.findings.append(
+                (line, "framework", "rewrite", f"{label}() had a base URL and no key: added {fw.key_kw}")
+            )
         return
     if fw.model == "litellm":
         model = _string(call.args[0] if call.args else kwargs.get("model"))
@@ -265,24 +233,6 @@ def _no_tracing_key(self: FrameworkState, call: ast.Call, q: str) -> None:
             "rewrite",
             f"{q.rpartition('.')[2]}(): added use_for_tracing=False, so the Agents SDK's traces do not carry "
             "the HolySheep key to api.openai.com",
-        )
-    )
-
-
-def _agents_agent(self: FrameworkState, call: ast.Call) -> None:
-    model = next((k.value for k in call.keywords if k.arg == "model"), None)
-    if model is not None and _string(model) is None:
-        return  # a model object: configured where it is built
-    if AGENTS_DEFAULT in self.text or "model_provider" in self.text:
-        return
-    self.findings.append(
-        (
-            call.lineno,
-            AGENTS_SITE,
-            "incomplete",
-            "this Agent runs on the Agents SDK's default client, which calls api.openai.com; fix: at start-up call "
-            f'set_default_openai_client(AsyncOpenAI(base_url=..., api_key=os.environ["{NEW_KEY}"]), '
-            "use_for_tracing=False)",
         )
     )
 

@@ -85,6 +85,16 @@ def toplevel(directory: str) -> str | None:
     raise _failure(directory, out)
 
 
+def git_dir(directory: str) -> str | None:
+    """The ``.git`` directory of the work tree holding ``directory`` (None outside git or when git fails):
+    where backups of files git cannot restore are kept, out of the work tree and of every commit."""
+    try:
+        out = _git(directory, "rev-parse", "--absolute-git-dir")
+    except GitError:
+        return None
+    return os.fsdecode(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
 def _entries(top: str, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)) -> list[bytes]:
     out = _git(top, *args, stdin=stdin)
     if out.returncode not in ok:

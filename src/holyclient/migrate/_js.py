@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from . import _provenance as pv
 from ._edits import Edit, Lines, indent_of, newline_of
-from ._incomplete import js_message
-from ._report import Action, Finding
-from ._rules import BASE_URL, NEW_HOST, NEW_KEY, KeyMode, secret_like
+from ._report import Finding
+from ._rules import BASE_URL, NEW_KEY, KeyMode, secret_like
 
 _LITERAL = re.compile(
     r"//[^\n]*|/\*.*?\*/|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.)*`", re.S
@@ -135,15 +135,20 @@ class _File:
         literal = f"{self.quote}{BASE_URL}{self.quote}"
         return prop.replace(literal, f"process.env.{self.base_url_env} ?? {literal}")
 
-    def review(self, offset: int, message: str, action: Action = "incomplete") -> None:
-        self.findings.append((self.lines.line_of(offset), "runtime-url", action, message))
-
 
 def rewrite(
     text: str, *, keys: KeyMode = "rename", base_url_env: str | None = None
 ) -> tuple[list[Edit[str]], list[Finding], list[tuple[int, int]]]:
     """Edits for constructors, findings, and spans of other-vendor clients (keys stay there)."""
     f = _File(text, keys, base_url_env)
+    for start, paren, kind in constructors(text, f.masked):
+        _constructor(f, start, paren, kind)
+    return f.edits, f.findings, f.excluded
+
+
+def constructors(text: str, masked: str) -> list[tuple[int, int, _Kind]]:
+    """``(start, opening paren, kind)`` of each client constructor: ``new OpenAI(``, ``createOpenAI(``,
+    ``new ChatOpenAI(`` ..., by the names the file imports them under."""
     calls: list[tuple[str, _Kind]] = []
     for name in _imported(text, "openai", "default") | _imported(text, "openai", "OpenAI"):
         calls.append((r"\bnew\s+" + re.escape(name) + r"\s*\(", _SDK))
@@ -152,17 +157,20 @@ def rewrite(
     for export in ("ChatOpenAI", "OpenAIEmbeddings"):
         for name in _imported(text, "@langchain/openai", export):
             calls.append((r"\bnew\s+" + re.escape(name) + r"\s*\(", _LANGCHAIN))
+    found = []
+    for pattern, kind in calls:
+        for m in re.finditer(pattern, masked):
+            found.append((m.start(), m.end() - 1, kind))
+    return sorted(found, key=lambda c: c[0])
+
+
+def default_providers(text: str) -> list[tuple[int, str]]:
+    """``(offset, name)`` of the first use of @ai-sdk/openai's default ``openai`` provider."""
+    out = []
     for name in _imported(text, "@ai-sdk/openai", "openai"):
         m = re.search(r"\b" + re.escape(name) + r"\b", text)
-        f.review(
-            m.start() if m else 0,
-            f"the default `{name}` provider of @ai-sdk/openai calls api.openai.com; "
-            f"fix: use createOpenAI({{ baseURL: '{BASE_URL}' }})",
-        )
-    for pattern, kind in calls:
-        for m in re.finditer(pattern, f.masked):
-            _constructor(f, m.start(), m.end() - 1, kind)
-    return f.edits, f.findings, f.excluded
+        out.append((m.start() if m else 0, name))
+    return out
 
 
 def _literal(text: str, own: str, first: int, prop: str) -> re.Match[str] | None:
@@ -194,13 +202,11 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
         f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))
         return
     if masked[first] != "{":
-        f.review(start, js_message(kind.label, "options from a variable"))
-        return
+        return  # options from a variable: the proof lists it
     obj_end = _close(masked, first)
     own = _top_level(masked, first + 1, obj_end)
     if "..." in own:
-        f.review(start, js_message(kind.label, "{...spread}"))
-        return
+        return  # {...spread}: the proof lists it
     found = {
         p
         for p in (*kind.base_props, *kind.key_props)
@@ -219,23 +225,33 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
     base = next((p for p in kind.base_props if p in found), None)
     if base is not None:
         lit = _literal(text, own, first, base)
-        if kind is _LANGCHAIN:  # configuration: {...}: look for baseURL anywhere inside it
-            if not re.search(r"(?<![\w$])baseURL\s*:", masked[first:obj_end]):
-                f.review(start, f"{kind.label}() configuration has no baseURL; add baseURL: '{BASE_URL}'")
-        elif lit is None:
-            value = masked_value(text, own, first, base)
-            if (
-                NEW_HOST not in value
-                and "HOLYSHEEP_BASE_URL" not in value
-                and not (f.base_url_env and f"process.env.{f.base_url_env}" in value)
-            ):
-                f.review(start, js_message(kind.label, "baseURL computed at run time"))
-        elif lit is not None and "api.openai.com" not in lit.group(2) and "holysheep" not in lit.group(2):
+        value = text[first:obj_end] if kind is _LANGCHAIN else masked_value(text, own, first, base)
+        if lit is not None and "api.openai.com" not in lit.group(2) and "holysheep" not in lit.group(2):
             f.excluded.append((first, obj_end))  # another vendor: its key variable is its own
+        elif (
+            f.keys == "rename"
+            and not found & set(kind.key_props)
+            and any(
+                pv.url_class(u) in (pv.OPENAI, pv.RELAY)
+                for u in re.findall(r"(?:https?|wss?)://[^\s\"'`]+", value)
+            )
+        ):
+            # a baseURL migrate points at the relay, and no apiKey: the SDK would read OPENAI_API_KEY
+            _add_props(f, first, obj_end, [kind.key_new])
+            f.findings.append(
+                (line, "constructor", "rewrite", f"{kind.label}() had a baseURL and no apiKey: added one")
+            )
         return
     props = [f.base_prop(kind)]
     if f.keys == "rename" and not found & set(kind.key_props):
         props.append(kind.key_new)
+    _add_props(f, first, obj_end, props)
+    f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))
+
+
+def _add_props(f: _File, first: int, obj_end: int, props: list[str]) -> None:
+    """Add ``props`` to the object literal ``{`` at ``first`` ... ``}`` at ``obj_end``, in its layout."""
+    text, lines = f.text, f.lines
     body = text[first + 1 : obj_end]
     body_start = first + 1 + len(body) - len(body.lstrip())
     if not body.strip():
@@ -246,4 +262,3 @@ def _constructor(f: _File, start: int, paren: int, kind: _Kind) -> None:
         f.edits.append((eol, eol, "".join(f"{f.nl}{indent}{p}," for p in props)))
     else:
         f.edits.append((body_start, body_start, "".join(f"{p}, " for p in props)))
-    f.findings.append((line, "constructor", "rewrite", f"{kind.label}() had no baseURL: added one"))

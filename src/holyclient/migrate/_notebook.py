@@ -289,3 +289,45 @@ def _parses(cell: dict[str, Any]) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def code_view(text: str, code: bool = True) -> tuple[str, Any]:
+    """The notebook's code cells as one module (magics masked as comments) -- or, with ``code=False``,
+    its other cells (markdown, raw, ``%%`` scripts) as one text -- and a function from a line of that text
+    to the line of the notebook file it came from: the proof reads notebooks as Python and prose.
+
+    Raises:
+        NotebookError: not a notebook.
+    """
+    try:
+        cells = json.loads(text)["cells"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise NotebookError(f"not a notebook: {exc}") from exc
+    pieces = _source_pieces(text)
+    lines = Lines(text)
+    joined: list[str] = []
+    where: list[int] = []  # file line of each joined line
+    for i, cell in enumerate(cells):
+        if not isinstance(cell, dict) or i not in pieces:
+            continue
+        source = "".join(p.value for p in pieces[i])
+        is_code = cell.get("cell_type") == "code" and not source.lstrip().startswith("%%")
+        if not source or is_code != code:
+            continue
+        masked = _MAGIC.sub(r"\1#", source) if code else source
+        new_line = True
+        for piece in pieces[i]:
+            file_line = lines.line_of(piece.raw_start)
+            for ch in piece.value:
+                if new_line:
+                    where.append(file_line)
+                    new_line = False
+                if ch == "\n":
+                    new_line = True
+        joined.append(masked if masked.endswith("\n") else masked + "\n")
+    source = "".join(joined)
+
+    def to_file(line: int) -> int:
+        return where[line - 1] if 0 < line <= len(where) else 1
+
+    return source, to_file

@@ -40,7 +40,7 @@ class RewriterState(Protocol):
     def base_url(self) -> str: ...
     def os_environ(self) -> str: ...
     def literal_key(self, line: int, what: str, value: ast.expr | None) -> None: ...
-    def runtime_base(self, line: int, what: str, value: ast.expr) -> None: ...
+    def reaches_relay(self, line: int, value: ast.expr) -> bool: ...
 
 
 def module_level(self: RewriterState) -> None:
@@ -62,6 +62,7 @@ def module_level(self: RewriterState) -> None:
             used.add("v0")
         elif attr_node.attr in pn.V1_RESOURCES:
             used.add("v1")
+    base_assign: ast.Assign | None = None
     for node in self.assigns:
         targets = [
             t.attr
@@ -70,9 +71,28 @@ def module_level(self: RewriterState) -> None:
         ]
         start = self.pos.node(node)[0]
         if {"api_base", "base_url"} & set(targets) and not self.in_excluded(start):
-            self.runtime_base(self.line(start), "openai.api_base", node.value)
+            base_assign = node
         if "api_key" in targets:
             self.literal_key(self.line(start), "openai.api_key", node.value)
+    if (
+        base_assign is not None
+        and "api_key" not in configured
+        and self.keys == "rename"
+        and self.reaches_relay(base_assign.lineno, base_assign.value)
+    ):
+        # the module client reads OPENAI_API_KEY by default: beside a base URL pointed at the relay,
+        # it is given HolySheep's key
+        indent = indent_of(self.text[self.lines.start(base_assign.lineno) : self.pos.node(base_assign)[0]])
+        eol = self.lines.end(base_assign.end_lineno or base_assign.lineno)
+        self.edits.append((eol, eol, f'{self.nl}{indent}{alias}.api_key = {self.os_environ()}["{NEW_KEY}"]'))
+        self.findings.append(
+            (
+                base_assign.lineno,
+                "module-base",
+                "rewrite",
+                f"module-level openai: set {alias}.api_key from {NEW_KEY}",
+            )
+        )
     if not used or configured & {"api_base", "base_url"}:
         return
     attr = "api_base" if "v0" in used else "base_url"

@@ -15,10 +15,10 @@ import ast
 from typing import Any
 
 from . import _pynames as pn
-from ._edits import Edit, indent_of, newline_of
+from ._edits import Edit, newline_of
 from ._frameworks import configure
-from ._incomplete import env_var_read, kwargs_message, reaches_relay, runtime_message
 from ._models import model_finding, unserved
+from ._pykeys import Keys
 from ._pylegacy import module_level
 from ._pysource import Pos, UnsupportedSourceError, token_spans, worth_parsing
 from ._report import Finding
@@ -36,10 +36,10 @@ from ._rules import (
     secret_like,
     url_hits,
 )
-from ._sdk import switch
+from ._sdk import switch, unsupported
 
 
-class _Rewriter:
+class _Rewriter(Keys):
     def __init__(
         self,
         text: str,
@@ -90,9 +90,8 @@ class _Rewriter:
         self.os_expr: str | None = None
         self.env_spans: list[tuple[int, int]] = []  # whole base-URL literals read from --base-url-env
         self.azure_file = False
-
-    def line(self, offset: int) -> int:
-        return self.lines.line_of(offset)
+        self.keep_openai = False  # --sdk withheld from this file (see _sdk.switch)
+        self.key_lines: set[int] = set()  # constructors the proof found reach the relay (hints)
 
     def hit(self, h: Hit) -> None:
         if h.kind == "key" and h.new is not None and any(a <= h.start < b for a, b in self.secret_names):
@@ -107,6 +106,7 @@ class _Rewriter:
         return any(a <= offset < b for a, b in self.excluded)
 
     def run(self) -> None:
+        self.keep_openai = self.sdk and unsupported(self) is not None
         self.collect_exclusions()
         self.collect_secret_bindings()
         low = self.text.lower()
@@ -136,6 +136,7 @@ class _Rewriter:
         for node in self.constants:
             if isinstance(node.value, str) and node.lineno not in prose_lines:
                 self.findings.extend(model_finding(node.lineno, name) for _, name in unserved(node.value))
+        self.client_classes()
         for call in self.calls:
             self.constructor(call)
         module_level(self)
@@ -233,32 +234,77 @@ class _Rewriter:
         return False
 
     # -- client constructors ------------------------------------------------------------------
-    def constructor(self, call: ast.Call) -> None:
+    def client_classes(self) -> None:
+        """Module-level subclasses of a client class, and ``super().__init__(...)`` in their
+        ``__init__``: the clients they build are configured where their arguments are given."""
+        self.subclasses: dict[str, pn.Target] = {}
+        self.super_inits: dict[int, tuple[pn.Target, str]] = {}
+        for node in self.tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                target = pn.target_for(self.names.qualname(base)) or (
+                    self.subclasses.get(base.id) if isinstance(base, ast.Name) else None
+                )
+                if target is None:
+                    continue
+                init = next(
+                    (s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+                )
+                if init is None:
+                    self.subclasses[node.name] = target
+                    continue
+                for n in ast.walk(init):
+                    if (
+                        isinstance(n, ast.Call)
+                        and isinstance(n.func, ast.Attribute)
+                        and n.func.attr == "__init__"
+                        and isinstance(n.func.value, ast.Call)
+                        and isinstance(n.func.value.func, ast.Name)
+                        and n.func.value.func.id == "super"
+                    ):
+                        self.super_inits[id(n)] = (target, f"{node.name}.__init__ -> super().__init__")
+
+    def target_of(self, call: ast.Call) -> tuple[pn.Target | None, str, str | None]:
+        """The client class a call builds (also through ``functools.partial`` and subclasses)."""
         q = self.names.qualname(call.func)
-        target = pn.target_for(q)
+        if id(call) in self.super_inits:
+            found, name = self.super_inits[id(call)]
+            return found, name, q
+        if isinstance(call.func, ast.Name) and call.func.id in self.subclasses:
+            return self.subclasses[call.func.id], call.func.id, q
+        if q in ("functools.partial", "partial") and call.args:
+            inner = self.names.qualname(call.args[0])
+            partial = pn.target_for(inner)
+            if partial is not None:
+                return partial, f"functools.partial({(inner or '').rpartition('.')[2]}, ...)", inner
+        return pn.target_for(q), (q.rpartition(".")[2] if q else "client"), q
+
+    def constructor(self, call: ast.Call) -> None:
+        target, name, q = self.target_of(call)
         start, end = self.pos.node(call)
         if target is None or self.in_excluded(start) or pn.is_azure_call(call, q):
             return
         line = self.line(start)
-        name = q.rpartition(".")[2] if q else "client"
         kwargs = {k.arg: k.value for k in call.keywords if k.arg}
         has_star = any(k.arg is None for k in call.keywords)
         self.literal_key(line, f"{name}()", next((kwargs[k] for k in target.key_kws if k in kwargs), None))
-        if self.sdk and target is pn.SDK:
+        if self.sdk and target is pn.SDK and not self.keep_openai:
             return  # --sdk: holyclient's client, which reads HOLYSHEEP_BASE_URL and the key itself
         base = next((kwargs[k] for k in target.base_kws if k in kwargs), None)
+        key = next((kwargs[k] for k in target.key_kws if k in kwargs), None)
         if base is not None:
-            self.runtime_base(line, f"{name}()", base)
+            self.key_beside_rewritten_url(call, start, end, line, name, base, key, target.key_kw, has_star)
             return
         if has_star:
-            self.findings.append(
-                (line, "kwargs-constructor", "incomplete", kwargs_message(name, self.base_url_env))
-            )
-            return
+            return  # the proof lists it (kwargs-constructor): its base URL is whatever the dict holds
         new = [f"{target.base_kw}={self.base_url()}"]
         what = f"{name}() had no base URL: added {target.base_kw}"
-        key = next((kwargs[k] for k in target.key_kws if k in kwargs), None)
-        if isinstance(key, ast.Constant) and key.value is None:
+        if isinstance(key, ast.Constant) and key.value is None and self.keys == "rename":
+            # None is the SDK's default: OPENAI_API_KEY, which must not go to the relay
+            self.edits.append((*self.pos.node(key), f'{self.os_environ()}["{NEW_KEY}"]'))
+            what += f"; {target.key_kw}=None (OPENAI_API_KEY) now reads {NEW_KEY}"
+        elif isinstance(key, ast.Constant) and key.value is None:
             self.findings.append(
                 (
                     line,
@@ -283,95 +329,6 @@ class _Rewriter:
         self.add_arguments(call, start, end, new)
         self.findings.append((line, "constructor", "rewrite", what))
 
-    def literal_key(self, line: int, what: str, value: ast.expr | None) -> None:
-        """A key written into the source is an OpenAI key: it must be replaced, and we never show it."""
-        if isinstance(value, ast.Constant) and isinstance(value.value, str) and secret_like(value.value):
-            self.findings.append(
-                (
-                    line,
-                    "hardcoded-key",
-                    "review",
-                    f"{what} is given a literal API key; replace it with a HolySheep key",
-                )
-            )
-
-    def runtime_base(self, line: int, what: str, value: ast.expr) -> None:
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return  # a literal: the token pass rewrote it if it was OpenAI's
-        literals = [
-            n.value for n in ast.walk(value) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-        ]
-        if isinstance(value, (ast.JoinedStr, ast.BinOp)) and any("://" in s for s in literals):
-            return
-        if reaches_relay(literals, self.base_url_env):
-            return  # os.environ.get("HOLYSHEEP_BASE_URL", "https://api.holysheep.ai/v1"): written by us
-        src = (ast.get_source_segment(self.text, value) or "...").replace("\n", " ")
-        src = src if len(src) <= 60 else src[:57] + "..."
-        self.findings.append(
-            (line, "runtime-url", "incomplete", runtime_message(what, src, env_var_read(value)))
-        )
-
-    def add_arguments(self, call: ast.Call, start: int, end: int, new: list[str]) -> None:
-        open_ = self.text.index("(", self.pos.node(call.func)[1])
-        self.add_items([*call.args, *call.keywords], open_, end, new)
-
-    def add_items(self, items: list[Any], open_: int, end: int, new: list[str]) -> None:
-        """Add ``new`` after the last of ``items`` (arguments, or a dict's keys and values) of the
-        bracket opened at ``open_`` and closed at ``end - 1``: on its own line when the items are
-        one a line, else on the same line."""
-        text = self.text
-        close = end - 1
-        if not items:
-            self.edits.append((open_ + 1, open_ + 1, ", ".join(new)))
-            return
-        spans = [self.pos.node(i) for i in items]
-        last_start, last_end = max(spans, key=lambda s: s[1])
-        after = text[last_end:close].lstrip()
-        comma = after.startswith(",")
-        last_line = self.line(last_start)
-        first_on_line = not text[self.lines.start(last_line) : last_start].strip()
-        if first_on_line and self.line(close) > self.line(last_end):
-            indent = indent_of(text[self.lines.start(last_line) : last_start])
-            where = self.line(text.index(",", last_end)) if comma else self.line(last_end)
-            if not comma:
-                self.edits.append((last_end, last_end, ","))
-            body = ",".join(f"{self.nl}{indent}{n}" for n in new) + ("," if comma else "")
-            eol = self.lines.end(where)
-            self.edits.append((eol, eol, body))
-        else:
-            self.edits.append((last_end, last_end, "".join(f", {n}" for n in new)))
-
-    def os_environ(self) -> str:
-        """``os.environ`` under the module's own name for it, importing ``os`` once if needed."""
-        if self.os_expr is None:
-            environ = self.names.local_for("os.environ")
-            os_name = self.names.local_for("os")
-            if environ:
-                self.os_expr = environ
-            elif os_name:
-                self.os_expr = f"{os_name}.environ"
-            else:
-                self.insert_import_os()
-                self.os_expr = "os.environ"
-        return self.os_expr
-
-    def insert_import_os(self) -> None:
-        self.insert_import("import os")
-
-    def insert_import(self, statement: str) -> None:
-        """``statement`` on its own line before the module's first statement after its docstring and
-        ``__future__`` imports."""
-        body = self.tree.body
-        for stmt in body:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt is body[0]:
-                continue  # docstring
-            if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
-                continue
-            lineno = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", []))])
-            at = self.lines.start(lineno)
-            self.edits.append((at, at, f"{statement}{self.nl}"))
-            return
-
 
 def rewrite(
     text: str,
@@ -380,8 +337,12 @@ def rewrite(
     rewrite_realtime: bool = False,
     base_url_env: str | None = None,
     sdk: bool = False,
+    hints: frozenset[str] = frozenset(),
 ) -> tuple[list[Edit[str]], list[Finding]]:
     """Edits (character offsets into ``text``) and findings for one Python source.
+
+    ``hints``: what the proof asked for on a second pass (``"key:LINE"``: the client constructed on
+    LINE gets HolySheep's key, because the run points its base URL at the relay in another file).
 
     Raises:
         SyntaxError: the source does not parse; the caller reports and skips the file.
@@ -392,5 +353,6 @@ def rewrite(
     if text.count("\r") != text.count("\r\n"):
         raise UnsupportedSourceError("bare carriage-return line breaks")
     r = _Rewriter(text, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env, sdk=sdk)
+    r.key_lines = {int(h[4:]) for h in hints if h.startswith("key:")}
     r.run()
     return r.edits, sorted(r.findings)

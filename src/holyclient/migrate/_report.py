@@ -56,6 +56,8 @@ class FileResult:
     before: bytes = field(default=b"", repr=False)
     after: bytes = field(default=b"", repr=False)
     written: bool = False
+    #: git-ignored (read because environment files hold what matters); written only with ``force``
+    ignored: bool = False
 
 
 @dataclass

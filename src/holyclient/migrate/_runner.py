@@ -11,17 +11,15 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 import tokenize
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from . import _guard, _notebook, _python, _scope, _sdk, _text, _walk, _writer
-from ._configs import is_env_file
+from . import _guard, _notebook, _python, _sdk, _settle, _text, _walk, _writer
 from ._edits import Edit, UnsafeEditError, splice, to_bytes
-from ._frameworks import AGENTS_DEFAULT, AGENTS_SITE
 from ._guard import DirtyTreeError, MigrateError
-from ._incomplete import read_var, relay_variables
 from ._pysource import UnsupportedSourceError
 from ._report import FileResult, Finding, Report, Site, Skipped
 from ._rules import KeyMode
@@ -32,14 +30,14 @@ PARALLEL_BYTES = 2_000_000
 
 
 def _python_edits(
-    data: bytes, keys: KeyMode, realtime: bool, base_url_env: str | None, sdk: bool
+    data: bytes, keys: KeyMode, realtime: bool, base_url_env: str | None, sdk: bool, hints: frozenset[str]
 ) -> tuple[list[Edit[bytes]], list[Finding], str]:
     skip = 3 if data.startswith(codecs.BOM_UTF8) else 0
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     encoding = "utf-8" if encoding == "utf-8-sig" else encoding
     text = data[skip:].decode(encoding)
     edits, findings = _python.rewrite(
-        text, keys=keys, rewrite_realtime=realtime, base_url_env=base_url_env, sdk=sdk
+        text, keys=keys, rewrite_realtime=realtime, base_url_env=base_url_env, sdk=sdk, hints=hints
     )
     return to_bytes(data, skip, text, encoding, edits), findings, encoding
 
@@ -52,16 +50,37 @@ def process(
     base_url_env: str | None = None,
     sdk: bool = False,
 ) -> FileResult:
-    """Rewrite one file's bytes in memory; never raises for bad input, reports it instead.
+    """Rewrite one file's bytes in memory and prove the result, the file being the whole run; never
+    raises for bad input, reports it instead.
 
     ``base_url_env``: write the base URL as a read of this environment variable, defaulting to
     HolySheep's, wherever the file's language has a way to say so. ``sdk``: construct holyclient's
     client instead of openai's (Python).
     """
+    job = _settle.job((path, data, keys, rewrite_realtime, base_url_env, sdk, frozenset()), rewrite)
+    return _settle.settle([job], rewrite, declared=_declared(base_url_env))[0]
+
+
+def _declared(base_url_env: str | None) -> frozenset[str]:
+    return frozenset({base_url_env}) if base_url_env else frozenset()
+
+
+def rewrite(
+    path: str,
+    data: bytes,
+    keys: KeyMode,
+    rewrite_realtime: bool,
+    base_url_env: str | None,
+    sdk: bool,
+    hints: frozenset[str] = frozenset(),
+) -> tuple[FileResult, list[Edit[bytes]]]:
+    """The rewriters' result for one file, and the edits that make it (the proof has not run yet).
+    ``hints``: what the proof asked of a second pass (see ``_python.rewrite`` and ``_text.rewrite``)."""
     low = path.lower()
+    edits: list[Edit[bytes]] = []
     try:
         if low.endswith(PYTHON_SUFFIXES):
-            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime, base_url_env, sdk)
+            edits, findings, encoding = _python_edits(data, keys, rewrite_realtime, base_url_env, sdk, hints)
             after = splice(data, edits)
             if after != data:
                 skip = 3 if after.startswith(codecs.BOM_UTF8) else 0
@@ -83,13 +102,18 @@ def process(
                 _notebook.validate(text, after[skip:].decode("utf-8"))
         else:
             edits, findings = _text.rewrite(
-                path, data, keys=keys, rewrite_realtime=rewrite_realtime, base_url_env=base_url_env
+                path,
+                data,
+                keys=keys,
+                rewrite_realtime=rewrite_realtime,
+                base_url_env=base_url_env,
+                hints=hints,
             )
             after = splice(data, edits)
     except SyntaxError as exc:
-        return _failed(path, data, exc.lineno or 1, "parse-error", f"does not parse, skipped: {exc.msg}")
+        return _failed(path, data, exc.lineno or 1, "parse-error", f"does not parse, skipped: {exc.msg}"), []
     except UnicodeDecodeError as exc:
-        return _failed(path, data, 1, "decode-error", f"cannot decode as {exc.encoding}, skipped")
+        return _failed(path, data, 1, "decode-error", f"cannot decode as {exc.encoding}, skipped"), []
     except (
         UnsafeEditError,
         UnsupportedSourceError,
@@ -103,24 +127,21 @@ def process(
             if isinstance(exc, (_notebook.NotebookError, json.JSONDecodeError, RecursionError))
             else "unsafe-edit"
         )
-        return _failed(path, data, 1, kind, f"skipped: {exc}")
+        return _failed(path, data, 1, kind, f"skipped: {exc}"), []
     except Exception as exc:  # a bug of ours must cost one file, not the run (and never a half-written file)
         return _failed(
             path, data, 1, "internal-error", f"skipped after an internal error: {type(exc).__name__}"
-        )
-    keep, findings = _scope.judge(data, after != data, findings)
-    if not keep:
-        after = data
+        ), []
     sites = [Site(path, line, kind, action, message) for line, kind, action, message in findings]
-    return FileResult(path, "changed" if after != data else "unchanged", sites, data, after)
+    return FileResult(path, "changed" if after != data else "unchanged", sites, data, after), edits
 
 
 def _failed(path: str, data: bytes, line: int, kind: str, message: str) -> FileResult:
     return FileResult(path, "failed", [Site(path, line, kind, "error", message)], data, data)
 
 
-def _process_args(args: tuple[str, bytes, KeyMode, bool, str | None, bool]) -> FileResult:
-    return process(*args)
+def _job_args(args: _settle.Args) -> _settle.Job:
+    return _settle.job(args, rewrite)
 
 
 def _pool_context() -> Any:
@@ -174,7 +195,7 @@ def migrate(
         raise MigrateError(f"no such file or directory: {', '.join(p or repr(p) for p in missing)}")
     counts = _walk.Counts()
     work = [
-        (os.path.normpath(p), data, keys, rewrite_realtime, base_url_env, sdk)
+        (os.path.normpath(p), data, keys, rewrite_realtime, base_url_env, sdk, frozenset[str]())
         for p, data in _walk.candidates(roots, counts)
     ]
     if progress is not None:
@@ -182,9 +203,18 @@ def migrate(
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 4)
     if workers > 1 and len(work) > 1 and sum(len(w[1]) for w in work) >= PARALLEL_BYTES:
         with ProcessPoolExecutor(workers, mp_context=_pool_context()) as pool:
-            results = list(pool.map(_process_args, work, chunksize=max(1, len(work) // (workers * 8))))
+            done = list(pool.map(_job_args, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
-        results = [_process_args(w) for w in work]
+        done = [_job_args(w) for w in work]
+    ignored = {os.path.normpath(p) for p in counts.ignored}
+    results = _settle.settle(
+        done,
+        rewrite,
+        declared=_declared(base_url_env),
+        pinned=set() if force else ignored,
+        ignored=ignored,
+        others=[os.path.normpath(p) for p in counts.others],
+    )
     report = Report(
         counts.scanned,
         len(results),
@@ -192,47 +222,11 @@ def migrate(
         sorted(results, key=lambda r: r.path),
         skipped=[Skipped(os.path.normpath(path), why) for path, why in counts.skipped],
     )
-    _join_files(results)
     if any(s.kind == "sdk" and s.action == "rewrite" for s in report.sites):
         report.sdk_notes = list(_sdk.DIFFERENCES)
     if write:
         _write(report, force)
     return report
-
-
-def _join_files(results: list[FileResult]) -> None:
-    """Each file is judged alone; this joins them. A base URL read from a variable that an env file of
-    the run sets to the relay is complete, and so is an Agents SDK ``Agent`` on the default client when
-    another file of the run sets it (``set_default_openai_client``)."""
-    relay = relay_variables((r.path, r.after) for r in results if is_env_file(r.path))
-    for r in results:
-        r.sites = [
-            _env_set(s, relay) if s.kind == "runtime-url" and s.action == "incomplete" else s for s in r.sites
-        ]
-    setter = next((r.path for r in results if AGENTS_DEFAULT.encode() in r.before), None)
-    if setter is None:
-        return
-    for r in results:
-        r.sites = [
-            Site(s.path, s.line, s.kind, "review", f"this Agent runs on the default client {setter} sets")
-            if s.kind == AGENTS_SITE and s.action == "incomplete"
-            else s
-            for s in r.sites
-        ]
-
-
-def _env_set(site: Site, relay: dict[str, str]) -> Site:
-    """A base URL read from a variable that an env file of the run sets to the relay is complete."""
-    var = read_var(site.message)
-    if var is None or var not in relay:
-        return site
-    return Site(
-        site.path,
-        site.line,
-        site.kind,
-        "review",
-        f"base URL read from {var}, which {relay[var]} sets to the relay",
-    )
 
 
 def _write(report: Report, force: bool) -> None:
@@ -242,8 +236,20 @@ def _write(report: Report, force: bool) -> None:
         if refused:
             raise DirtyTreeError(refused)
     report.wrote = True
+    stamp = time.strftime("%Y%m%dT%H%M%S")
     for result in changed:
         try:
+            if result.ignored:  # git cannot undo this one: keep the file as it was
+                where = _writer.backup(result.path, result.before, stamp)
+                result.sites.append(
+                    Site(
+                        result.path,
+                        1,
+                        "backup",
+                        "review",
+                        f"git-ignored, written; the file as it was is kept at {where}",
+                    )
+                )
             _writer.atomic_write(result.path, result.before, result.after)
             result.written = True
         except _writer.NotWrittenError as exc:

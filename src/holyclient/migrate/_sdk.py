@@ -69,7 +69,9 @@ DIFFERENCES = (
     "provider-specific fields go in extra_body=",
     "Retries also cover a 200 whose body is not JSON; a 429 insufficient_quota is never retried; a "
     "Retry-After longer than max_retry_after raises at once",
-    "Error messages read `Error code 429 (rate_limit_exceeded): ...`; error.request has Authorization redacted",
+    "Errors read as openai's; an error event inside a stream is raised as the status class it names "
+    "(openai: APIError); the HTTP library's own words are notes on the exception",
+    "Client(timeout=None) is the default timeout, not none; a number t waits at most min(t, 5) s to connect",
     "Response classes are holyclient's own models: isinstance(x, openai.types...) is false",
     "holyclient.types has openai's module paths for the relayed areas only; imports of openai.types, "
     "AzureOpenAI and the areas HolySheep does not relay stay with openai",
@@ -84,6 +86,43 @@ DIFFERENCES = (
     "Python 3.11+",
 )
 
+#: what openai's client has and holyclient's does not: code using one of these stays on openai's client
+#: (``tests/migrate/test_migrate_sdk_runs.py`` ties both lists to the two packages)
+UNSUPPORTED_ATTRS = frozenset(
+    {
+        "admin",
+        "containers",
+        "content_provenance_checks",
+        "conversations",
+        "decisions",
+        "evals",
+        "fine_tuning",
+        "live",
+        "realtime",
+        "safety",
+        "skills",
+        "uploads",
+        "vector_stores",
+        "videos",
+        "webhooks",
+    }
+)
+UNSUPPORTED_BETA = frozenset({"agents", "assistants", "chatkit", "realtime", "responses", "threads"})
+#: the constructor keywords holyclient's client shares with openai's
+SHARED_KWARGS = frozenset(
+    {
+        "api_key",
+        "organization",
+        "project",
+        "base_url",
+        "timeout",
+        "max_retries",
+        "default_headers",
+        "default_query",
+        "http_client",
+    }
+)
+
 _FROM = re.compile(r"from\s+(openai)\b")
 
 
@@ -91,15 +130,41 @@ class SdkState(Protocol):
     """What :func:`switch` reads and extends of the Python rewriter."""
 
     text: str
+    tree: ast.Module
     pos: Pos
     lines: Lines
     nl: str
     names: Names
     attributes: list[ast.Attribute]
+    calls: list[ast.Call]
     edits: list[Edit[str]]
     findings: list[Finding]
+    keep_openai: bool
 
     def line(self, offset: int) -> int: ...
+    def insert_import(self, statement: str) -> None: ...
+
+
+def unsupported(self: SdkState) -> str | None:
+    """What in the file holyclient's client does not have (a resource, a constructor keyword), if
+    anything: such a file stays on openai's client, configured for the relay, so that it still runs."""
+    for a in self.attributes:
+        if a.attr in UNSUPPORTED_ATTRS and isinstance(a.ctx, ast.Load):
+            return f"line {a.lineno} uses .{a.attr}"
+        if a.attr in UNSUPPORTED_BETA and isinstance(a.value, ast.Attribute) and a.value.attr == "beta":
+            return f"line {a.lineno} uses .beta.{a.attr}"
+    for c in self.calls:
+        q = self.names.qualname(c.func) or ""
+        if q.rpartition(".")[0] == "openai" and q.rpartition(".")[2] in (
+            "OpenAI",
+            "AsyncOpenAI",
+            "Client",
+            "AsyncClient",
+        ):
+            extra = sorted(k.arg for k in c.keywords if k.arg and k.arg not in SHARED_KWARGS)
+            if extra:
+                return f"line {c.lineno} passes {', '.join(extra)}="
+    return None
 
 
 def _render(aliases: list[ast.alias]) -> str:
@@ -107,7 +172,19 @@ def _render(aliases: list[ast.alias]) -> str:
 
 
 def switch(self: SdkState) -> None:
-    """Point every openai name holyclient offers at holyclient."""
+    """Point every openai name holyclient offers at holyclient (unless the file stays on openai's)."""
+    if self.keep_openai:
+        why = unsupported(self)
+        self.findings.append(
+            (
+                1,
+                "sdk",
+                "review",
+                f"kept on openai's client (configured for the relay): {why}, which holyclient's client does not "
+                "have; `Client().as_openai()` gives a genuine openai client that runs through holyclient",
+            )
+        )
+        return
     statements = sorted(set(self.names.import_of.values()), key=lambda n: (n.lineno, n.col_offset))
     for stmt in statements:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "openai" and stmt.level == 0:
@@ -165,11 +242,21 @@ def _module_names(self: SdkState, module: str) -> None:
     local = next((n for n, q in self.names.bound.items() if q == "holyclient"), None)
     if local is None:
         local = "holyclient"
-        anchor = self.names.import_of[module]
-        line = anchor.end_lineno or anchor.lineno
-        indent = indent_of(self.text[self.lines.start(anchor.lineno) : self.pos.node(anchor)[0]])
-        eol = self.lines.end(line)
-        self.edits.append((eol, eol, f"{self.nl}{indent}import holyclient"))
+        # at module level, where every use can see it: after the module's own `import openai` (a function
+        # may import openai again; its scope is not the others'), else before the first statement
+        anchor = next(
+            (
+                s
+                for s in self.tree.body
+                if isinstance(s, ast.Import) and any((a.asname or a.name) == module for a in s.names)
+            ),
+            None,
+        )
+        if anchor is None:
+            self.insert_import("import holyclient")
+        else:
+            eol = self.lines.end(anchor.end_lineno or anchor.lineno)
+            self.edits.append((eol, eol, f"{self.nl}import holyclient"))
     for use in uses:
         start, end = self.pos.node(use)
         self.edits.append((start, end, f"{local}.{use.attr}"))

@@ -103,6 +103,11 @@ class Counts:
     scanned: int = 0
     #: (path, reason) of each path skipped that could have held code to migrate
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: git-ignored environment files that were read anyway (a live key and base URL usually sit there)
+    ignored: set[str] = field(default_factory=set)
+    #: files read that do not mention OpenAI but that the proof may follow a name into (modules,
+    #: config files, environment files)
+    others: list[str] = field(default_factory=list)
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped.append((path, reason))
@@ -114,11 +119,21 @@ class Counts:
 
 def mentions_openai(data: bytes) -> bool:
     """The prefilter: ``openai`` in any case (modules, hosts, ``OpenAI`` classes, ``OPENAI_*``
-    variables) or ``gpt-`` (model names, and frameworks that default to OpenAI without naming it, such
-    as CrewAI's ``LLM(model="gpt-4o")``). One ``bytes.lower()`` pass and two substring tests cost about
-    what three case-sensitive tests did; a case-insensitive regex costs 3x more."""
+    variables), ``gpt-`` (model names, and frameworks that default to OpenAI without naming it, such
+    as CrewAI's ``LLM(model="gpt-4o")``) or ``holysheep`` (what a run wrote: a rerun must prove it
+    again). One ``bytes.lower()`` pass and three substring tests cost about what three case-sensitive
+    tests did; a case-insensitive regex costs 3x more."""
     low = data.lower()
-    return b"openai" in low or b"gpt-" in low
+    return b"openai" in low or b"gpt-" in low or b"holysheep" in low
+
+
+#: files the proof may follow a name into although they do not mention OpenAI
+_FOLLOWED = (".py", ".pyi", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf")
+
+
+def _followed(path: str) -> bool:
+    name = os.path.basename(path).lower()
+    return name.endswith(_FOLLOWED) or is_env_name(name) or "dockerfile" in name
 
 
 def read(path: str) -> bytes | None:
@@ -196,7 +211,51 @@ def _git_files(root: str, counts: Counts) -> list[str] | None:
             skipped.add(os.path.join(root, *parts[:cut]))
     for directory in sorted(skipped):
         counts.skip_dir(directory)
+    for path in _ignored_env_files(root):
+        counts.ignored.add(path)
+        keep.append(path)
     return sorted(set(keep))
+
+
+def is_env_name(name: str) -> bool:
+    """``.env``, ``.env.local``, ``prod.env``: files holding an app's environment."""
+    low = name.lower()
+    return low.startswith(".env") or low.endswith(".env")
+
+
+def _ignored_env_files(root: str) -> list[str]:
+    """Git-ignored environment files outside ignored directories (``--directory`` keeps git from
+    descending into ``node_modules`` and friends)."""
+    try:
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                root,
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+            ],
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if out.returncode != 0:
+        return []
+    found = []
+    for raw in out.stdout.split(b"\0"):
+        rel = os.fsdecode(raw)
+        if not rel or rel.endswith("/") or not is_env_name(rel.rsplit("/", 1)[-1]):
+            continue
+        if any(part in SKIP_DIRS for part in rel.split("/")[:-1]):
+            continue
+        found.append(os.path.join(root, rel))
+    return found
 
 
 class _Ignore:
@@ -250,7 +309,10 @@ def _walk(root: str, counts: Counts) -> Iterator[str]:
             verdict = False
             for ig in ignores:
                 verdict = ig.ignored(entry.path, is_dir, verdict)
-            if verdict:
+            if verdict and not is_dir and is_env_name(entry.name):
+                counts.ignored.add(entry.path)
+                yield entry.path
+            elif verdict:
                 counts.skip(entry.path, IGNORED)
             elif is_dir:
                 if entry.name in SKIP_DIRS or os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
@@ -294,8 +356,10 @@ def candidates(paths: Sequence[str], counts: Counts) -> Iterator[tuple[str, byte
             counts.skip(path, why)
             continue
         counts.scanned += 1
-        if mentions_openai(data):
+        if mentions_openai(data) or path in counts.ignored:
             if b"\0" in data:
                 counts.skip(path, BINARY)
                 continue
             yield path, data
+        elif _followed(path):
+            counts.others.append(path)

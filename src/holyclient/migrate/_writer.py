@@ -17,6 +17,7 @@ import stat
 import tempfile
 
 from . import _walk
+from ._guard import git_dir, toplevel
 
 _READ_FLAGS = _walk.READ_FLAGS  # O_NOFOLLOW: a symlink swapped in since the scan is not followed
 
@@ -138,6 +139,31 @@ def atomic_write(path: str, before: bytes, after: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(directory)
+
+
+def backup(path: str, data: bytes, stamp: str) -> str:
+    """Keep ``data`` (the file as it was) before a rewrite git cannot undo (a git-ignored file): under
+    ``.git/holyclient-migrate/STAMP/`` at the file's path in the work tree, readable by its owner only;
+    beside the file as ``NAME.holyclient-backup`` outside git. Returns where it went.
+
+    Raises:
+        OSError: the backup could not be written (the caller then does not rewrite the file).
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    where = git_dir(directory)
+    top = toplevel(directory) if where else None
+    if where and top:
+        rel = os.path.relpath(os.path.realpath(path), os.path.realpath(top))
+        dest = os.path.join(where, "holyclient-migrate", stamp, rel)
+    else:
+        dest = os.path.abspath(path) + ".holyclient-backup"
+    os.makedirs(os.path.dirname(dest), mode=0o700, exist_ok=True)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    return dest
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -7,7 +7,8 @@ client's base URL through that holyclient client's own call path: its key and ke
 limiter, budget, retries, OpenTelemetry span, usage and cost, recorder, and for a Router its target
 choice and failover. The transports are public for anything else built on httpx:
 :class:`HolyTransport` / :class:`AsyncHolyTransport` (httpx2) and :class:`LegacyHolyTransport` /
-:class:`AsyncLegacyHolyTransport` (httpx). See docs/frameworks/.
+:class:`AsyncLegacyHolyTransport` (httpx); what adapts a request or its answer on the way plugs in as a
+:class:`CallStep` around each :class:`Call`. See docs/frameworks/.
 
 This package imports neither openai nor an HTTP library until one is used.
 """
@@ -20,12 +21,15 @@ from .._lazy import lazy_names as _lazy_names
 from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module
 
 if TYPE_CHECKING:
-    from ._adapter import BUDGET_STATUS
+    from ._adapter import BUDGET_STATUS, Call
+    from ._call_steps import CallStep
     from ._legacy import AsyncLegacyHolyTransport, LegacyHolyTransport
     from ._transports import AsyncHolyTransport, HolyTransport
 
 _LAZY = {
     "BUDGET_STATUS": "._adapter",
+    "Call": "._adapter",
+    "CallStep": "._call_steps",
     "AsyncHolyTransport": "._transports",
     "HolyTransport": "._transports",
     "AsyncLegacyHolyTransport": "._legacy",
@@ -39,6 +43,8 @@ __all__ = [
     "PLACEHOLDER_KEY",
     "AsyncHolyTransport",
     "AsyncLegacyHolyTransport",
+    "Call",
+    "CallStep",
     "HolyTransport",
     "LegacyHolyTransport",
     "http_client",

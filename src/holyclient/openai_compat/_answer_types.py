@@ -46,7 +46,7 @@ class Answer(_Lean):
 
 
 class _Delta(_Lean):
-    content: str | None = None
+    content: Any = None  # a string, or a list of parts (Mistral's Magistral): read as openai reads it
     refusal: str | None = None
     tool_calls: list[dict[str, Any]] | None = None
 
@@ -54,6 +54,8 @@ class _Delta(_Lean):
 class _Choice(_Lean):
     delta: _Delta | None = None
     text: str | None = None
+    finish_reason: str | None = None
+    """Read to tell a stream that ended from one cut short (``Stream.truncated``, a Router's recovery)."""
 
 
 class Event(_Lean):

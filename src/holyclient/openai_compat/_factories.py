@@ -10,6 +10,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from .._http import default_timeout
+
 if TYPE_CHECKING:
     from ._adapter import Retries
 
@@ -80,7 +82,7 @@ def http_client(client: Any, *, legacy: bool | None = None, retries: Retries = "
         from ._transports import AsyncHolyTransport, HolyTransport
 
         transport = (AsyncHolyTransport if is_async else HolyTransport)(client, retries=retries)
-    timeout = client.timeout
+    timeout = default_timeout(client.timeout)  # as given (a number, a Timeout) or the default
     timeout = flavor.Timeout(
         connect=timeout.connect, read=timeout.read, write=timeout.write, pool=timeout.pool
     )

@@ -22,7 +22,7 @@ class _AsyncEvents(AsyncEvents, httpx2.AsyncByteStream):
 
 
 class HolyTransport(SyncShell, httpx2.BaseTransport):
-    """An ``httpx2`` transport that sends each request through a :class:`~holyclient.Client`'s call path:
+    r"""An ``httpx2`` transport that sends each request through a :class:`~holyclient.Client`'s call path:
     its key, budget, limiter, retries, span, usage and recorder (a Router's target choice and failover).
 
     Args:
@@ -31,6 +31,8 @@ class HolyTransport(SyncShell, httpx2.BaseTransport):
             ``x-stainless-retry-count``) is sent once, and that client retries it; any other request
             gets the client's retry policy. ``"holyclient"``: the client's retry policy for every request,
             and its final answer tells openai not to retry (what ``as_openai()`` uses).
+        steps: the :class:`~holyclient.openai_compat.CallStep`\s around each call (default: the
+            package's own, :func:`~holyclient.openai_compat._call_steps.default_steps`).
 
     Raises:
         TypeError: ``client`` is an async client (use :class:`AsyncHolyTransport`).

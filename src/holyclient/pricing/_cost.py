@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ._billed import BilledTokens, billed_tokens, billed_usd
+from ._billed import BilledTokens, billed_tokens, billed_usd, unpriced_writes
 from ._table import ModelInfo, Price, PriceFileError, PriceTable, Tier, UnknownModelError
 
 __all__ = [
@@ -72,6 +72,11 @@ class CostEstimate:
         output_assumed: True when ``output_tokens`` is an assumption, not a measurement.
         approximate: True when the tokens were counted with a stand-in tokenizer.
         input_usd, output_usd, cost_usd: the costs in USD.
+        cache_write_input_tokens: the part of ``input_tokens`` written to the prompt cache (at either
+            retention), priced at the model's write prices.
+        reported_cost_usd: what the relay says the request cost (``usage.cost``), when it says so.
+        problems: what did not add up in the usage it was priced from (see
+            :mod:`holyclient.pricing._billed`); it was priced the dearer way.
     """
 
     model: str
@@ -84,6 +89,9 @@ class CostEstimate:
     input_usd: float
     output_usd: float
     cost_usd: float
+    cache_write_input_tokens: int = 0
+    reported_cost_usd: float | None = None
+    problems: tuple[str, ...] = ()
 
     def cost_cny(self, rate: float = DEFAULT_CNY_RATE) -> float:
         """The cost in CNY as HolySheep bills it (``rate`` CNY per USD of list price)."""
@@ -104,6 +112,9 @@ class CostEstimate:
             "input_usd": self.input_usd,
             "output_usd": self.output_usd,
             "cost_usd": self.cost_usd,
+            "cache_write_input_tokens": self.cache_write_input_tokens,
+            "reported_cost_usd": self.reported_cost_usd,
+            "problems": list(self.problems),
         }
         if cny_rate is not None:
             out["cost_cny"] = self.cost_cny(cny_rate)
@@ -260,10 +271,12 @@ def usage_tokens(usage: Any) -> tuple[int, int, int]:
 def cost_from_usage(model: str, usage: Any, *, table: PriceTable | None = None) -> CostEstimate:
     """Price a real response from its ``usage`` (a dict or the SDK's usage object).
 
-    Every shape is priced (see :mod:`holyclient.pricing._billed`): cached prompt tokens
-    (``prompt_tokens_details`` or the Responses API's ``input_tokens_details``) at the cached price,
-    reasoning tokens as output (added when reported beside ``completion_tokens``), audio tokens at the
-    model's audio prices, and the long-context tier the whole prompt falls in.
+    Every shape is priced (see :mod:`holyclient.pricing._billed`): prompt-cache reads
+    (``prompt_tokens_details`` or the Responses API's ``input_tokens_details``, DeepSeek's and Claude's
+    fields) at the cached price, cache writes at the write price of their retention, reasoning tokens
+    as output (added when reported beside ``completion_tokens``), audio tokens at the model's audio
+    prices, and the long-context tier the whole prompt falls in. Usage that does not add up is priced
+    the dearer way and says so in ``problems``; a cost the relay reports is kept as ``reported_cost_usd``.
 
     Raises:
         UnknownModelError: the model has no price.
@@ -279,7 +292,8 @@ def billed_cost(model: str, billed: BilledTokens, *, table: PriceTable | None = 
         UnknownModelError: the model has no price.
     """
     info = lookup_model(model, table)
-    input_usd, output_usd = billed_usd(info.price_for(billed.prompt), billed)
+    price = info.price_for(billed.prompt)
+    input_usd, output_usd = billed_usd(price, billed)
     return CostEstimate(
         model=info.name,
         requested_model=model,
@@ -291,4 +305,7 @@ def billed_cost(model: str, billed: BilledTokens, *, table: PriceTable | None = 
         input_usd=input_usd,
         output_usd=output_usd,
         cost_usd=input_usd + output_usd,
+        cache_write_input_tokens=billed.cache_write + billed.cache_write_long,
+        reported_cost_usd=billed.reported_cost,
+        problems=billed.problems + unpriced_writes(price, billed.cache_write, billed.cache_write_long),
     )

@@ -69,20 +69,21 @@ class CalibrationLearner:
         if not counted.approximate or counted.low is not None:  # exact, or exact text in a template
             return counted, None
         qualified = qualify_profile(counted, weights, self._in_use())
-        return qualified, (name, counted.tokens, weights)
+        # Nothing counted (a Responses continuation: its earlier turns are on the server) teaches nothing.
+        return qualified, (name, counted.tokens, weights) if counted.tokens > 0 else None
 
     def learn(self, stand_in: StandIn, usage: Any) -> None:
         """Add a billed response of a reservation that kept ``stand_in``."""
         from ..tokens import OnlineCalibration, Sample
         from ._cost import usage_tokens
 
+        name, raw, weights = stand_in
         billed = usage_tokens(usage)[0]
-        if billed <= 0:
+        if billed <= 0 or raw <= 0:  # a fit skips such a sample: it must not count toward the refit either
             return
         with self._lock:
             if self._online is None:
                 self._online = OnlineCalibration()
-        name, raw, weights = stand_in
         self._online.add(Sample(name, raw, weights, billed))
 
     def calibration(self) -> Calibration:

@@ -11,7 +11,9 @@ attempt's money is decided, always from its endpoint's :class:`~holyclient.prici
   2xx): its hold is then kept as uncertain spend -- and without a budget, the hold is computed at
   that moment and recorded the same way, so a client with no budget still shows the money it may
   have spent (:meth:`Ledger.failed`);
-* a stream that opens with the server's error generated nothing: released (:meth:`Ledger.refused`).
+* a stream that opens with the server's error generated nothing: released (:meth:`Ledger.refused`);
+* a stream the caller left before its end is settled at what was read, a lower bound, and the rest of
+  its hold is kept as uncertain spend (:meth:`Ledger.left_early`).
 
 Settling twice does nothing the second time, so two layers can never charge the same attempt.
 """
@@ -22,6 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import APIConnectionError, APIResponseValidationError, APITimeoutError
+from ._billed import asked_retention
 from ._charging import UNDECLARED, Charging, FailureKind
 
 if TYPE_CHECKING:
@@ -113,11 +116,27 @@ class Ledger:
             return
         if usage is not None and not isinstance(usage, Mapping) and hasattr(usage, "model_dump"):
             usage = usage.model_dump()
+        if usage is not None and self.body is not None and "prompt_cache_options" in self.body:
+            usage = asked_retention(usage, self.body)
         if self.reservation is not None:
             self.tracker.settle(self.reservation, usage, approximate=approximate, model=model)
             return
         if usage is not None:
             self.tracker.charge(model or self.model(), usage, charging, self.body, approximate=approximate)
+
+    def left_early(self, model: str | None, usage: Mapping[str, Any] | None) -> None:
+        """Settle a stream the caller left before its end (its usage never came) at what was read: a
+        lower bound, since the server bills what it generated until it noticed. The rest of the hold (or
+        of what the request would have held, without a budget) is kept as uncertain spend."""
+        if self._done:
+            return
+        self._done = True
+        if not self.charging.settles:
+            if self.reservation is not None:
+                self.tracker.settle(self.reservation, None)
+            return
+        body = self.body if self.body is not None else {}
+        self.tracker.settle_early(self.reservation, model or self.model(), usage, self.charging, body)
 
     def failed(self, exc: BaseException) -> None:
         """Settle an attempt that failed with ``exc``: uncertain spend when its endpoint declares the

@@ -13,6 +13,10 @@ way the stream ends:
   counted locally: the prompt from the request, the completion from the text seen so far (only the
   events the endpoint declares as text: a Responses stream's base64 audio is not text); the record is
   marked approximate.
+* A stream left before its end (closed early, or dropped unclosed) is settled at what was read, but the
+  server bills what it generated until it noticed the caller had gone, which may be all of it: that
+  settlement is a *lower bound*, and the rest of what the request held (or, without a budget, would
+  have held) is counted as uncertain spend (:meth:`~holyclient.pricing._ledger.Ledger.left_early`).
 * When the connection drops mid-stream, the outcome is unknown (the server may have gone on generating
   and billing): the attempt's hold is kept as uncertain spend.
 * A stream whose first event is the server's error generated nothing: it is charged nothing.
@@ -68,6 +72,22 @@ def ask_for_usage(
     if body is None or raw_bytes or charging.stream != "ask" or "stream_options" in body:
         return body, False
     return {**body, "stream_options": {"include_usage": True}}, True
+
+
+def part_texts(content: Any) -> list[str]:
+    """The text of a content given as parts (``[{"type": "text", "text": ...}, {"type": "thinking",
+    "thinking": [...]}]``, nested or not), in order: what the answer's tokens were spent on."""
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    if isinstance(content, list):
+        for part in content:
+            texts.extend(part_texts(part))
+    elif isinstance(content, Mapping):
+        for key in ("text", "thinking", "content"):
+            if key in content:
+                texts.extend(part_texts(content[key]))
+    return texts
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -135,7 +155,10 @@ class StreamMeter:
                     continue
                 text = getattr(delta, "content", None)
                 if text:
-                    pieces.append(text)
+                    if isinstance(text, str):
+                        pieces.append(text)
+                    else:  # a list of parts (Mistral's Magistral: text and thinking parts)
+                        pieces.extend(part_texts(text))
                 text = getattr(delta, "refusal", None)
                 if text:
                     pieces.append(text)
@@ -183,6 +206,9 @@ class StreamMeter:
             ledger.refused()  # nothing generated: nothing to charge
         elif outcome == "unknown":
             ledger.uncertain()  # the wire failed mid-stream: the server may have gone on and billed
+        elif outcome == "early":  # left before the end: the server billed what it generated meanwhile
+            usage, approximate = self._local_usage(), True
+            ledger.left_early(self._model, usage)
         else:
             usage, approximate = self._local_usage(), True
             ledger.settle(self._model, usage, approximate=True)

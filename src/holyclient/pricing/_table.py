@@ -37,14 +37,32 @@ class PriceFileError(HolyClientError, ValueError):
 
 @dataclass(frozen=True)
 class Price:
-    """USD per 1M tokens. ``cached_input`` is what a prompt-cache hit costs per input token;
-    ``audio_input`` / ``audio_output`` what audio tokens cost (None: the text price)."""
+    """USD per 1M tokens. ``cached_input`` is what a prompt-cache hit (a read) costs per input token;
+    ``audio_input`` / ``audio_output`` what audio tokens cost (None: the text price).
+
+    ``cache_write`` is what writing a token to the prompt cache costs at the provider's short retention
+    (Anthropic's 5 minutes, OpenAI's 30 minutes), ``cache_write_long`` at its long one (1 hour, 12 hours).
+    None: the table has no published write price for the model; a write it reports is then priced at
+    the input price (``cache_write``) or the short retention's (``cache_write_long``), and flagged.
+    """
 
     input: float
     cached_input: float
     output: float
     audio_input: float | None = None
     audio_output: float | None = None
+    cache_write: float | None = None
+    cache_write_long: float | None = None
+
+    @property
+    def write(self) -> float:
+        """USD per 1M tokens written at the short retention (the input price when none is published)."""
+        return self.input if self.cache_write is None else self.cache_write
+
+    @property
+    def write_long(self) -> float:
+        """USD per 1M tokens written at the long retention (the short one's when none is published)."""
+        return self.write if self.cache_write_long is None else self.cache_write_long
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,9 @@ class ModelInfo:
     as_of: str = ""
     notes: str = ""
     has_cache_price: bool = True
+    #: where the cache-write prices come from, and when they were read (empty: none published here)
+    cache_write_source: str = ""
+    cache_write_as_of: str = ""
 
     def price_for(self, input_tokens: int) -> Price:
         """The prices that apply to a request with ``input_tokens`` prompt tokens (tiers included)."""
@@ -246,13 +267,25 @@ def _parse_price(entry: Mapping[str, Any], where: str, base: Price | None) -> tu
     cached = pick("cached_input", base.cached_input if base else None)
     audio_in = pick("audio_input", base.audio_input if base else None)
     audio_out = pick("audio_output", base.audio_output if base else None)
+    write = pick("cache_write", base.cache_write if base else None)
+    write_long = pick("cache_write_long", base.cache_write_long if base else None)
     assert input_price is not None and output_price is not None
-    price = Price(input_price, input_price if cached is None else cached, output_price, audio_in, audio_out)
+    price = Price(
+        input_price,
+        input_price if cached is None else cached,
+        output_price,
+        audio_in,
+        audio_out,
+        write,
+        write_long,
+    )
     return price, cached is not None
 
 
 #: Price fields that may be absent or null.
-_OPTIONAL_PRICES = frozenset({"cached_input", "audio_input", "audio_output"})
+_OPTIONAL_PRICES = frozenset(
+    {"cached_input", "audio_input", "audio_output", "cache_write", "cache_write_long"}
+)
 
 
 def _parse_entry(name: str, entry: Mapping[str, Any], base: ModelInfo | None, where: str) -> ModelInfo:
@@ -315,4 +348,6 @@ def _parse_entry(name: str, entry: Mapping[str, Any], base: ModelInfo | None, wh
         as_of=text("as_of", defaults.as_of),
         notes=text("notes", defaults.notes),
         has_cache_price=has_cache,
+        cache_write_source=text("cache_write_source", defaults.cache_write_source),
+        cache_write_as_of=text("cache_write_as_of", defaults.cache_write_as_of),
     )

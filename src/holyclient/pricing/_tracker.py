@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import BudgetExceededError
-from ._billed import billed_figures, figures_usd
+from ._book import Book
 from ._charging import CHAT, Charging
 from ._cost import PriceTable, default_table, estimate_cost
 from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, output_hold
 from ._learning import CalibrationLearner, StandIn
-from ._snapshot import ModelUsage, Totals, UsageSnapshot
+from ._snapshot import ModelUsage, UsageSnapshot
 from ._usage_export import usage_export
 
 if TYPE_CHECKING:
@@ -78,18 +78,13 @@ class UsageTracker:
         self.budget_usd = budget_usd
         self.budget_policy: BudgetPolicy = budget_policy
         self._outputs = OutputEstimate()
-        self._overrun = 0.0
-        self._overruns = 0
         self._prices = prices
         self._learner = CalibrationLearner(calibration)
         self._lock = threading.Lock()
-        self._totals: dict[str, Totals] = {}
-        self._spent = 0.0
+        self._book = Book()  # the totals
         self._reserved: dict[int, float] = {}
         self._next_id = 0
-        self._uncertain = 0.0
         self._later: deque[Callable[[], None]] = deque()
-        self._warnings: list[str] = []
         self.started_at = time.time()  # the start of the period an export() covers
 
     @property
@@ -131,7 +126,7 @@ class UsageTracker:
         with self._lock:
             if self.budget_usd is None:
                 return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
-            remaining = self.budget_usd - self._spent - sum(self._reserved.values())
+            remaining = self.budget_usd - self._book.spent - sum(self._reserved.values())
             if worst > remaining:
                 raise BudgetExceededError(
                     f"Request refused before sending: it holds ${worst:.6f} ({prompt} prompt + {output} "
@@ -144,11 +139,14 @@ class UsageTracker:
             return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
 
     def _hold_of(
-        self, body: Mapping[str, Any], charging: Charging, info: Any
+        self, body: Mapping[str, Any], charging: Charging, info: Any, prompt: int | None = None
     ) -> tuple[int, int, str, StandIn | None]:
-        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds."""
-        counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
-        prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
+        """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds (its prompt
+        counted now, unless its count is given)."""
+        stand_in = None
+        if prompt is None:
+            counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
+            prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
         if not charging.generates:
             return prompt, 0, "none (nothing is generated)", stand_in
         output, why = output_hold(
@@ -209,10 +207,12 @@ class UsageTracker:
             if usage is not None:
                 cost = self._record_locked(model or reservation.model, usage, approximate)
                 if cost is not None and cost > held + 1e-12 and reservation.priced:
-                    self._overrun += cost - held
-                    self._overruns += 1
+                    self._book.overrun += cost - held
+                    self._book.overruns += 1
                 if not approximate and reservation.stand_in is not None:
                     self._learner.learn(reservation.stand_in, usage)
+        if self._book.notes.pending:
+            self._book.notes.flush()
 
     def charge(
         self,
@@ -238,6 +238,56 @@ class UsageTracker:
             self._record_locked(model, usage, approximate)
             if stand_in is not None:
                 self._learner.learn(stand_in, usage)
+        if self._book.notes.pending:
+            self._book.notes.flush()
+
+    def settle_early(
+        self,
+        reservation: Reservation | None,
+        model: str,
+        usage: Mapping[str, Any] | None,
+        charging: Charging,
+        body: Mapping[str, Any],
+    ) -> None:
+        """Settle a stream left before its end (see :meth:`~._ledger.Ledger.left_early`): ``usage`` (what
+        was read, counted locally) is charged as a lower bound, and what the request held beyond it --
+        without a budget, what it would have held -- as uncertain spend.
+
+        Args:
+            usage: the tokens read (None: they could not be counted; the whole hold is then uncertain).
+        """
+        would_hold = None
+        if reservation is None and usage is not None:
+            would_hold = self._would_hold(charging, body, model, usage.get("prompt_tokens"))
+        with self._lock:
+            held, priced = would_hold, would_hold is not None
+            if reservation is not None:
+                held, priced = self._reserved.pop(reservation.id, None), reservation.priced
+                if held is None:
+                    return
+            if usage is None:
+                prompt = reservation.prompt_tokens if reservation is not None else None
+                self._book.uncertain(model, prompt, held or 0.0, priced and held is not None)
+                return
+            cost = self._record_locked(model, usage, True)
+            self._book.model(model).early += 1
+            if priced and held is not None and cost is not None:
+                if cost > held + 1e-12:
+                    self._book.overrun += cost - held
+                    self._book.overruns += 1
+                self._book.beyond(model, max(held - cost, 0.0))
+        if self._book.notes.pending:
+            self._book.notes.flush()
+
+    def _would_hold(
+        self, charging: Charging, body: Mapping[str, Any], model: str, prompt: Any
+    ) -> float | None:
+        """What a request of ``prompt`` tokens would have held (None: unpriced)."""
+        info = self.prices.get(model) if charging.holds != "unpriced" else None
+        if info is None or type(prompt) is not int:
+            return None
+        _, output, _, _ = self._hold_of(body, charging, info, prompt)
+        return estimate_cost(model, prompt, output, table=self.prices).cost_usd
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume what it held.
@@ -248,7 +298,7 @@ class UsageTracker:
             amount = self._reserved.pop(reservation.id, None)
             if amount is None:
                 return
-            self._uncertain_locked(reservation.model, reservation.prompt_tokens, amount, reservation.priced)
+            self._book.uncertain(reservation.model, reservation.prompt_tokens, amount, reservation.priced)
 
     def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
         """Record as uncertain spend what a request that held nothing (no budget) would have held: its
@@ -261,29 +311,17 @@ class UsageTracker:
         info = self.prices.get(model) if charging.holds != "unpriced" else None
         if info is None:
             with self._lock:
-                self._uncertain_locked(model, None, 0.0, priced=False)
+                self._book.uncertain(model, None, 0.0, priced=False)
             return
         try:
             prompt, output, _, _ = self._hold_of(body, charging, info)
         except (TypeError, ValueError):  # a body the counter cannot read: the request still counts
             with self._lock:
-                self._uncertain_locked(model, None, 0.0, priced=False)
+                self._book.uncertain(model, None, 0.0, priced=False)
             return
         amount = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         with self._lock:
-            self._uncertain_locked(model, prompt, amount, priced=True)
-
-    def _uncertain_locked(self, model: str, prompt: int | None, amount: float, priced: bool) -> None:
-        totals = self._model_totals(model)
-        totals.requests += 1
-        totals.uncertain += 1
-        totals.prompt += prompt or 0
-        if not priced:
-            totals.priced = False
-            return
-        totals.cost += amount
-        self._spent += amount
-        self._uncertain += amount
+            self._book.uncertain(model, prompt, amount, priced=True)
 
     def settle_later(self, settle: Callable[[], None]) -> None:
         """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
@@ -292,7 +330,7 @@ class UsageTracker:
     def warn(self, text: str) -> None:
         """Note something that went wrong beside the calls (shown in :meth:`snapshot`'s ``warnings``)."""
         with self._lock:
-            self._warnings.append(text)
+            self._book.notes.warn(text)
 
     def _apply_later(self) -> None:
         while self._later:
@@ -306,40 +344,18 @@ class UsageTracker:
         """Add a response's ``usage`` for callers that made no reservation."""
         with self._lock:
             self._record_locked(model, usage, approximate)
-
-    def _model_totals(self, model: str) -> Totals:
-        totals = self._totals.get(model)
-        if totals is None:
-            totals = self._totals[model] = Totals()
-        return totals
+        if self._book.notes.pending:
+            self._book.notes.flush()
 
     def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> float | None:
-        """Add ``usage`` to the model's totals; its cost (None: the model has no price): what
-        :func:`~._cost.cost_from_usage` computes, without its estimate (every answer, under the lock)."""
-        prompt, cached, _, completion, _, _ = figures = billed_figures(usage)
-        totals = self._model_totals(model)
-        totals.requests += 1
-        totals.prompt += prompt
-        totals.cached += cached
-        totals.completion += completion
-        if approximate:
-            totals.approximate += 1
-        info = self.prices.get(model)
-        if info is None:
-            totals.priced = False
-            return None
-        cost = sum(figures_usd(info.price_for(prompt), figures))
-        if not approximate and completion:
-            self._outputs.observe(info.name, completion)
-        totals.cost += cost
-        self._spent += cost
-        return cost
+        """Add ``usage`` to the model's totals: see :meth:`~._book.Book.record` (under the lock)."""
+        return self._book.record(model, usage, approximate, self.prices, self._outputs)
 
     @property
     def total_cost_usd(self) -> float:
         self._apply_later()
         with self._lock:
-            return self._spent
+            return self._book.spent
 
     @property
     def remaining_usd(self) -> float | None:
@@ -348,40 +364,13 @@ class UsageTracker:
             return None
         self._apply_later()
         with self._lock:
-            return max(self.budget_usd - self._spent - sum(self._reserved.values()), 0.0)
+            return max(self.budget_usd - self._book.spent - sum(self._reserved.values()), 0.0)
 
     def snapshot(self) -> UsageSnapshot:
         """A consistent copy of the totals."""
         self._apply_later()
         with self._lock:
-            reserved = sum(self._reserved.values())
-            models = {
-                name: ModelUsage(
-                    t.requests,
-                    t.prompt,
-                    t.cached,
-                    t.completion,
-                    t.cost if t.priced else None,
-                    t.approximate,
-                    t.uncertain,
-                )
-                for name, t in self._totals.items()
-            }
-            remaining = (
-                None if self.budget_usd is None else max(self.budget_usd - self._spent - reserved, 0.0)
-            )
-            return UsageSnapshot(
-                models=models,
-                total_cost_usd=self._spent,
-                reserved_usd=reserved,
-                budget_usd=self.budget_usd,
-                remaining_usd=remaining,
-                unpriced_models=tuple(name for name, t in self._totals.items() if not t.priced),
-                uncertain_usd=self._uncertain,
-                warnings=tuple(self._warnings),
-                overrun_usd=self._overrun,
-                overrun_requests=self._overruns,
-            )
+            return self._book.snapshot(sum(self._reserved.values()), self.budget_usd)
 
     def export(self) -> dict[str, Any]:
         """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's

@@ -12,7 +12,7 @@ events have already been read.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .._chat_stream import ChatCompletionStreamState
 from .._exceptions import APIStatusError
@@ -84,7 +84,7 @@ class PortableResponseState(ResponseStreamState[Any]):
     """The Responses stream helper's state for a ``stream()`` with a ``text_format``."""
 
     def __init__(self, plan: StructuredResponse, *, input_tools: Iterable[Mapping[str, Any]] | None) -> None:
-        super().__init__(text_format=plan.format, input_tools=input_tools)
+        super().__init__(text_format=cast(type, plan.format), input_tools=input_tools)  # parse()'s: a class
         self._plan = plan
         self._translate = ResponseToolAsText(plan.name)
 

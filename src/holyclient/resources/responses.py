@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .._core import NOT_GIVEN
 from .._send import AsyncCursorPage, AsyncPaginator, SyncCursorPage
-from ..types._responses import Response, ResponseOutputItem, ResponseStreamEvent
+from ..types._response_items import InputItem
+from ..types._responses import Response, ResponseStreamEvent
 from ._operation import AsyncAPIResource, Operation, PageOperation, SyncAPIResource
 from ._responses_operations import CREATE, RETRIEVE
 from ._responses_parse import AsyncResponsesParseMethods, ResponsesParseMethods
@@ -22,8 +23,8 @@ CANCEL = HeaderOperation("POST", "/responses/{response_id}/cancel", Response, em
 INPUT_ITEMS = PageOperation(
     "GET",
     "/responses/{response_id}/input_items",
-    SyncCursorPage[ResponseOutputItem],
-    AsyncCursorPage[ResponseOutputItem],
+    SyncCursorPage[InputItem],
+    AsyncCursorPage[InputItem],
 )
 
 
@@ -38,7 +39,7 @@ class InputItems(SyncAPIResource):
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> SyncCursorPage[ResponseOutputItem]:
+    ) -> SyncCursorPage[Any]:
         """The input items of a stored response (``after``, ``limit``, ``order``); iterating walks every page."""
         return self._client._get_page(INPUT_ITEMS.build(locals()), INPUT_ITEMS.cast_to)
 
@@ -54,7 +55,7 @@ class AsyncInputItems(AsyncAPIResource):
         timeout: Any = NOT_GIVEN,
         max_retries: int | None = None,
         **params: Any,
-    ) -> AsyncPaginator[AsyncCursorPage[ResponseOutputItem], ResponseOutputItem]:
+    ) -> AsyncPaginator[AsyncCursorPage[Any], Any]:
         """Async twin of :meth:`InputItems.list`."""
         return self._client._get_page(INPUT_ITEMS.build(locals()), INPUT_ITEMS.async_page)
 

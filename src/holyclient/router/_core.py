@@ -23,12 +23,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._core import percentile
-from .._exceptions import APIConnectionError, APIStatusError
+from .._exceptions import APIConnectionError, APIResponseValidationError, APIStatusError
 from .._send import unwrap
 from ._breaker import CircuitBreaker
 from ._select import (
     FAILOVER_STATUSES,
     StickyKey,
+    context_overflow,
     failover_order,
     failover_safe,
     maybe_sent,
@@ -55,8 +56,12 @@ def mark(result: Any, name: str) -> None:
 
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, APIStatusError):
-        return str(exc.status_code)
+        return f"{exc.status_code} {exc.code}" if exc.code else str(exc.status_code)
     return type(exc).__name__
+
+
+def _no_window(model: str) -> int | None:
+    return None
 
 
 class RouterCore:
@@ -73,7 +78,12 @@ class RouterCore:
         clock: Callable[[], float],
         rng: random.Random | None,
         mirror: Mirror | None,
+        breaker_min_cooldown: float | None = None,
+        window: Callable[[str], int | None] = _no_window,
+        stream_recovery: str = "continue",
     ) -> None:
+        #: What a stream that breaks part-way becomes (see :mod:`._recovery`; checked by the router).
+        self.stream_recovery = stream_recovery
         self.weighted = list(targets)
         self.targets = all_targets(self.weighted, shadow)
         if not any(t.weight > 0 for t in self.weighted):
@@ -82,8 +92,13 @@ class RouterCore:
             raise ConfigurationError("Router needs at least one target with a weight above 0")
         self.by_name = {t.name: t for t in self.targets}
         self.breakers = {
-            t.name: CircuitBreaker(breaker_threshold, breaker_cooldown, clock) for t in self.targets
+            t.name: CircuitBreaker(
+                breaker_threshold, breaker_cooldown, clock, min_cooldown=breaker_min_cooldown
+            )
+            for t in self.targets
         }
+        #: The context window of a model by the price table (None: unknown), for context-length refusals.
+        self.window = window
         self.counters = {t.name: Counters() for t in self.targets}
         self.sticky_key = sticky_key
         self.rng = rng or random.Random()
@@ -131,6 +146,7 @@ class RouterCore:
                 prompt_tokens=sum(m.prompt_tokens for m in models),
                 completion_tokens=sum(m.completion_tokens for m in models),
                 cost_usd=None if snap.unpriced_models else snap.total_cost_usd,
+                streams_broken=c.streams_broken,
                 **(_mirror_counts(mirror) if is_shadow and mirror is not None else {}),
             )
         return result
@@ -153,7 +169,8 @@ class Routing:
         self._core = core
         self._options = options
         key = sticky_value(core.sticky_key, options.body)
-        self._order = iter(failover_order(core.weighted, core.breakers, key, core.rng))
+        self._order = failover_order(core.weighted, core.breakers, key, core.rng)
+        self._at = 0  # the next target of ``_order`` to try
         self._tried: list[str] = []
         self._last: BaseException | None = None
         self.target: Target | None = None
@@ -161,16 +178,47 @@ class Routing:
         self._started = 0.0
         self._probe = False
         self._opened = 0  # the target's breaker's ``opened`` when this request was let through
+        #: After a context-length refusal: the window a target's model must exceed, and the models refused.
+        self._need_window: int | None = None
+        self._too_long: set[str] = set()
+        self._again = False  # the current target is offered once more (a refused prefill: restart there)
+        #: What the current target was sent.
+        self.prepared: RequestOptions = options
+
+    def _fits(self, target: Target) -> bool:
+        """Whether ``target`` may take the request after a context-length refusal: its model's window is
+        known and larger than the one refused. A model refused is not asked again, unless the target
+        declares a window of its own for it (another deployment of the model)."""
+        if self._need_window is None:
+            return True
+        model = target.model_of(self._options)
+        if model in self._too_long and target.context_window is None:
+            return False
+        window = target.window(model, self._core.window)
+        return window is not None and window > self._need_window
+
+    def more(self) -> bool:
+        """Whether a target is left to take the request after the current one (its breaker closed or
+        due a probe, and its context window large enough)."""
+        breakers = self._core.breakers
+        return any(breakers[t.name].available() and self._fits(t) for t in self._order[self._at :])
 
     def next(self) -> tuple[Target, RequestOptions]:
-        """The next target to try and the request prepared for it.
+        """The next target to try and the request prepared for it: a probe of a half-open breaker is one
+        attempt (no retries), and a request with another target behind it is marked ``failover`` (a
+        silent target is not waited for twice).
 
         Raises:
             APIError: the last target's error when none is left, or an ``APIConnectionError`` when
                 every target's breaker is open.
         """
         core = self._core
-        for target in self._order:
+        while self._at < len(self._order):
+            target = self._order[self._at]
+            self._at += 1
+            if not self._fits(target):
+                self._tried.append(f"{target.name} (context window too small)")
+                continue
             breaker = core.breakers[target.name]
             allowed = breaker.allow()
             if allowed is None:
@@ -178,12 +226,19 @@ class Routing:
                 continue
             self._probe = allowed == "probe"
             self._opened = breaker.opened
-            if self.target is not None:  # the previous target failed safely: this is a failover
+            if self.target is not None and not self._again:  # the previous target failed safely: a failover
                 core.counters[self.target.name].add("failovers")
+            self._again = False
             self.target = target
             core.counters[target.name].sent()
             self._started = core.timer()
-            return target, target.prepare(self._options)
+            prepared = target.prepare(self._options)
+            if self._probe:  # one attempt says whether the target is back; its retries would only delay it
+                prepared = prepared.replaced(max_retries=0)
+            if self.more():
+                prepared = prepared.replaced(failover=True)
+            self.prepared = prepared
+            return target, prepared
         error = self._last or APIConnectionError(
             "No router target is available: every circuit breaker is open."
         )
@@ -198,6 +253,14 @@ class Routing:
         breaker = self._core.breakers[name]
         unwell = isinstance(exc, Exception) and failover_safe(exc, if_sent=True)  # the target's fault
         safe = unwell and failover_safe(exc, if_sent=self.target.failover_if_sent)  # and may go elsewhere
+        window = context_overflow(exc)
+        if window is not None:  # too long for this model: a model with a larger window may take it
+            model = self.target.model_of(self._options)
+            if model is not None:
+                self._too_long.add(model)
+                window = window or self.target.window(model, self._core.window) or 0
+            self._need_window = max(self._need_window or 0, window)
+            safe = self.more()
         if target_budget_spent(exc):
             if self._probe:
                 breaker.release()  # nothing was sent: no verdict on the target's health
@@ -211,7 +274,13 @@ class Routing:
         self._tried.append(f"{name} ({_reason(exc)})")
         mark(exc, name)
         if not safe:
-            if isinstance(exc, APIStatusError):
+            if window is not None:
+                exc.add_note(
+                    f"holyclient.Router: {name} cannot fit the request, and no target left has a model "
+                    f"with a context window larger than {self._need_window or 'its'} tokens "
+                    "(Target(context_window=...) declares one)."
+                )
+            elif isinstance(exc, APIStatusError):
                 exc.add_note(f"holyclient.Router: {name} refused the request; not retried elsewhere.")
             elif maybe_sent(exc):
                 exc.add_note(
@@ -222,6 +291,31 @@ class Routing:
         # An attempt that may have been billed was charged as uncertain spend by the target's own
         # pipeline (its ledger, by the endpoint's declaration): failing over adds nothing here.
         self._last = exc
+
+    def broke(self, exc: BaseException) -> None:
+        """Record that the current target's stream broke part-way with ``exc`` (after it was counted a
+        success at its opening): its breaker hears of a failure that is the target's."""
+        assert self.target is not None
+        name = self.target.name
+        if failover_safe(exc, if_sent=True) or isinstance(
+            exc, APIResponseValidationError
+        ):  # the target's fault
+            self._core.breakers[name].failure(self._opened)
+        self._core.counters[name].add("streams_broken")
+        self._tried.append(f"{name} (broke part-way: {_reason(exc)})")
+        mark(exc, name)
+
+    def refused(self, exc: BaseException, why: str) -> None:
+        """The current target answered ``exc`` to a variant of the request (a continuation's prefill): it
+        is healthy, and is offered once more for the plain request."""
+        assert self.target is not None
+        name = self.target.name
+        self.latency = self._core.timer() - self._started
+        self._core.breakers[name].success()
+        self._core.counters[name].done(self.latency, ok=False)
+        self._tried.append(f"{name} ({why}: {_reason(exc)})")
+        self._at -= 1
+        self._again = True
 
     def answered(self, status: int) -> None:
         """Record a single attempt's answer (:class:`~._sender.RoutedSender`): its status is the caller's to handle, no failover."""

@@ -44,7 +44,19 @@ class Router(RouterShell, Client):
         sticky_key: keep requests on one target while it is healthy: the name of a body field
             (``"user"``, ``"prompt_cache_key"``) or a callable ``body -> key`` (hashed, never stored).
         breaker_threshold: consecutive failures that take a target out of rotation.
-        breaker_cooldown: seconds out of rotation before one probe request is let through.
+        breaker_cooldown: the longest a target stays out of rotation before one probe request (a single
+            attempt) is let through: a recovered target gets traffic back within this many seconds.
+        breaker_min_cooldown: the shortest (the first after a breaker opens; default a quarter of
+            ``breaker_cooldown``): the cool-down doubles with each failed probe, halves with each
+            successful one.
+        stream_recovery: what a stream that breaks after it was handed over becomes (cut, stalled, an
+            error event that is the target's fault, a body that ended without ``[DONE]``):
+            ``"continue"`` (default) continues it on the next target as one stream where that target's
+            model takes an assistant prefill (``Target(prefill=...)`` or the capabilities table), and
+            otherwise restarts the answer there, raising :class:`~holyclient.StreamRestartError` with
+            the new stream; ``"restart"`` always restarts; ``"hold"`` reads each stream to its end
+            before handing over its first chunk, so a break is recovered unseen; ``"off"`` raises the
+            error. See docs/guides/rolling-out.md, "Streams that break".
         clock: the breakers' clock (tests pass a fake).
         rng: the random source of the weighted split and the mirror's sampling.
         shadow: the target that receives mirrored copies.

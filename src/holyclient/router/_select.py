@@ -10,9 +10,13 @@
 * **Safe to fail over**: no request sent (a connection refused, a connect or pool timeout), 5xx, 408, a stream whose first event
   is such an error (nothing reached the caller yet), and a 429 that reached the
   caller (beyond the retry budget, or ``insufficient_quota``), and a target's own budget being spent
-  (nothing was sent). Never a request error (400, 401, 403, 404, 422 ...): it would fail the same way
-  everywhere. A timeout or dropped connection *after* the request was sent may still be answered and
-  billed by the target: failing over then is opt-in (``Target(failover_if_sent=True)``).
+  (nothing was sent). A timeout after the request was sent: the target said nothing in time (a
+  provider that accepts a request and never answers stays silent), so the call goes on to the next
+  target; the attempt may still be billed there, and counts as uncertain spend. Never a request error
+  (400, 401, 403, 404, 422 ...): it would fail the same way everywhere -- except a
+  ``context_length_exceeded`` refusal, which only goes to a target whose context window is larger
+  (:func:`context_overflow`). A connection dropped *after* the request was sent may still be answered
+  and billed by the target: failing over then is opt-in (``Target(failover_if_sent=True)``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import APIConnectionError, APIStatusError, BudgetExceededError
+from .._exceptions import APIConnectionError, APIStatusError, APITimeoutError, BudgetExceededError
 
 if TYPE_CHECKING:
     from ._breaker import CircuitBreaker
@@ -39,7 +44,7 @@ def failover_safe(exc: BaseException, *, if_sent: bool = False) -> bool:
     """Whether the request that failed with ``exc`` may be sent to another target; ``if_sent`` also
     allows it after a connection error that may have reached the target (it may be paid twice)."""
     if isinstance(exc, APIConnectionError):
-        return if_sent or not maybe_sent(exc)
+        return if_sent or not maybe_sent(exc) or isinstance(exc, APITimeoutError)
     if target_budget_spent(exc):
         return True
     if isinstance(exc, APIStatusError):
@@ -51,6 +56,27 @@ def failover_safe(exc: BaseException, *, if_sent: bool = False) -> bool:
 def maybe_sent(exc: BaseException) -> bool:
     """``exc`` is a connection error or timeout after the request may have reached the target."""
     return isinstance(exc, APIConnectionError) and bool(getattr(exc, "maybe_processed", True))
+
+
+#: How providers word a prompt that does not fit (OpenAI, DeepSeek; Anthropic's "prompt is too long"):
+#: the number is the window the model has.
+_WINDOW_WORDS = (
+    re.compile(r"maximum context length is (\d+)"),
+    re.compile(r"prompt is too long: \d+ tokens > (\d+)"),
+)
+
+
+def context_overflow(exc: BaseException) -> int | None:
+    """The context window a ``context_length_exceeded`` refusal says the model has (0 when it does not
+    say), or None when ``exc`` is not such a refusal."""
+    if not isinstance(exc, APIStatusError) or exc.status_code not in (400, 413):
+        return None
+    message = exc.message if isinstance(exc.message, str) else ""
+    for words in _WINDOW_WORDS:
+        found = words.search(message)
+        if found is not None:
+            return int(found.group(1))
+    return 0 if exc.code == "context_length_exceeded" else None
 
 
 def target_budget_spent(exc: BaseException) -> bool:

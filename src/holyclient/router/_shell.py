@@ -19,6 +19,7 @@ from .._exceptions import ConfigurationError
 from .._send import NO_KEY, share_usage
 from ._core import RouterCore
 from ._mirror import Mirror
+from ._recovery import RECOVERY_MODES, RecoveryMode
 from ._select import StickyKey
 from ._stats import TargetStats
 from ._target import Target
@@ -49,6 +50,8 @@ class RouterShell:
         sticky_key: StickyKey = None,
         breaker_threshold: int = 5,
         breaker_cooldown: float = 30.0,
+        breaker_min_cooldown: float | None = None,
+        stream_recovery: RecoveryMode = "continue",
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         shadow: Target | None = None,
@@ -72,6 +75,8 @@ class RouterShell:
             sticky_key=sticky_key,
             breaker_threshold=breaker_threshold,
             breaker_cooldown=breaker_cooldown,
+            breaker_min_cooldown=breaker_min_cooldown,
+            stream_recovery=stream_recovery,
             clock=clock,
             rng=rng,
             shadow=shadow,
@@ -102,6 +107,8 @@ class RouterShell:
         sticky_key: StickyKey,
         breaker_threshold: int,
         breaker_cooldown: float,
+        breaker_min_cooldown: float | None,
+        stream_recovery: RecoveryMode,
         clock: Callable[[], float],
         rng: random.Random | None,
         shadow: Target | None,
@@ -114,6 +121,10 @@ class RouterShell:
         record_rate: float,
         client_options: dict[str, Any],
     ) -> None:
+        if stream_recovery not in RECOVERY_MODES:
+            raise ConfigurationError(
+                f"stream_recovery must be one of {', '.join(map(repr, RECOVERY_MODES))}, not {stream_recovery!r}"
+            )
         if mirror and (shadow is None or mirror_to is None):
             raise ConfigurationError("mirror= needs a shadow=Target(...) and a mirror_to='pairs.jsonl' file")
         mirrored = (
@@ -127,9 +138,14 @@ class RouterShell:
             sticky_key=sticky_key,
             breaker_threshold=breaker_threshold,
             breaker_cooldown=breaker_cooldown,
+            breaker_min_cooldown=breaker_cooldown / 4
+            if breaker_min_cooldown is None
+            else breaker_min_cooldown,
             clock=clock,
             rng=rng,
             mirror=mirrored,
+            window=self._model_window,
+            stream_recovery=stream_recovery,
         )
         # The client a router is, built as every client is: without a key (each target's client holds
         # its own and sends), so without a pool. Each target's client traces its calls; the router's own
@@ -164,6 +180,11 @@ class RouterShell:
             self._clients[target.name] = client
         if mirrored is not None:
             mirrored.tracker = total  # where the mirror says that it stopped, or that copies are refused
+
+    def _model_window(self, model: str) -> int | None:
+        """A model's context window by the price table (None: not in it)."""
+        info = self.usage.prices.get(model)
+        return info.context_window if info is not None else None
 
     def __repr__(self) -> str:  # targets by host, never a key
         return f"{type(self).__name__}(targets=[{self._core!r}])"

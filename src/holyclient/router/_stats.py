@@ -34,6 +34,8 @@ class TargetStats:
             stopped (its file could not be written, or was full).
         mirror_lost: copies it answered (and may have billed) whose pair could not be written.
         mirror_refused: copies the budget refused before sending (nothing sent, no pair).
+        streams_broken: streams it served that broke part-way (cut, stalled, an error event, ended
+            early); each one the router recovered elsewhere also counts in ``failovers``.
     """
 
     requests: int
@@ -52,6 +54,7 @@ class TargetStats:
     mirror_dropped: int = 0
     mirror_lost: int = 0
     mirror_refused: int = 0
+    streams_broken: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +69,7 @@ class Counters:
         self.successes = 0
         self.errors = 0
         self.failovers = 0
+        self.streams_broken = 0
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
 
     def sent(self) -> None:

@@ -6,8 +6,7 @@ errors, ``router.stats()`` and the ``_target`` of each response use that name, n
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -32,10 +31,19 @@ class Target:
         fallbacks: targets to try, in order, when this one fails in a way that is safe to retry elsewhere.
         name: the name used in stats and errors (default: the host, with the port when one is given).
         budget_usd: this target's own budget (the router's ``budget_usd`` caps all targets together).
-        failover_if_sent: also fail over when the request may have reached this target (a timeout or
-            a dropped connection after it was sent). Off by default: the first target may then still
-            answer and bill it, so the request can be paid twice; when it happens, the first attempt
-            is counted as uncertain spend (``usage.uncertain_requests``) on this target.
+        failover_if_sent: also fail over when the connection dropped after the request may have
+            reached this target. Off by default: the first target may then still answer and bill it,
+            so the request can be paid twice; when it happens, the first attempt is counted as
+            uncertain spend (``usage.uncertain_requests``) on this target. (A timeout always fails over:
+            the target said nothing in time, and is not waited for again.)
+        context_window: the context window, in tokens, of the model this target serves (or a mapping
+            of model name to window, names as sent to this target): a request refused elsewhere with
+            ``context_length_exceeded`` goes only to a target with a larger window. Default: the
+            price table's window for the model.
+        prefill: whether this target's model continues an assistant prefill (a last assistant message
+            with ``"prefix": true``), so that a stream broken on another target can be continued here
+            as one stream. Default: what the capabilities table says of the model's family (unknown:
+            no).
         client_options: other :class:`~holyclient.Client` arguments for this target (``timeout``,
             ``max_retries``, ``http_client``, ``default_headers`` ...).
 
@@ -55,6 +63,8 @@ class Target:
         name: str | None = None,
         budget_usd: float | None = None,
         failover_if_sent: bool = False,
+        context_window: int | Mapping[str, int] | None = None,
+        prefill: bool | None = None,
         **client_options: Any,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -71,6 +81,8 @@ class Target:
         self.fallbacks = tuple(fallbacks)
         self.budget_usd = budget_usd
         self.failover_if_sent = failover_if_sent
+        self.context_window = dict(context_window) if isinstance(context_window, Mapping) else context_window
+        self.prefill = prefill
         self.client_options = dict(client_options)
 
     def __repr__(self) -> str:  # never the key
@@ -93,14 +105,35 @@ class Target:
         )
 
     def prepare(self, options: RequestOptions) -> RequestOptions:
-        """``options`` with the model renamed for this target (unchanged when the model is not mapped)."""
+        """``options`` with the model renamed for this target (unchanged when the model is not mapped): the
+        body sent carries the mapped model, also when the caller's encoding of it came along
+        (``as_openai()``), so that what is sent, held and charged agree."""
         body = options.body
         if not self.model_map or body is None:
             return options
         model = body.get("model")
         if not isinstance(model, str) or model not in self.model_map:
             return options
-        return dataclasses.replace(options, body={**body, "model": self.model_map[model]})
+        return options.with_body({**body, "model": self.model_map[model]})
+
+    def model_of(self, options: RequestOptions) -> str | None:
+        """The model a request is sent to this target as (after ``model_map``)."""
+        model = options.body.get("model") if options.body is not None else None
+        if not isinstance(model, str):
+            return None
+        return self.model_map.get(model, model)
+
+    def window(self, model: str | None, table: Callable[[str], int | None]) -> int | None:
+        """The context window of ``model`` on this target: declared (``context_window``), else the
+        price table's (``table``), else None (unknown)."""
+        declared = self.context_window
+        if isinstance(declared, int):
+            return declared
+        if model is None:
+            return None
+        if isinstance(declared, dict) and model in declared:
+            return int(declared[model])
+        return table(model)
 
 
 def all_targets(weighted: Sequence[Target], shadow: Target | None) -> list[Target]:

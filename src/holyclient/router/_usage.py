@@ -63,6 +63,21 @@ class ChainedTracker(UsageTracker):
             self.parent.settle(total, usage, approximate=approximate, model=model)
         super().settle(reservation, usage, approximate=approximate, model=model)
 
+    def settle_early(
+        self,
+        reservation: Reservation | None,
+        model: str,
+        usage: Mapping[str, Any] | None,
+        charging: Charging,
+        body: Mapping[str, Any],
+    ) -> None:
+        """A stream left before its end, settled here and in the total alike (a routed stream that broke
+        and was taken over ends that way on its target)."""
+        total = self._link(reservation) if reservation is not None else None
+        if reservation is None or total is not None:
+            self.parent.settle_early(total, model, usage, charging, body)
+        super().settle_early(reservation, model, usage, charging, body)
+
     def settle_uncertain(self, reservation: Reservation) -> None:
         total = self._link(reservation)
         if total is not None:

@@ -5,7 +5,9 @@
 ``/v1/models``, and also ``/v1/responses`` and ``/v1/completions`` (JSON and SSE), moderations, images,
 audio (speech, transcriptions, translations), files and the Batch API, with deterministic content,
 and injects faults on demand (latency, 429 with ``Retry-After``, 5xx, dropped connections, malformed
-bodies, streams cut or erroring part-way, hangs) so retry handling can be tested for real. ``holyclient serve`` runs the same server from the
+bodies, streams cut or erroring part-way, hangs; a slow first event, a stall, one malformed event, a
+stream ending without ``[DONE]``, ``context_length_exceeded`` and content-filter refusals, and an
+:class:`Outage` that ends) so retry handling and failover can be tested for real. ``holyclient serve`` runs the same server from the
 command line; ``holyclient.testing.pytest_plugin`` provides the ``holyclient_server`` fixture.
 ``LocalServer(profile="holysheep")`` plays the relay instead: its model catalogue, and each model family
 answering as holyclient's capabilities table says (see :mod:`holyclient.testing._relay`).
@@ -19,6 +21,7 @@ from ._app import App
 from ._config import RecordedRequest, ServerConfig
 from ._faults import Fault, FaultMix, parse_kinds
 from ._limits import RateLimits
+from ._outage import Outage
 from ._server import LocalServer, base_url_of, close_app_server, start_app_server
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "Fault",
     "FaultMix",
     "LocalServer",
+    "Outage",
     "RateLimits",
     "RecordedRequest",
     "ServerConfig",

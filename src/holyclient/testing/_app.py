@@ -23,6 +23,8 @@ from ._endpoints import handle_more
 from ._exchange import Exchange
 from ._http import HTTPConnection
 from ._http_parse import Request
+from ._prefill import REFUSAL as PREFILL_REFUSAL
+from ._prefill import prefill_of
 from ._routes import CORE, find_route
 
 
@@ -111,6 +113,8 @@ class App(AppCore):
         config = self.config
         if ex.endpoint == "chat":
             h.validate_chat(body, config.disabled_features)
+            if "prefill" in config.disabled_features and prefill_of(body) is not None:
+                raise h.InvalidRequest(PREFILL_REFUSAL, "messages")
             relay = self.relay
             ex.plan = ChatPlan(
                 body if relay is None else relay.chat(body),  # as the model's family sees it
@@ -121,7 +125,14 @@ class App(AppCore):
                 billing=config.billing,
             )
             if relay is not None:
-                ex.plan.usage_extra = relay.cache_usage(body, lambda m: h.prompt_tokens([m]))
+                plan = ex.plan
+                plan.usage_plan = relay.usage_plan(
+                    body,
+                    [m for m in body.get("messages") or () if isinstance(m, dict)],
+                    lambda m: h.prompt_tokens([m]),
+                    lambda: plan.completion_tokens,
+                    config.report_cost,
+                )
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")
             ex.include_usage = (

@@ -19,6 +19,7 @@ from typing import Any
 
 from ._config import SECRET_HEADERS, RecordedRequest, ServerConfig
 from ._exchange import Exchange, error_body
+from ._fault_streams import EVENT_FAULTS, TIMED, faulted_events, play_timed
 from ._faults import MAX_HANG_SECONDS, Fault
 from ._http import HTTPConnection
 from ._json_body import dumps
@@ -27,7 +28,7 @@ from ._relay import Relay
 from ._store import Store
 from ._stored_chat import StoredChats
 
-_STREAM_FAULTS = ("malformed", "stream_cut", "stream_error", "delay")
+_STREAM_FAULTS = ("malformed", "stream_cut", "stream_error", "delay", *EVENT_FAULTS)
 
 
 class AppCore:
@@ -214,6 +215,8 @@ class AppCore:
         fault = self._next_fault(ex)
         if fault is not None and fault.kind == "hang":
             return self._hang(ex, min(fault.seconds, self.config.max_hang, MAX_HANG_SECONDS))
+        if fault is not None and fault.kind in TIMED:
+            return play_timed(self, ex, fault)
         wait = 0.0
         if fault is None or fault.kind in _STREAM_FAULTS:
             wait = self._latency()
@@ -257,15 +260,19 @@ class AppCore:
         elif ex.stream:
             self._stream(ex, fault)
         else:
-            content_type, body = ex.raw or ("application/json", dumps(self._payload(ex)).encode())
-            headers = self._base_headers(ex, content_type)
+            body, headers = self._json_answer(ex)
             self._count(ex, 200)
-            if kind == "malformed":
+            if kind in ("malformed", "malformed_event"):
                 ex.conn.send(200, headers, body[: len(body) // 2], keep_alive=ex.req.keep_alive)
             elif kind == "stream_cut":
                 ex.conn.send_partial(200, headers, body, len(body) // 2)
             else:
                 ex.conn.send(200, headers, body, keep_alive=ex.req.keep_alive)
+
+    def _json_answer(self, ex: Exchange) -> tuple[bytes, list[tuple[str, str]]]:
+        """A JSON (or raw) answer's body and headers."""
+        content_type, body = ex.raw or ("application/json", dumps(self._payload(ex)).encode())
+        return body, self._base_headers(ex, content_type)
 
     def _payload(self, ex: Exchange) -> dict[str, Any]:
         if ex.plan is not None:
@@ -310,6 +317,9 @@ class AppCore:
             assert fault is not None
             error = error_body(fault.message, fault.error_type, None, fault.error_code)
             events = [*events[:before], b"data: " + dumps(error).encode() + b"\n\n"]
+        elif kind in EVENT_FAULTS:
+            assert fault is not None
+            events = faulted_events(events, fault)
         elif kind == "malformed":
             events = [
                 b'data: {"id": "chatcmpl-' + ex.rid.encode() + b'", "choices": [\n\n',

@@ -23,6 +23,8 @@ from ._handlers import (
     tool_arguments,
 )
 from ._json_body import dumps as _dumps
+from ._prefill import continued, prefill_of
+from ._usage_shapes import UsagePlan
 
 _PIECES = re.compile(r"\s*\S+|\s+")
 
@@ -41,7 +43,7 @@ class ChatPlan:
         "n",
         "prompt_tokens",
         "reasoning",
-        "usage_extra",
+        "usage_plan",
     )
 
     def __init__(
@@ -68,8 +70,8 @@ class ChatPlan:
         else:
             self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
         chosen = chosen_tool(body, user_text)
-        #: provider fields the usage carries besides OpenAI's (DeepSeek's cache counts), set by the relay
-        self.usage_extra: JSON | None = None
+        #: how the model's family reports usage (cache reads and writes, reasoning, cost), set by the relay
+        self.usage_plan: UsagePlan | None = None
         self.reasoning = _providers.reasoning_for(body, user_text)
         self.function: JSON | None = None
         self.arguments = ""
@@ -81,6 +83,9 @@ class ChatPlan:
             self.content = ""
         else:
             self.content, self.finish = answer_text(body, user_text, persona, rng, noise)
+            prefill = prefill_of(body)
+            if prefill is not None:  # asked to continue a started answer: the rest of it
+                self.content = continued(self.content, prefill)
 
     @property
     def completion_tokens(self) -> int:
@@ -92,23 +97,19 @@ class ChatPlan:
 
     def usage(self) -> JSON:
         completion = self.completion_tokens
-        extra = self.usage_extra or {}
-        return {
+        usage = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": completion,
             "total_tokens": self.prompt_tokens + completion,
-            "prompt_tokens_details": {
-                "cached_tokens": extra.get("prompt_cache_hit_tokens", 0),
-                "audio_tokens": 0,
-            },
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
             "completion_tokens_details": {
                 "reasoning_tokens": 0,
                 "audio_tokens": 0,
                 "accepted_prediction_tokens": 0,
                 "rejected_prediction_tokens": 0,
             },
-            **extra,
         }
+        return usage if self.usage_plan is None else self.usage_plan.chat(usage)
 
     def _tool_call(self) -> JSON:
         assert self.function is not None

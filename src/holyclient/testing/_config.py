@@ -67,6 +67,7 @@ class ServerConfig:
     noise: float = 0.0
     billing: str = "chars"
     profile: str = "default"
+    report_cost: float | None = None
 
     def __post_init__(self) -> None:
         if self.profile not in _relay.PROFILES:
@@ -80,6 +81,8 @@ class ServerConfig:
             raise ValueError(f"persona must be one of {_variation.PERSONAS}, got {self.persona!r}")
         if not 0.0 <= self.noise <= 1.0:
             raise ValueError("noise must be between 0 and 1")
+        if self.report_cost is not None and (not self.report_cost >= 0 or self.profile != "holysheep"):
+            raise ValueError("report_cost must be a non-negative factor, with profile='holysheep'")
         if self.latency < 0 or self.jitter < 0 or self.chunk_delay < 0:
             raise ValueError("latency, jitter and chunk_delay must not be negative")
         if self.log_limit < 0:

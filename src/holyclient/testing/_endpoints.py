@@ -100,6 +100,8 @@ def _answer(
         _refuse_disabled(body, app.config.disabled_features)
         seen = body if relay is None else relay.responses(body)  # as the model's family sees it
         payload = rf.response_object(seen, store.response_id(), now)
+        if relay is not None:
+            payload["usage"] = rf.usage_in_shape(relay, body, payload, app.config.report_cost)
         if seen is not body:
             payload["text"] = {"format": {"type": "text"}, **dict(body.get("text") or {})}
         if body.get("background") is True:

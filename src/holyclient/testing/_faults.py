@@ -10,7 +10,7 @@ and rate limits: the one-shot queue (``server.enqueue``), the optional ``hook`` 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 #: Upper bound on any hang, so a forgotten fault can never wedge a test run for long.
@@ -44,7 +44,11 @@ class Fault:
     (200 with a non-JSON body, after the full latency), ``stream_cut`` (close part-way through the
     body), ``stream_error`` (an SSE ``data: {"error": ...}`` event part-way through a stream; a JSON
     request gets the error as a status response instead), ``hang`` (no answer for ``seconds``, then
-    close), ``delay`` (extra latency, then a normal answer).
+    close), ``delay`` (extra latency, then a normal answer); and the stream faults of
+    :mod:`._fault_streams`: ``slow_first_event`` (the head at once, the first event ``seconds`` later),
+    ``stall`` (silent for ``seconds`` after ``after_chunks`` events, the connection open),
+    ``malformed_event`` (one event that is not JSON after ``after_chunks``, the rest intact) and
+    ``ends_early`` (a clean end after ``after_chunks`` events: no ``finish_reason``, no ``[DONE]``).
     """
 
     kind: str
@@ -57,6 +61,8 @@ class Fault:
     after_chunks: int = 2
     seconds: float = 0.0
     delay: float = 0.0
+    comments_every: float = 0.0
+    """``slow_first_event`` / ``stall``: a keep-alive comment (``: PROCESSING``) this often while silent (0: none)."""
 
     @classmethod
     def status(
@@ -167,9 +173,91 @@ class Fault:
         """Wait ``seconds`` on top of the server's latency, then answer normally."""
         return cls(kind="delay", name="delay", seconds=max(seconds, 0.0))
 
+    @classmethod
+    def slow_first_event(cls, seconds: float, *, comments_every: float = 0.0) -> Fault:
+        """A stream whose head comes at once and whose first event comes ``seconds`` later (a model slow to
+        its first token, or one that thinks silently); a JSON request gets its answer ``seconds`` late.
+
+        Args:
+            comments_every: send an SSE comment (``: PROCESSING``) this often while waiting, as relays
+                do to keep a connection open (0: silent).
+        """
+        return cls(
+            kind="slow_first_event",
+            name="slow_first_event",
+            seconds=max(seconds, 0.0),
+            comments_every=max(comments_every, 0.0),
+        )
+
+    @classmethod
+    def stall(cls, after_chunks: int = 2, seconds: float = 30.0, *, comments_every: float = 0.0) -> Fault:
+        """Send ``after_chunks`` events, then nothing for ``seconds`` (capped as ``hang``) with the
+        connection open, then close it: a stream that goes silent. A JSON request gets half its body
+        before the silence."""
+        return cls(
+            kind="stall",
+            name="stall",
+            after_chunks=after_chunks,
+            seconds=min(max(seconds, 0.0), MAX_HANG_SECONDS),
+            comments_every=max(comments_every, 0.0),
+        )
+
+    @classmethod
+    def malformed_event(cls, after_chunks: int = 2) -> Fault:
+        """One event that is not valid JSON after ``after_chunks`` events; the rest of the stream intact
+        (a relay that garbles one event). A JSON request gets a body that is not JSON (as ``malformed``)."""
+        return cls(kind="malformed_event", name="malformed_event", after_chunks=after_chunks)
+
+    @classmethod
+    def ends_early(cls, after_chunks: int = 2) -> Fault:
+        """End the stream cleanly after ``after_chunks`` events: no ``finish_reason``, no ``[DONE]`` (a
+        proxy that closes streams that way). A JSON request gets its answer as usual."""
+        return cls(kind="ends_early", name="ends_early", after_chunks=after_chunks)
+
+    @classmethod
+    def context_length_exceeded(cls, window: int = 128_000) -> Fault:
+        """A 400 ``context_length_exceeded``, worded as OpenAI's: the prompt does not fit ``window``."""
+        return cls.status(
+            400,
+            error_code="context_length_exceeded",
+            message=(
+                f"This model's maximum context length is {window} tokens. However, your messages "
+                f"resulted in {window + 1000} tokens. Please reduce the length of the messages."
+            ),
+        )._named("context_length_exceeded")
+
+    @classmethod
+    def content_filter(cls) -> Fault:
+        """A 400 ``content_filter`` refusal of the prompt, worded as Azure OpenAI's."""
+        return cls.status(
+            400,
+            error_code="content_filter",
+            message=(
+                "The response was filtered due to the prompt triggering Azure OpenAI's content management "
+                "policy. Please modify your prompt and retry."
+            ),
+        )._named("content_filter")
+
+    def _named(self, name: str) -> Fault:
+        return replace(self, name=name)
+
 
 #: Names accepted by :func:`fault_from_name`, besides any three-digit status from 400 to 599.
-FAULT_NAMES = ("insufficient_quota", "drop", "malformed", "stream_cut", "stream_error", "hang", "delay")
+FAULT_NAMES = (
+    "insufficient_quota",
+    "drop",
+    "malformed",
+    "stream_cut",
+    "stream_error",
+    "hang",
+    "delay",
+    "slow_first_event",
+    "stall",
+    "malformed_event",
+    "ends_early",
+    "context_length_exceeded",
+    "content_filter",
+)
 
 #: The mix used when ``FaultMix(kinds=None)``: the transient faults a retrying client must survive.
 DEFAULT_KINDS: dict[str, float] = {
@@ -202,6 +290,16 @@ def fault_from_name(name: str, *, retry_after: float | None = 1.0, hang_seconds:
         return Fault.hang(hang_seconds)
     if name == "delay":
         return Fault.slow(1.0)
+    named: dict[str, Callable[[], Fault]] = {
+        "slow_first_event": lambda: Fault.slow_first_event(hang_seconds),
+        "stall": lambda: Fault.stall(seconds=hang_seconds),
+        "malformed_event": Fault.malformed_event,
+        "ends_early": Fault.ends_early,
+        "context_length_exceeded": Fault.context_length_exceeded,
+        "content_filter": Fault.content_filter,
+    }
+    if name in named:
+        return named[name]()
     raise ValueError(
         f"unknown fault kind {name!r}; expected a status 400..599 or one of {', '.join(FAULT_NAMES)}"
     )

@@ -212,15 +212,19 @@ class HTTPConnection(asyncio.Protocol):
         if not keep_alive:
             self.close()
 
-    def send_partial(self, status: int, headers: list[tuple[str, str]], body: bytes, sent: int) -> None:
-        """Declare the full ``Content-Length`` but write only ``sent`` bytes, then close."""
+    def send_partial(
+        self, status: int, headers: list[tuple[str, str]], body: bytes, sent: int, *, close: bool = True
+    ) -> None:
+        """Declare the full ``Content-Length`` but write only ``sent`` bytes, then close (``close=False``:
+        leave the connection open and silent, the caller closes it later)."""
         if self.closed or self.transport is None:
             return
         out = self._head(status, headers)
         out += b"Content-Length: %d\r\n\r\n" % len(body)
         out += body[:sent]
         self.transport.write(out)
-        self.close()
+        if close:
+            self.close()
 
     def start_stream(self, status: int, headers: list[tuple[str, str]], *, chunked: bool) -> None:
         """Send the head of a streamed body: chunked (HTTP/1.1) or close-delimited (HTTP/1.0)."""

@@ -12,9 +12,10 @@ but reading two data files once.
   without the word "json" in a system or user message -> "Prompt must contain the word 'json'..."); an
   ``ignored`` one is dropped before answering (Claude answers a ``response_format`` in plain text and
   ``logprobs`` with none); ``only_one`` refuses ``n`` other than 1;
-* DeepSeek's usage carries ``prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens`` (a prefix of
-  messages seen before is a hit), ``deepseek-reasoner`` returns ``reasoning_content`` (see
-  :mod:`._providers`);
+* each family reports usage in its own shape (the ``usage`` row: OpenAI's cache reads and writes,
+  Claude's ``cache_read_input_tokens`` / ``cache_creation_input_tokens``, Gemini's thinking tokens
+  beside the completion, DeepSeek's ``prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens``; see
+  :mod:`._usage_shapes`), ``deepseek-reasoner`` returns ``reasoning_content`` (see :mod:`._providers`);
 * in ``json_object`` mode a model follows a JSON schema written in the prompt, as a real model asked to
   does: the answer is an instance of that schema.
 
@@ -27,20 +28,20 @@ rule (lower-cased name after the last ``/``, longest ``match`` prefix) is the on
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from ._handlers import InvalidRequest, content_text
+from ._prefill import prefill_of
+from ._usage_shapes import PromptCache, UsagePlan
+from ._usage_shapes import plan as usage_plan
 
 JSON = dict[str, Any]
 
 PROFILES = ("default", "holysheep")
-#: Prefix hashes a DeepSeek-like model remembers for cache hits (oldest forgotten first).
-_CACHE_LIMIT = 10_000
 _JSON_DECODER = json.JSONDecoder()
 
 
@@ -131,7 +132,7 @@ class Relay:
 
     def __init__(self, models: tuple[str, ...]) -> None:
         self.models = frozenset(models)
-        self._seen: dict[bytes, None] = {}
+        self._cache = PromptCache()
 
     def check_model(self, body: Mapping[str, Any]) -> Mapping[str, JSON]:
         """The capability rows of the body's model. Raises :class:`RelayError` 404 for a model not served."""
@@ -157,6 +158,7 @@ class Relay:
             ("json_object", kind == "json_object"),
             ("n", body.get("n") not in (None, 1)),
             ("logprobs", bool(body.get("logprobs"))),
+            ("assistant_prefill", prefill_of(body) is not None),
         ):
             row = rows.get(name)
             if not used or row is None:
@@ -170,28 +172,22 @@ class Relay:
                 seen["ignored:" + name] = True
         return seen
 
-    def cache_usage(self, body: Mapping[str, Any], tokens_of: Any) -> JSON | None:
-        """DeepSeek's usage fields: the tokens of the longest prefix of messages seen before are a hit."""
+    def usage_plan(
+        self,
+        body: Mapping[str, Any],
+        pieces: list[Any],
+        tokens_of: Callable[[Any], int],
+        completion_of: Callable[[], int],
+        cost_factor: float | None,
+    ) -> UsagePlan:
+        """How the answer to ``body`` reports its usage: its family's shape (``usage`` row), the prompt
+        cache's reads and writes of ``pieces`` (messages or input items), ``cost`` when reported."""
         model = body.get("model")
-        if not isinstance(model, str) or "cache_usage" not in features_of(model):
-            return None
-        messages = [m for m in body.get("messages") or () if isinstance(m, dict)]
-        digest = hashlib.blake2b(str(model).encode(), digest_size=16)
-        hit = total = 0
-        prefix_hit = True
-        for message in messages:
-            digest.update(json.dumps(message, sort_keys=True).encode())
-            key = digest.copy().digest()
-            cost = tokens_of(message)
-            total += cost
-            if prefix_hit and key in self._seen:
-                hit += cost
-            else:
-                prefix_hit = False
-            self._seen[key] = None
-        while len(self._seen) > _CACHE_LIMIT:
-            del self._seen[next(iter(self._seen))]
-        return {"prompt_cache_hit_tokens": hit, "prompt_cache_miss_tokens": total - hit}
+        if not isinstance(model, str):
+            return UsagePlan(None)
+        row = features_of(model).get("usage")
+        shape = row.get("shape") if row is not None else None
+        return usage_plan(shape, model, body, pieces, tokens_of, self._cache, completion_of, cost_factor)
 
     # -- per endpoint ---------------------------------------------------------------------------
     def chat(self, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -152,8 +152,15 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
     """The complete ``Response`` of a ``POST /v1/responses`` (its output items are built above)."""
     model = require_model(body)
     prompt = _input_text(body.get("input"))
-    # a stored prompt template (``prompt: {"id": "pmpt_..."}``) stands in for the input, as on the API
-    if not prompt and body.get("input") is None and not isinstance(body.get("prompt"), dict):
+    # a stored prompt template (``prompt: {"id": "pmpt_..."}``) stands in for the input, as on the API,
+    # and so does an earlier turn (``previous_response_id``, ``conversation``): a continuation
+    if (
+        not prompt
+        and body.get("input") is None
+        and not isinstance(body.get("prompt"), dict)
+        and not body.get("previous_response_id")
+        and not body.get("conversation")
+    ):
         raise InvalidRequest("'input' is required", "input")
     function = chosen_function(body, prompt)
     cut = False
@@ -197,6 +204,32 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
             "total_tokens": input_tokens + output_tokens,
         },
     }
+
+
+def usage_in_shape(relay: Any, body: JSON, response: JSON, cost_factor: float | None) -> JSON:
+    """The response's usage as the relay reports it for the model's family (cache reads and writes,
+    reasoning, cost: :mod:`._usage_shapes`); its input items are the prompt cache's pieces."""
+    source = body.get("input")
+    pieces: list[Any] = (
+        [source] if isinstance(source, str) else [i for i in source or () if isinstance(i, dict)]
+    )
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        pieces.insert(0, {"role": "developer", "content": instructions})
+    usage: JSON = response["usage"]
+
+    def tokens_of(piece: Any) -> int:
+        return text_tokens(piece if isinstance(piece, str) else content_text(piece.get("content")))
+
+    # The whole input is the prompt here (``response_object`` counts only the last user text): the cache
+    # reads and writes are parts of it, and must fit in it.
+    whole = sum(map(tokens_of, pieces)) + 3
+    if whole > usage["input_tokens"]:
+        usage["total_tokens"] += whole - usage["input_tokens"]
+        usage["input_tokens"] = whole
+    plan = relay.usage_plan(body, pieces, tokens_of, lambda: usage["output_tokens"], cost_factor)
+    shaped: JSON = plan.responses(usage)
+    return shaped
 
 
 def input_token_count(body: JSON) -> JSON:

@@ -92,7 +92,12 @@ class LocalServer:
         profile: ``"default"`` (any model, each answered as OpenAI's API would) or ``"holysheep"``, the
             relay: the models of holyclient's price table, any other refused, and each model family
             answering as the dated, sourced capabilities table says (DeepSeek refuses ``json_schema``,
-            Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`).
+            Claude ignores ``response_format`` ...; see :mod:`holyclient.testing._relay`) and reporting
+            usage in its family's shape (cache reads and writes, thinking tokens; see
+            :mod:`holyclient.testing._usage_shapes`).
+        report_cost: with ``profile="holysheep"``, report what the relay charged in ``usage.cost``: the
+            usage at the price table's list prices times this factor (1.0: what holyclient prices it
+            at; None, the default: no cost reported).
     """
 
     def __init__(
@@ -118,6 +123,7 @@ class LocalServer:
         noise: float = 0.0,
         billing: str = "chars",
         profile: str = "default",
+        report_cost: float | None = None,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -142,6 +148,7 @@ class LocalServer:
                 noise=noise,
                 billing=billing,
                 profile=profile,
+                report_cost=report_cost,
             )
         )
         if faults is not None and mix is None:

@@ -181,19 +181,9 @@ class Store:
             return
         raw = body.get("input")
         messages = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw or []
-        items = [
-            {
-                "id": f"msg_in{i:04d}_{response['id'][5:]}",
-                "type": "message",
-                "status": "completed",
-                **m,
-                "content": _input_parts(m.get("content")),
-            }
-            if isinstance(m, dict) and "role" in m
-            else m
-            for i, m in enumerate(messages)
-        ]
-        self.responses[response["id"]] = (response, [item for item in items if isinstance(item, dict)])
+        suffix = response["id"][5:]
+        items = [_input_item(m, f"{i:04d}_{suffix}") for i, m in enumerate(messages) if isinstance(m, dict)]
+        self.responses[response["id"]] = (response, items)
 
     def response(self, response_id: str) -> JSON:
         if response_id not in self.responses:
@@ -317,9 +307,26 @@ class Store:
         )
 
 
-def _input_parts(content: Any) -> Any:
-    """Message content as the API lists input items: a list of parts (a string becomes one ``input_text``)."""
-    return [{"type": "input_text", "text": content}] if isinstance(content, str) else content
+def _input_item(item: JSON, number: str) -> JSON:
+    """An input item as the API lists it: with an id (messages ``msg_``, other items by their type), a
+    message's content as a list of parts (a string is one ``input_text``, or ``output_text`` from the
+    assistant) and a status."""
+    if "role" not in item:
+        prefix = "".join(word[0] for word in str(item.get("type") or "item").split("_"))
+        return {"id": f"{prefix}_in{number}", **item, "status": item.get("status") or "completed"}
+    content = item.get("content")
+    if isinstance(content, str):
+        assistant = item["role"] == "assistant"
+        part: JSON = {"type": "output_text", "text": content, "annotations": []} if assistant else {}
+        content = [part or {"type": "input_text", "text": content}]
+    elif isinstance(content, list):  # an image's detail is listed even when it was not given
+        content = [
+            {**p, "detail": p.get("detail") or "auto"}
+            if isinstance(p, dict) and p.get("type") == "input_image"
+            else p
+            for p in content
+        ]
+    return {"id": f"msg_in{number}", "type": "message", "status": "completed", **item, "content": content}
 
 
 def _answer(endpoint: str, body: JSON, request_id: str, now: int) -> JSON:

@@ -16,7 +16,8 @@ from typing import Any
 
 #: Features that ``disabled_features`` can switch off. An endpoint switched off answers 404 as an unknown
 #: URL; a request parameter switched off answers 400 "unsupported parameter", except ``include_usage``,
-#: which is silently ignored (the stream ends without a usage chunk, as many relays do).
+#: which is silently ignored (the stream ends without a usage chunk, as many relays do), and ``prefill``,
+#: refused with the 400 a model that does not take an assistant prefill answers (see ``_prefill``).
 FEATURES = frozenset(
     {
         "models",
@@ -30,6 +31,7 @@ FEATURES = frozenset(
         "n",
         "logprobs",
         "input_tokens",
+        "prefill",
     }
 )
 PERSONAS = ("default", "other")

@@ -38,7 +38,7 @@ class Counter:
         count = _tokenizer.count
         enc = self.enc
         encode = enc.encode_ordinary
-        long_text = _tokenizer.LONG_RUN
+        long_text = _tokenizer.CHUNKED_FROM
         tokens = 3  # every reply is primed with <|start|>assistant<|message|>
         for message in messages:
             if type(message) is not dict:  # the common case skips the call

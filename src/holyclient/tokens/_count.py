@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from . import _exact, _tokenizer
+from . import _bounded, _exact, _tokenizer
 from ._chat import Counter, function_defs
 from ._images import DEFAULT_IMAGE_SIZE, image_tokens
 from ._result import TokenCount
@@ -126,8 +126,16 @@ def count_tokens(text: str, model: str = "gpt-4o", *, calibration: Calibration |
     """
     name, approximate = encoding_name_for_model(model)
     enc = _exact.get_encoding(name)
-    counted = TokenCount(_tokenizer.count(enc, text), model, name, approximate)
-    return qualify(counted, (text,), calibration=calibration) if approximate else counted
+    if len(text) < _tokenizer.CHUNKED_FROM:
+        counted = TokenCount(len(enc.encode_ordinary(text)), model, name, approximate)
+    else:  # bounded work (see _bounded): a range when not exact
+        work, token = _bounded.begin()
+        try:
+            counted = TokenCount(_tokenizer.count(enc, text), model, name, approximate)
+        finally:
+            _bounded.end(token)
+        counted = _bounded.with_bounds(counted, work)
+    return qualify(counted, (text,), calibration=calibration) if counted.approximate else counted
 
 
 def count_messages(
@@ -157,9 +165,14 @@ def count_messages(
     Raises:
         TypeError: a message is neither a mapping nor a message model.
     """
-    counted, tools_tokens = _count_chat(
-        messages, model, tools, functions, tool_choice, function_call, image_size
-    )
+    work, token = _bounded.begin()
+    try:
+        counted, tools_tokens = _count_chat(
+            messages, model, tools, functions, tool_choice, function_call, image_size
+        )
+    finally:
+        _bounded.end(token)
+    counted = _bounded.with_bounds(counted, work)
     if not counted.approximate:
         return counted
     return qualify(counted, _texts(messages), tools_tokens, calibration=calibration)

@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from . import _tokenizer
+from . import _bounded, _tokenizer
 from ._count import _count_chat, encoding_for_model, encoding_name_for_model, qualify_profile
 from ._result import TokenCount
 
@@ -115,7 +115,12 @@ def profile_request(
     if not isinstance(model, str) or not model:
         raise ValueError("no model: the body has no 'model' and none was given")
     shape = shape_of(endpoint) if endpoint is not None else _guess(body)
-    counted, tools_tokens = _COUNTERS[shape](body, model, image_size)
+    work, token = _bounded.begin()
+    try:
+        counted, tools_tokens = _COUNTERS[shape](body, model, image_size)
+    finally:
+        _bounded.end(token)
+    counted = _bounded.with_bounds(counted, work)
     if not counted.approximate:
         return counted, {}
     from ._ranges import kind_weights, texts_of

@@ -56,6 +56,10 @@ _SPECS: dict[str, tuple[str, str, dict[str, int]]] = {
 
 ENCODING_NAMES = tuple(_SPECS)
 
+#: Texts at least this long are counted in bounded chunks (:mod:`holyclient.tokens._bounded`): tiktoken's
+#: BPE is superlinear on a long run without spaces (4 MiB of one letter: several seconds).
+CHUNKED_FROM = 1 << 16
+
 #: Texts shorter than this cannot hold a dangerous whitespace run, so they skip the scan entirely
 #: (the panic starts near 1,000,000 characters; a 10x margin).
 LONG_RUN = 100_000
@@ -134,11 +138,23 @@ def encode(enc: tiktoken.Encoding, text: str) -> list[int]:
     return encode_split(enc, text)
 
 
-def count(enc: tiktoken.Encoding, text: str) -> int:
-    """Number of tokens of ``text``; the hot path of every estimate, so the short case is one call."""
+def exact_count(enc: tiktoken.Encoding, text: str) -> int:
+    """Number of tokens of ``text``, exactly, whatever it costs (truncation needs the exact count)."""
     if len(text) < LONG_RUN:
         return len(enc.encode_ordinary(text))
     return len(encode(enc, text))
+
+
+def count(enc: tiktoken.Encoding, text: str) -> int:
+    """Number of tokens of ``text``, at a bounded cost; the hot path of every estimate, so the short
+    case is one call. A long text is counted in chunks, and beyond what a count may tokenize it is
+    estimated (see :mod:`holyclient.tokens._bounded`); either way the count's error bound is added to
+    the counting call's :class:`~holyclient.tokens._bounded.Work`."""
+    if len(text) < CHUNKED_FROM:
+        return len(enc.encode_ordinary(text))
+    from ._bounded import bounded_count
+
+    return bounded_count(enc, text)
 
 
 def encode_split(enc: tiktoken.Encoding, text: str, big_piece: int = BIG_PIECE) -> list[int]:

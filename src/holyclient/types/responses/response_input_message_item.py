@@ -3,16 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from .._model import BaseModel
+from .._response_items import ResponseInputMessageItem as ResponseInputMessageItem
 
 __all__ = ["ResponseInputMessageItem"]
-
-
-class ResponseInputMessageItem(BaseModel):
-    id: str
-    content: list[dict[str, Any]]
-    role: Literal["user", "system", "developer"]
-    type: Literal["message"]
-    status: Literal["in_progress", "completed", "incomplete"] | None = None

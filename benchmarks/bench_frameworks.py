@@ -4,9 +4,11 @@ beside a plain ``openai.OpenAI`` and beside holyclient's own client, on the same
 Each kind runs in a fresh interpreter against one ``holyclient serve`` subprocess (so the server's CPU is
 never counted), sends ``--requests`` chat completions and ``--streams`` streamed ones, and reports CPU
 microseconds per request and per streamed chunk; the best of ``--rounds`` is kept. The target (issue 30):
-``as_openai()`` costs at most 1.15x plain openai per request.
+``as_openai()`` costs at most 1.15x plain openai per request. ``--json-schema`` sends every request with a
+``response_format`` of type ``json_schema`` on a model that takes it (what a framework's structured output
+sends): ``as_openai()`` looks at the format and, the model taking it, sends it unchanged (issue 42).
 
-Usage: python benchmarks/bench_frameworks.py [--requests 2000] [--rounds 3] [--quick]
+Usage: python benchmarks/bench_frameworks.py [--requests 2000] [--rounds 3] [--quick] [--json-schema]
 """
 
 from __future__ import annotations
@@ -39,13 +41,32 @@ def _client(kind: str, url: str) -> tuple[Any, Any]:
     return (own.as_openai() if kind == "as_openai" else own), own
 
 
-def worker(kind: str, url: str, requests: int, streams: int, words: int) -> dict[str, Any]:
+#: A structured-output request's format (``--json-schema``): a small object, as a framework sends it.
+JSON_SCHEMA = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "Answer",
+        "schema": {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    },
+}
+
+
+def worker(
+    kind: str, url: str, requests: int, streams: int, words: int, json_schema: bool = False
+) -> dict[str, Any]:
     client, closer = _client(kind, url)
+    extra: dict[str, Any] = {"response_format": JSON_SCHEMA} if json_schema else {}
     for _ in range(50):
-        client.chat.completions.create(model=MODEL, messages=MESSAGES)
+        client.chat.completions.create(model=MODEL, messages=MESSAGES, **extra)
     cpu = time.process_time()
     for _ in range(requests):
-        client.chat.completions.create(model=MODEL, messages=MESSAGES)
+        client.chat.completions.create(model=MODEL, messages=MESSAGES, **extra)
     per_request = (time.process_time() - cpu) / requests * 1e6
     messages, chunks = _stream_messages(words), 0
     cpu = time.process_time()
@@ -81,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stream-words", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="500 requests, 1 stream, 1 round")
+    parser.add_argument(
+        "--json-schema", action="store_true", help="every request asks for a json_schema response_format"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -96,7 +120,13 @@ def main(argv: list[str] | None = None) -> int:
         best: dict[str, dict[str, float]] = {}
         for _ in range(args.rounds):  # kinds interleaved, so a noisy moment hits them alike
             for kind in KINDS:
-                spec = {"kind": kind, "url": server.url, "requests": args.requests, "streams": args.streams}
+                spec = {
+                    "kind": kind,
+                    "url": server.url,
+                    "requests": args.requests,
+                    "streams": args.streams,
+                    "json_schema": args.json_schema,
+                }
                 result = _spawn({**spec, "words": args.stream_words})
                 known = best.setdefault(kind, result)
                 for key in ("cpu_us", "chunk_cpu_us"):

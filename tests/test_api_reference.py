@@ -5,6 +5,7 @@ public method of the clients, signatures formatted to the content column, no hoo
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import inspect
 import os
@@ -177,6 +178,17 @@ def test_no_private_or_send_path_member_is_documented(reference: _Page):
     for signature in reference.signatures:  # a private parameter, or the call site a resource is built on
         assert not re.search(r"[(,\s]_\w+\s*[:=]", signature), signature
         assert "CallSite" not in signature, signature
+
+
+@pytest.mark.slow
+def test_no_send_path_name_appears_anywhere_on_the_page(site: Path):
+    """Not as an entry, nor in a signature or a type: ``Stream``'s constructor once showed
+    ``meter: StreamMeter | None``. Names that are also plain words (``refuse``, ``settle``) are not looked for."""
+    text = html.unescape(re.sub(r"<[^>]*>", " ", (site / "reference" / "python" / "index.html").read_text()))
+    names = {path.rsplit(".", 1)[1] for path in _hook("griffe_public").SEND_PATH}
+    names = {name for name in names if "_" in name or not name.islower()}
+    assert "StreamMeter" in names and "Ledger" in names
+    assert sorted(name for name in names if re.search(rf"\b{name}\b", text)) == []
 
 
 def test_each_member_left_out_of_the_reference_exists():

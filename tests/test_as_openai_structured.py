@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 import holyclient
 from holyclient._parsing import forget_learned
-from holyclient.testing import LocalServer
+from holyclient.testing import LocalServer, Turn
 
 KEY = "sk-as-openai-structured-7c1e"
 HEADER = "x-holyclient-structured-output"
@@ -221,3 +221,39 @@ def test_the_adapted_attempt_s_span_says_how_it_was_asked(server: LocalServer) -
     sdk.chat.completions.parse(model="gpt-4.1", messages=PROMPT, response_format=Person)
     spans = exporter.get_finished_spans()
     assert [span.attributes.get("holyclient.structured_output.method") for span in spans] == ["tool", None]
+
+
+def test_an_answer_that_is_not_json_is_repaired_once_and_both_attempts_are_charged() -> None:
+    """Scripted: Claude's first tool call carries no JSON; the repair request sends it back with what is
+    wrong, and the framework gets the second answer, its usage the two attempts' together."""
+    script = [Turn.tool_call("Person", "not json"), Turn.tool_call("Person", {"name": "Ada", "age": 36})]
+    with LocalServer(profile="holysheep", api_key=KEY, script=script) as server:
+        client = _client(server)
+        completion = client.as_openai().chat.completions.parse(
+            model="claude-sonnet-4.5", messages=PROMPT, response_format=Person
+        )
+        bodies = _bodies(server)
+        snapshot = client.usage.snapshot()
+    assert completion.choices[0].message.parsed == Person(name="Ada", age=36)
+    assert len(bodies) == 2 and bodies[1]["messages"][-1]["role"] == "tool"  # the repair
+    assert "Invalid arguments" in bodies[1]["messages"][-1]["content"]
+    assert snapshot.models["claude-sonnet-4.5"].requests == 2
+    assert completion.usage.prompt_tokens == snapshot.models["claude-sonnet-4.5"].prompt_tokens
+
+
+def test_a_model_that_refuses_tools_too_is_asked_in_json_mode_with_the_schema_in_the_prompt() -> None:
+    with LocalServer(api_key=KEY, disabled_features={"json_schema", "tools"}) as server:
+        client = _client(server)
+        raw = client.as_openai().chat.completions.with_raw_response.parse(
+            model="acme-9", messages=PROMPT, response_format=Person
+        )
+        bodies = _bodies(server)
+    assert isinstance(raw.parse().choices[0].message.parsed, Person)
+    assert raw.headers.get(HEADER) == "json_object"
+    assert [("response_format" in b, "tools" in b) for b in bodies] == [
+        (True, False),
+        (False, True),
+        (True, False),
+    ]
+    assert bodies[2]["response_format"] == {"type": "json_object"}
+    assert "json" in bodies[2]["messages"][0]["content"]  # the schema, and the word DeepSeek needs

@@ -76,7 +76,7 @@ async def _araiser(*args: Any, **kwargs: Any) -> Any:
 INJECTION_POINTS: list[tuple[str, str, Callable[..., Any]]] = [
     ("pipeline", "reserve", _raiser),  # the send pipeline's steps, as every request passes them
     ("pipeline", "_awire", _araiser),
-    ("pipeline", "status_error", _raiser),
+    ("client", "_status_error", _raiser),  # where every status error is made (``_send.status_error``)
     ("ledger", "settle", _raiser),
     ("runner", "_sleep", _araiser),
     ("slots", "acquire", _araiser),  # a retry's slot (the run itself takes the first attempt's)
@@ -101,6 +101,7 @@ async def test_a_failure_at_any_step_of_a_request_is_a_result_and_the_batch_goes
     runner = BatchRunner(client, concurrency=3, rpm=10_000, tpm=10_000_000, max_retries=2, sleep=_no_wait)
     target = {
         "pipeline": Pipeline,
+        "client": type(client),
         "ledger": Ledger,
         "runner": runner,
         "slots": runner._slots,

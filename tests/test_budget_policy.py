@@ -9,6 +9,7 @@ cost beyond their hold; ``budget_policy="worst_case"`` keeps the strict hold.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import httpx2
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from holyclient import BudgetExceededError, Client
 from holyclient.pricing import UsageTracker
 from holyclient.pricing._hold import LEARN_FROM, PRIOR_OUTPUT_TOKENS, WINDOW, OutputEstimate
+from holyclient.testing import LocalServer
 from holyclient.tokens import count_request
 from support import KEY, completion
 
@@ -157,3 +159,70 @@ async def test_a_batch_request_is_kept_under_the_model_that_answered_with_a_budg
     async with AsyncClient(api_key=KEY, http_client=http, budget_usd=1.0) as client:
         await BatchRunner(client, max_retries=0).run([BatchRequest("r0", BODY)], lambda result: None)
         assert list(client.usage.snapshot().models) == ["gpt-4.1-2025-04-14"]
+
+
+# --- what teaches the expected answer length, and what a refusal says of it (through the local server) ---
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    with LocalServer(api_key=KEY) as running:
+        yield running
+
+
+def test_answers_cut_by_their_own_max_tokens_do_not_teach_the_uncapped_hold(server: LocalServer) -> None:
+    """Ten ``max_tokens=1`` answers (each stopped for length) used to become the 95th percentile: uncapped
+    requests then held 1 output token. They still hold the default, so this budget refuses one."""
+    with Client(api_key=KEY, base_url=server.base_url, budget_usd=0.005, max_retries=0) as client:
+        for _ in range(LEARN_FROM):
+            cut = client.chat.completions.create(model="gpt-4.1", messages=MESSAGES, max_tokens=1)
+            assert cut.choices[0].finish_reason == "length"
+        with pytest.raises(BudgetExceededError) as refused:
+            client.chat.completions.create(model="gpt-4.1", messages=MESSAGES)
+        assert client.usage.snapshot().models["gpt-4.1"].requests == LEARN_FROM
+    assert f"{PRIOR_OUTPUT_TOKENS} output tokens" in str(refused.value)
+
+
+async def test_eight_concurrent_uncapped_requests_after_capped_ones_stay_within_the_budget(
+    server: LocalServer,
+) -> None:
+    """The issue's repro: after ten ``max_tokens=1`` calls, eight concurrent uncapped requests spent 2.5x
+    a $0.02 budget. Each uncapped request now holds the default, so the budget admits only what it covers."""
+    import asyncio
+
+    from holyclient import AsyncClient
+
+    long_prompt = [{"role": "user", "content": "tell me about sheep " * 100}]  # answered by its echo
+    budget = 0.02
+    async with AsyncClient(api_key=KEY, base_url=server.base_url, budget_usd=budget, max_retries=0) as client:
+        for _ in range(LEARN_FROM):
+            await client.chat.completions.create(model="gpt-4.1", messages=long_prompt, max_tokens=1)
+        results = await asyncio.gather(
+            *(client.chat.completions.create(model="gpt-4.1", messages=long_prompt) for _ in range(8)),
+            return_exceptions=True,
+        )
+        snapshot = client.usage.snapshot()
+    assert any(isinstance(r, BudgetExceededError) for r in results)
+    assert snapshot.total_cost_usd <= budget  # before: $0.050, 2.5x the budget
+
+
+def test_a_refusal_says_the_hold_is_the_default_until_the_client_has_learnt_it(server: LocalServer) -> None:
+    client = Client(api_key=KEY, base_url=server.base_url, budget_usd=0.000_05, max_retries=0)
+    with client, pytest.raises(BudgetExceededError) as refused:
+        client.chat.completions.create(model="gpt-4.1", messages=MESSAGES)
+    message = str(refused.value)
+    assert f"the {PRIOR_OUTPUT_TOKENS:,}-token default, not yet learnt from this client's answers" in message
+    assert f"it has seen 0 of the {LEARN_FROM}" in message and "budget_policy='expected'" in message
+    assert "the expected answer length learnt from" not in message  # the old wording claimed it was learnt
+
+
+def test_a_refusal_says_the_hold_was_learnt_once_it_was(server: LocalServer) -> None:
+    with Client(api_key=KEY, base_url=server.base_url, budget_usd=1.0, max_retries=0) as client:
+        for _ in range(LEARN_FROM):
+            client.chat.completions.create(model="gpt-4.1", messages=MESSAGES)
+        client.usage.budget_usd = client.usage.total_cost_usd + 0.000_001  # nearly spent
+        with pytest.raises(BudgetExceededError) as refused:
+            client.chat.completions.create(model="gpt-4.1", messages=MESSAGES)
+    message = str(refused.value)
+    assert f"the 95th percentile of the last {LEARN_FROM} uncapped answers of gpt-4.1" in message
+    assert "default" not in message

@@ -15,15 +15,18 @@ client against the local server three ways, and each result is compared with the
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 import holyclient.resources
 from holyclient import APIConnectionError, APIStatusError, BudgetExceededError, Client
-from holyclient.pricing import ENDPOINTS, UNDECLARED, Charging, charging_for
+from holyclient.pricing import ENDPOINTS, UNDECLARED, UNDECLARED_READ, Charging, charging_for
+from holyclient.pricing._charging import AFTER_SENDING
 from holyclient.resources._operation import Operation
 from holyclient.testing import Fault, LocalServer
 
@@ -96,7 +99,7 @@ def _operations() -> Iterator[Operation[Any]]:
 def test_every_operation_has_a_declaration_and_every_declaration_an_operation() -> None:
     operations = {f"{op.method} {op.path}": op for op in _operations()}
     assert operations, "no operation found"
-    undeclared = sorted(route for route, op in operations.items() if op.charging is UNDECLARED)
+    undeclared = sorted(route for route, op in operations.items() if not op.charging.declared)
     assert not undeclared, f"operations without a charging declaration: {undeclared}"
     assert sorted(ENDPOINTS) == sorted(operations), "a declaration names no operation"
     for route, op in operations.items():
@@ -119,10 +122,22 @@ def test_a_raw_path_finds_its_endpoints_declaration(method: str, path: str, rout
     assert charging_for(method, path) is ENDPOINTS[route]
 
 
-def test_a_path_nobody_declared_holds_nothing_but_charges_what_its_answer_reports() -> None:
-    undeclared = charging_for("POST", "/relay/specific")
-    assert undeclared is UNDECLARED
-    assert not undeclared.billed and undeclared.settles and not undeclared.maybe_billed
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_a_route_nobody_declared_is_unpriced_and_named_after_the_request(method: str) -> None:
+    undeclared = charging_for(method, "/v1/relay/specific?x=1")
+    assert not undeclared.declared and undeclared.name == f"{method} /relay/specific"
+    assert undeclared == replace(UNDECLARED, name=undeclared.name)
+    assert undeclared.holds == "unpriced" and undeclared.billed and undeclared.settles
+    assert undeclared.maybe_billed == AFTER_SENDING  # a failure after sending may have been billed
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD", "get"])
+def test_a_read_of_a_route_nobody_declared_holds_nothing_but_charges_what_its_answer_reports(
+    method: str,
+) -> None:
+    read = charging_for(method, "/fine_tuning/jobs")
+    assert read is UNDECLARED_READ and not read.declared
+    assert not read.billed and read.settles and not read.maybe_billed
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +193,8 @@ def test_an_answers_usage_is_charged_only_where_the_endpoint_settles(server: Loc
         charged = client.usage.snapshot()
     requests = sum(m.requests for m in charged.models.values())
     declared = _declared(route)
-    if declared.settles and reports and declared.holds == "unpriced":  # counted, its price unknown
-        assert requests == 1 and charged.unpriced_models
+    if declared.settles and declared.holds == "unpriced":  # counted, its price unknown, usage or not
+        assert requests == 1 and charged.unpriced_models and charged.total_cost_usd == 0.0
     elif declared.settles and reports:
         assert requests == 1 and charged.total_cost_usd > 0
     else:
@@ -200,3 +215,123 @@ def test_a_connection_dropped_after_sending_is_uncertain_only_where_declared_may
     expected = 1 if "dropped" in _declared(route).maybe_billed else 0
     assert snapshot.uncertain_requests == expected
     assert (snapshot.uncertain_usd > 0) == (expected == 1 and _declared(route).holds != "unpriced")
+
+
+# --- routes nobody declared, sent through the public client and the local server ---------------------
+
+FINE_TUNE = {"model": "gpt-4.1-mini", "training_file": "file-abc"}
+#: Answers the local server gives the undeclared routes (it implements none of them).
+CANNED = {
+    "POST /v1/fine_tuning/jobs": {"id": "ftjob-1", "object": "fine_tuning.job", "status": "queued"},
+    "POST /v1/containers": {"id": "cntr_1", "object": "container", "name": "box"},
+    "POST /v1/relay/jobs/job-7/run": {"id": "job-7", "status": "running"},
+    "DELETE /v1/vector_stores/vs_1": {"id": "vs_1", "object": "vector_store.deleted", "deleted": True},
+    "GET /v1/fine_tuning/jobs": {"object": "list", "data": [], "has_more": False},
+}
+
+#: ``(route, call)``: each undeclared route as an application sends it, through holyclient's own escape
+#: hatch or an openai client that holyclient hands out.
+UNDECLARED_CALLS: dict[str, tuple[str, Call]] = {
+    "client.post fine_tuning/jobs": (
+        "POST /fine_tuning/jobs",
+        lambda c, ids: c.post("/fine_tuning/jobs", body=FINE_TUNE, cast_to=object),
+    ),
+    "client.post a relay's own route": (
+        "POST /relay/jobs/job-7/run",
+        lambda c, ids: c.post("/relay/jobs/job-7/run", body={}, cast_to=object),
+    ),
+    "client.delete": (
+        "DELETE /vector_stores/vs_1",
+        lambda c, ids: c.delete("/vector_stores/vs_1", cast_to=object),
+    ),
+    "as_openai() fine_tuning.jobs.create": (
+        "POST /fine_tuning/jobs",
+        lambda c, ids: c.as_openai().fine_tuning.jobs.create(**FINE_TUNE),
+    ),
+    "as_openai() containers.create": (
+        "POST /containers",
+        lambda c, ids: c.as_openai().containers.create(name="box"),
+    ),
+    "as_http_client() fine_tuning.jobs.create": (
+        "POST /fine_tuning/jobs",
+        lambda c, ids: _openai_on(c).fine_tuning.jobs.create(**FINE_TUNE),
+    ),
+}
+
+
+def _openai_on(client: Client) -> Any:
+    import openai
+
+    return openai.OpenAI(
+        api_key="unused", base_url=client.base_url, http_client=client.as_http_client(), max_retries=0
+    )
+
+
+@pytest.fixture(scope="module")
+def canned_server() -> Iterator[LocalServer]:
+    with LocalServer(api_key=KEY, canned=CANNED) as running:
+        yield running
+
+
+@pytest.mark.parametrize("name", sorted(UNDECLARED_CALLS))
+def test_under_a_budget_an_undeclared_route_is_refused_before_sending_with_an_error_naming_it(
+    canned_server: LocalServer, name: str
+) -> None:
+    """Before, these went through any budget unchecked (``fine_tuning.jobs.create`` on a spent one)."""
+    pytest.importorskip("openai")
+    import openai
+
+    route, call = UNDECLARED_CALLS[name]
+    canned_server.reset()
+    with Client(api_key=KEY, base_url=canned_server.base_url, budget_usd=100.0, max_retries=0) as client:
+        with pytest.raises((BudgetExceededError, openai.APIStatusError)) as refused:
+            call(client, {})
+        snapshot = client.usage.snapshot()
+    assert canned_server.stats["requests"] == 0, "a refused request reached the server"
+    assert route in str(refused.value) and "no charging declaration" in str(refused.value)
+    if isinstance(refused.value, openai.APIStatusError):  # what an openai client raises: 402, not retried
+        assert refused.value.status_code == 402 and refused.value.code == "budget_exceeded"
+    assert snapshot.total_cost_usd == 0.0 and snapshot.reserved_usd == 0.0
+
+
+@pytest.mark.parametrize("name", sorted(UNDECLARED_CALLS))
+def test_without_a_budget_an_undeclared_route_is_sent_and_counted_as_unpriced(
+    canned_server: LocalServer, name: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("openai")
+    route, call = UNDECLARED_CALLS[name]
+    canned_server.reset()
+    monkeypatch.setattr("holyclient.pricing._ledger._LOGGED", set())  # logged once per route and process
+    client = Client(api_key=KEY, base_url=canned_server.base_url, max_retries=0)
+    with caplog.at_level(logging.WARNING, logger="holyclient"), client:
+        call(client, {})
+        snapshot = client.usage.snapshot()
+    assert [r.path for r in canned_server.requests] == ["/v1" + route.split(" ", 1)[1]]
+    assert list(snapshot.models) == ["<undeclared endpoint>"]  # not under the job's gpt-4.1-mini
+    assert snapshot.models["<undeclared endpoint>"].requests == 1
+    assert snapshot.unpriced_models == ("<undeclared endpoint>",) and snapshot.total_cost_usd == 0.0
+    logged = [r.getMessage() for r in caplog.records if route in r.getMessage()]
+    assert len(logged) == 1 and "no charging declaration" in logged[0]
+
+
+def test_an_undeclared_route_that_drops_after_sending_is_uncertain_and_unpriced(
+    canned_server: LocalServer,
+) -> None:
+    canned_server.reset()
+    canned_server.enqueue(Fault.drop())
+    with Client(api_key=KEY, base_url=canned_server.base_url, max_retries=0) as client:
+        with pytest.raises(APIConnectionError):
+            client.post("/fine_tuning/jobs", body=FINE_TUNE, cast_to=object)
+        snapshot = client.usage.snapshot()
+    assert snapshot.uncertain_requests == 1 and snapshot.unpriced_models == ("<undeclared endpoint>",)
+
+
+def test_an_undeclared_read_is_sent_under_a_budget_and_counts_nothing_without_usage(
+    canned_server: LocalServer,
+) -> None:
+    canned_server.reset()
+    with Client(api_key=KEY, base_url=canned_server.base_url, budget_usd=0.0, max_retries=0) as client:
+        listed = client.get("/fine_tuning/jobs", cast_to=object)
+        snapshot = client.usage.snapshot()
+    assert listed["object"] == "list" and canned_server.stats["requests"] == 1
+    assert snapshot.models == {} and snapshot.total_cost_usd == 0.0

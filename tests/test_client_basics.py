@@ -98,13 +98,13 @@ def test_config_order_argument_then_environment_then_default(monkeypatch):
     monkeypatch.setenv("HOLYSHEEP_BASE_URL", "http://127.0.0.1:9/v1/")
     with Client() as client:
         assert client.api_key == "sk-env"
-        assert client.base_url == "http://127.0.0.1:9/v1"
+        assert str(client.base_url) == "http://127.0.0.1:9/v1/"
     with Client(api_key="sk-arg", base_url="https://example.test/v1") as client:
         assert client.api_key == "sk-arg"
-        assert client.base_url == "https://example.test/v1"
+        assert str(client.base_url) == "https://example.test/v1/"
     monkeypatch.delenv("HOLYSHEEP_BASE_URL")
     with Client() as client:
-        assert client.base_url == "https://api.holysheep.ai/v1"
+        assert str(client.base_url) == "https://api.holysheep.ai/v1/"
 
 
 def test_openai_api_key_is_never_read(monkeypatch):

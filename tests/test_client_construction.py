@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from holyclient import AsyncClient, Client
-from holyclient._send._base_client import _COPY_CHANGES, RESOURCE_NAMES, BaseClient, ClientSettings
+from holyclient._send._base_client import _COPY_CHANGES, RESOURCE_NAMES, BaseClient
+from holyclient._send._settings import ClientSettings
 from holyclient.resources import ASYNC_RESOURCES, SYNC_RESOURCES
 
 

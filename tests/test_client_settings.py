@@ -6,6 +6,7 @@ Written against mutants of ``_send/_base_client.py`` that survived ``benchmarks/
 
 from __future__ import annotations
 
+import httpx2
 import pytest
 
 from holyclient import Client, ConfigurationError
@@ -30,4 +31,6 @@ def test_a_copy_allowed_plain_http_may_then_be_pointed_at_a_plain_http_host() ->
     with pytest.raises(ConfigurationError):
         client.with_options(base_url="http://example.test/v1")
     allowed = client.with_options(allow_insecure_http=True)
-    assert allowed.with_options(base_url="http://example.test/v1").base_url == "http://example.test/v1"
+    assert allowed.with_options(base_url="http://example.test/v1").base_url == httpx2.URL(
+        "http://example.test/v1/"
+    )

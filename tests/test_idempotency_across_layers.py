@@ -104,7 +104,7 @@ async def test_a_plain_http_client_s_request_retried_by_holyclient_carries_one_k
     client = client_of(kind, server.base_url)
     http = client.as_http_client()
     body = {"model": "gpt-4.1", "messages": USER}
-    response = await run(http.post(client.base_url + "/chat/completions", json=body))
+    response = await run(http.post(str(client.base_url) + "chat/completions", json=body))
     assert response.status_code == 200
     sent = keys(server)
     assert len(sent) == 2 and sent[0] and sent[0] == sent[1]

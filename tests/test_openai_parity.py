@@ -22,6 +22,7 @@ CLIENT_EXTENSIONS = {
     "max_retry_after",
     "budget_usd",
     "budget_policy",
+    "usage",
     "calibration",
     "sleep",
     "limiter",

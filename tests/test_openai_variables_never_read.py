@@ -47,14 +47,14 @@ def assert_only_home_was_asked(home: LocalServer, decoy: LocalServer) -> None:
 
 def test_the_client_reads_no_openai_variable(home: LocalServer, decoy: LocalServer) -> None:
     with Client() as client:
-        assert client.api_key == KEY and client.base_url == home.base_url
+        assert client.api_key == KEY and str(client.base_url) == home.base_url + "/"
         client.chat.completions.create(model="gpt-4.1", messages=USER)
     assert_only_home_was_asked(home, decoy)
 
 
 async def test_the_async_client_reads_no_openai_variable(home: LocalServer, decoy: LocalServer) -> None:
     async with AsyncClient() as client:
-        assert client.api_key == KEY and client.base_url == home.base_url
+        assert client.api_key == KEY and str(client.base_url) == home.base_url + "/"
         await client.chat.completions.create(model="gpt-4.1", messages=USER)
     assert_only_home_was_asked(home, decoy)
 
@@ -72,5 +72,5 @@ def test_without_holysheep_base_url_the_default_wins_over_openai_base_url(
     make: type[Client] | type[AsyncClient], decoy: LocalServer
 ) -> None:
     client = make(api_key=KEY)
-    assert client.base_url == "https://api.holysheep.ai/v1"
+    assert str(client.base_url) == "https://api.holysheep.ai/v1/"
     assert client.organization is None and client.project is None

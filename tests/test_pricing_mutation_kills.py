@@ -96,6 +96,7 @@ def test_the_totals_are_every_snapshot_field_as_plain_data() -> None:
                 "cost_mismatches": 0,
                 "unreconciled_requests": 0,
                 "lower_bound_requests": 0,
+                "priced_as": None,
             }
         },
         "total_cost_usd": cost,
@@ -111,6 +112,7 @@ def test_the_totals_are_every_snapshot_field_as_plain_data() -> None:
         "unreconciled_requests": 0,
         "cost_mismatches": 0,
         "lower_bound_requests": 0,
+        "pending_requests": 0,
     }
 
 
@@ -323,8 +325,8 @@ def test_a_hold_is_priced_with_the_trackers_own_table() -> None:
         (
             {"model": "gpt-4.1", "messages": MESSAGES},
             "expected",
-            "the output being the expected answer length learnt from this client's answers "
-            "(budget_policy='expected'))",
+            "the output being the 1,024-token default, not yet learnt from this client's answers "
+            "(it has seen 0 of the 10 it learns from; budget_policy='expected'))",
         ),
     ],
 )

@@ -17,7 +17,7 @@ import pytest
 
 from holyclient import Client
 from holyclient._core import NOT_GIVEN, RequestOptions, build_headers
-from holyclient._http import request_timeout
+from holyclient._http import default_timeout, request_timeout
 from holyclient._send._steps import Prepared
 from holyclient.pricing import PriceTable, UsageTracker
 
@@ -39,11 +39,11 @@ def _by_build_request(client: Client, options: RequestOptions) -> Any:
     timeout = client.timeout if options.timeout is NOT_GIVEN else options.timeout
     return client._http.build_request(
         options.method,
-        client.base_url + options.path,
+        str(client.base_url).rstrip("/") + options.path,
         json=options.body,
         params=query or None,
         headers=headers,
-        timeout=request_timeout(timeout),
+        timeout=request_timeout(default_timeout(timeout)),
     )
 
 
@@ -97,10 +97,14 @@ def test_a_timeout_reassigned_on_the_client_is_used_by_its_next_request() -> Non
     client = Client(api_key=KEY, base_url="http://127.0.0.1:9/v1")
     options = RequestOptions("POST", "/chat/completions", body=CHAT)
     assert _built(client, options).extensions["timeout"]["read"] == 600
-    client.timeout = 30  # a plain number, as httpx2 reads one: every phase
-    assert _built(client, options).extensions["timeout"] == dict.fromkeys(
-        ("connect", "read", "write", "pool"), 30
-    )
+    client.timeout = 30  # a plain number, as given to the constructor: at most 5 s to connect
+    assert client.timeout == 30
+    assert _built(client, options).extensions["timeout"] == {
+        "connect": 5,
+        "read": 30,
+        "write": 30,
+        "pool": 30,
+    }
     per_call = RequestOptions("POST", "/chat/completions", body=CHAT, timeout=7)
     assert _built(client, per_call).extensions["timeout"] == {"connect": 5, "read": 7, "write": 7, "pool": 7}
 

@@ -60,17 +60,21 @@ def test_a_copy_takes_every_option_it_is_given() -> None:
     copy = client.with_options(
         api_key="sk-other-0123456789", base_url="http://localhost:9/v1", allow_insecure_http=True
     )
-    assert (copy.api_key, copy.base_url) == ("sk-other-0123456789", "http://localhost:9/v1")
+    assert (copy.api_key, str(copy.base_url)) == ("sk-other-0123456789", "http://localhost:9/v1/")
     assert client.with_options(max_retry_after=0.5)._policy.max_retry_after == 0.5
     with pytest.raises(ConfigurationError):
         client.with_options(base_url="http://example.test/v1")  # a key must not go out in clear text
     # a copy that was allowed insecure HTTP keeps it for its own copies
-    assert copy.with_options(base_url="http://example.test/v1").base_url == "http://example.test/v1"
+    assert copy.with_options(base_url="http://example.test/v1").base_url == httpx2.URL(
+        "http://example.test/v1/"
+    )
 
 
 def test_a_client_without_a_key_is_copied_without_a_transport_check() -> None:
     keyless = Client(api_key=NO_KEY, base_url="http://example.test/v1")
-    assert keyless.with_options(base_url="http://other.test/v1").base_url == "http://other.test/v1"
+    assert keyless.with_options(base_url="http://other.test/v1").base_url == httpx2.URL(
+        "http://other.test/v1/"
+    )
     assert repr(NO_KEY) == "NO_KEY"
 
 

@@ -196,15 +196,19 @@ def test_a_batch_over_an_async_router_charges_each_targets_usage(server: LocalSe
 # 6 ------------------------------------------------------------------------------------------------
 
 
-def test_a_router_budget_is_freed_by_a_stream_dropped_unclosed(server: LocalServer) -> None:
+def test_a_router_budget_settles_a_stream_dropped_unclosed(server: LocalServer) -> None:
     body = {**CHAT, "stream": True}
-    with Router([Target(server.base_url, api_key=KEY)], budget_usd=_worst_case(CHAT) * 1.5) as router:
+    with Router([Target(server.base_url, api_key=KEY)], budget_usd=_worst_case(CHAT) * 2.5) as router:
         stream = router.chat.completions.create(**body)
         next(iter(stream))
         del stream  # dropped without close(): its settlement is queued by a finaliser
         gc.collect()
+        # settled, no longer held: what was read as a lower bound, the rest of its hold uncertain
+        settled = router.usage.snapshot()
         answer = router.chat.completions.create(**CHAT)  # fits once the dropped stream is settled
     assert answer.choices[0].message.content
+    assert (settled.reserved_usd, settled.lower_bound_requests) == (0.0, 1)
+    assert settled.total_cost_usd == pytest.approx(_worst_case(body))
 
 
 # 7 ------------------------------------------------------------------------------------------------

@@ -21,10 +21,15 @@ SEND_PATH = (
     "holyclient.pricing.UsageTracker.reserve",
     "holyclient.pricing.UsageTracker.settle",
     "holyclient.pricing.UsageTracker.settle_uncertain",
+    "holyclient.pricing.UsageTracker.settle_early",
     "holyclient.pricing.UsageTracker.charge",
     "holyclient.pricing.UsageTracker.charge_uncertain",
     "holyclient.pricing.UsageTracker.settle_later",
     "holyclient.pricing.UsageTracker.warn",
+    "holyclient.pricing.UsageTracker.count_unpriced",
+    # a background response's hold, kept by its ledger until an answer collects it
+    "holyclient.pricing.UsageTracker.defer",
+    "holyclient.pricing.UsageTracker.collect",
     "holyclient.pricing.Reservation",
     # an attempt's charge, made and settled by the pipeline from its endpoint's declaration
     "holyclient.pricing.Ledger",

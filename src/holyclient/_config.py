@@ -31,9 +31,10 @@ def resolve_api_key(explicit: str | None) -> str:
     return key
 
 
-def resolve_base_url(explicit: str | None) -> str:
-    """Return the base URL from the argument, ``HOLYSHEEP_BASE_URL`` or the default, without a trailing slash."""
-    url = explicit or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+def resolve_base_url(explicit: object) -> str:
+    """Return the base URL from the argument (a string or a URL object), ``HOLYSHEEP_BASE_URL`` or the
+    default, without a trailing slash."""
+    url = str(explicit or "") or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
     return url.rstrip("/")
 
 

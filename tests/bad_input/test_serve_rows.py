@@ -46,6 +46,24 @@ ROWS = [
     Row("seed-not-a-number", ("serve", "--seed", "x"), U),
     Row("unknown-flag", ("serve", "--bogus"), U),
     Row("profile-unknown", ("serve", "--profile", "openrouter"), U),
+    Row("fault-at-without-kind", ("serve", "--fault-at", "2"), S + "--fault-at '2': expected N=KIND"),
+    Row("fault-at-request-zero", ("serve", "--fault-at", "0=429"), S + "--fault-at '0=429': expected N=KIND"),
+    Row(
+        "fault-at-not-a-number",
+        ("serve", "--fault-at", "two=429"),
+        S + "--fault-at 'two=429': expected N=KIND",
+    ),
+    Row(
+        "fault-at-unknown-kind",
+        ("serve", "--fault-at", "2=bogus"),
+        S + "--fault-at '2=bogus': unknown fault kind 'bogus'",
+    ),
+    Row(
+        "fault-at-twice-for-one-request",
+        ("serve", "--fault-at", "2=429", "--fault-at", "2=500"),
+        S + "--fault-at '2=500': request 2 already has a fault",
+    ),
+    Row("retry-after-negative", ("serve", "--retry-after", "-1"), U),
 ]
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -47,6 +48,12 @@ import pytest
 
 import holyclient
 from holyclient.testing import LocalServer
+
+#: ``.ci/run`` runs this suite a second time against the oldest openai supported, put first on the path:
+#: the run fails at once if another openai was imported.
+_FLOOR = os.environ.get("HOLYCLIENT_OPENAI_FLOOR")
+if _FLOOR and openai.__version__ != _FLOOR:
+    raise RuntimeError(f"the differential floor run imported openai {openai.__version__}, not {_FLOOR}")
 
 KEY = "sk-differential"
 _IDS = re.compile(r"\b(?:req_[0-9a-f]{16}|chatcmpl-[0-9a-f]{16}|call_[0-9a-f]{24})\b")

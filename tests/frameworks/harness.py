@@ -5,8 +5,11 @@ prints what happened as one JSON document; ``test_frameworks.py`` runs it in the
 Usage: python tests/frameworks/harness.py RECIPE
 
 A recipe module defines ``wire(client, aclient)`` (the docs' recipe: holyclient's clients in, the
-framework's object out), ``call(framework)``, ``stream(framework)`` and, where the framework has one,
-``structured(framework)``; each returns plain data. ``SYNC = False`` runs the async ones (``async def``).
+framework's object out), ``call(framework)`` and, where the framework has them, ``stream(framework)``
+and ``structured(framework)``; each returns plain data (a coroutine function is run with ``asyncio.run``).
+``structured_on(client, aclient, model)`` makes the framework's default structured-output call on
+``model``: the harness runs it on each of :data:`MODELS` against the relay profile of the local server
+(``LocalServer(profile="holysheep")``, where Claude ignores a JSON schema and DeepSeek refuses it).
 
 Each scenario gets a fresh pair of clients and a reset server, and reports what the server saw, what
 holyclient counted, and what the transport handed openai (a spy on the adapter: every request's body as
@@ -19,6 +22,7 @@ import asyncio
 import importlib
 import inspect
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -29,6 +33,10 @@ from holyclient.openai_compat import _adapter
 from holyclient.testing import Fault, LocalServer
 
 KEY = "sk-frameworks-SECRET-4b9e1c"
+
+#: The relay's models every framework's structured output is run on: one that takes a JSON schema, one
+#: that ignores it, one that refuses it.
+MODELS = ("gpt-4.1", "claude-sonnet-4.5", "deepseek-v3.2")
 
 #: What the transport was asked and what it handed on, per stream: the framework's own body, the frames.
 SEEN: list[dict[str, Any]] = []
@@ -58,12 +66,16 @@ async def _no_sleep(seconds: float) -> None:
     return None
 
 
+#: Settings of the clients' one shared usage tracker: given to the sync client, shared by the async one.
+_BUDGET_SETTINGS = ("budget_usd", "budget_policy", "calibration")
+
+
 def _clients(server: LocalServer, **options: Any) -> tuple[holyclient.Client, holyclient.AsyncClient]:
+    """The docs' pair: a client, and an async client sharing its usage and budget (``usage=client.usage``)."""
     common = {"api_key": KEY, "base_url": server.base_url, "instrument": False, **options}
-    return (
-        holyclient.Client(sleep=lambda seconds: None, **common),
-        holyclient.AsyncClient(sleep=_no_sleep, **common),
-    )
+    client = holyclient.Client(sleep=lambda seconds: None, **common)
+    shared = {k: v for k, v in common.items() if k not in _BUDGET_SETTINGS}
+    return client, holyclient.AsyncClient(sleep=_no_sleep, usage=client.usage, **shared)
 
 
 def _run(fn: Any, framework: Any) -> Any:
@@ -72,7 +84,8 @@ def _run(fn: Any, framework: Any) -> Any:
 
 
 def _usage(client: holyclient.Client, aclient: holyclient.AsyncClient) -> dict[str, Any]:
-    snapshots = [client.usage.snapshot(), aclient.usage.snapshot()]
+    trackers = [client.usage] + ([aclient.usage] if aclient.usage is not client.usage else [])
+    snapshots = [tracker.snapshot() for tracker in trackers]
     return {
         "requests": sum(m.requests for s in snapshots for m in s.models.values()),
         "approximate": sum(m.approximate_requests for s in snapshots for m in s.models.values()),
@@ -106,6 +119,27 @@ def scenario(
     }
     report["usage"] = _usage(client, aclient)
     report["seen"] = list(SEEN)
+    return report
+
+
+def on_model(server: LocalServer, recipe: Any, model: str) -> dict[str, Any]:
+    """Run ``recipe.structured_on`` for ``model`` with fresh clients: what it returned, every request's
+    status, and what holyclient counted."""
+    server.reset()
+    SEEN.clear()
+    client, aclient = _clients(server)
+    report: dict[str, Any] = {}
+    try:
+        report["result"] = _run(lambda _: recipe.structured_on(client, aclient, model), None)
+    except Exception as exc:
+        report["error"] = {"type": f"{type(exc).__module__}.{type(exc).__qualname__}", "message": str(exc)}
+        report["error"]["traceback"] = traceback.format_exc()[-3000:]
+    report["server"] = {
+        "requests": len(server.requests),
+        "statuses": [r.status for r in server.requests],
+        "ok": [r.status for r in server.requests].count(200),
+    }
+    report["usage"] = _usage(client, aclient)
     return report
 
 
@@ -153,13 +187,17 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def main(name: str) -> int:
+    # the report is the only thing on stdout: what a framework prints (CrewAI's panels) goes to stderr
+    report_out = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.path.insert(0, str(Path(__file__).parent / "recipes"))
     recipe = importlib.import_module(name)
     _spy()
     report: dict[str, Any] = {"versions": {"holyclient": holyclient.__file__, **recipe.versions()}}
     with LocalServer(api_key=KEY) as server:  # the server accepts holyclient's key, and only it
         report["call"] = scenario(server, recipe, "call")
-        report["stream"] = scenario(server, recipe, "stream")
+        report["stream"] = scenario(server, recipe, "stream") if hasattr(recipe, "stream") else None
         if hasattr(recipe, "structured"):
             report["structured"] = scenario(server, recipe, "structured")
         report["rate_limited"] = scenario(server, recipe, "call", faults=(Fault.status(429, retry_after=0),))
@@ -170,7 +208,11 @@ def main(name: str) -> int:
             report["trace_export"] = {"is_holyclient_key": KEY in exported, "key": exported}
         if hasattr(recipe, "traced"):
             report["traced"] = traced(server, recipe)
-    json.dump(report, sys.stdout)
+    if hasattr(recipe, "structured_on"):
+        with LocalServer(api_key=KEY, profile="holysheep") as relay:
+            report["structured_on"] = {model: on_model(relay, recipe, model) for model in MODELS}
+    json.dump(report, report_out)
+    report_out.close()
     return 0
 
 

@@ -174,5 +174,10 @@ async def test_a_streamed_transcription_ends_its_span_with_the_usage_its_last_ev
     assert attributes["gen_ai.operation.name"] == "transcription"
     assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (5, 2)
     assert attributes["holyclient.stream.outcome"] == "complete"
-    assert client.usage.snapshot().models == {}
+    # an unpriced endpoint: counted as one request of unknown cost, never as free
+    snapshot = client.usage.snapshot()
+    assert (
+        snapshot.unpriced_models == ("<transcription>",) and snapshot.models["<transcription>"].requests == 1
+    )
+    assert snapshot.total_cost_usd == 0.0
     await resolve(client.close())

@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         cost = estimated_cost(plan)
         shown = "unknown (a model has no price)" if cost is None else f"${cost:.5f}"
         print(
-            f"holyclient doctor: {len(plan)} probes to {safe_url(client.base_url)}, estimated cost at most {shown}",
+            f"holyclient doctor: {len(plan)} probes to {safe_url(str(client.base_url).rstrip('/'))}, estimated cost at most {shown}",
             file=sys.stderr,
         )
         if (cost is None or cost > COST_THRESHOLD_USD) and not args.yes:
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"the endpoint refused the key (HTTP 401): check {where}; nothing else was probed")
         seen.update((probe.feature, observe(client, probe)) for probe in rest)
         rows = [probe.row(seen[probe.feature]) for probe in plan] + derived_rows(seen)
-        base_url = safe_url(client.base_url)
+        base_url = safe_url(str(client.base_url).rstrip("/"))
     if args.save_capabilities is not None:
         from ._doctor_capabilities import entry, save
 

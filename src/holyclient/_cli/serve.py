@@ -26,8 +26,16 @@ until SIGINT or SIGTERM. Any non-empty bearer key is accepted, unless --api-key 
 (then any other key gets 401 invalid_api_key, as the real API answers a wrong key). GET
 /_holyclient/stats returns the server's counters.
 
-fault kinds for --faults: any status 400..599 (429 carries Retry-After: 1), insufficient_quota,
-drop, malformed, stream_cut, stream_error, hang, delay
+fault kinds for --faults and --fault-at: any status 400..599 (429 carries Retry-After: 1, or
+--retry-after S), insufficient_quota, drop, malformed, stream_cut, stream_error, hang, delay
+
+--fault-at N=KIND injects exactly one fault, at the N-th API request (counted from 1 among the
+requests that passed routing, auth and validation); repeat it for several.
+
+With tools, the model calls a tool until a tool result is in the conversation, then gives the final
+answer (under tool_choice "required": the output tool, final_result* / final_answer, or the last tool
+not yet called); under tool_choice "auto" it calls a tool only when the last user message names it.
+JSON mode answers an instance of the JSON schema the prompt carries, json_schema one of the request's.
 
 --profile holysheep plays the HolySheep relay: GET /v1/models lists the models of
 holyclient's price table (GPT, Claude, Gemini, DeepSeek), any other model gets 404
@@ -45,6 +53,8 @@ examples:
     holyclient serve --api-key sk-local
     # slow and flaky, to test retries
     holyclient serve --latency 0.2 --fault-rate 0.2
+    # exactly one 429 (no wait asked) on the 2nd request, a dropped connection on the 5th
+    holyclient serve --fault-at 2=429 --fault-at 5=drop --retry-after 0
     # the relay's models, each answering as its family does
     holyclient serve --profile holysheep"""
 
@@ -90,6 +100,20 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="KIND=WEIGHT,...",
         help="fault mix weights (default: 429=3,500=1,502=1,503=1,drop=1,malformed=1,hang=1)",
+    )
+    parser.add_argument(
+        "--fault-at",
+        action="append",
+        default=[],
+        metavar="N=KIND",
+        help="exactly one fault of KIND at the N-th request (repeatable)",
+    )
+    parser.add_argument(
+        "--retry-after",
+        type=non_negative_float,
+        default=1.0,
+        metavar="S",
+        help="Retry-After seconds on injected 429s (default: 1; 0 asks for no wait)",
     )
     parser.add_argument(
         "--hang-seconds",
@@ -163,7 +187,13 @@ def _config(args: argparse.Namespace) -> Any:
     mix = None
     if args.fault_rate > 0 or args.faults:
         kinds = parse_kinds(args.faults) if args.faults else None
-        mix = FaultMix(rate=args.fault_rate, kinds=kinds, seed=args.seed, hang_seconds=args.hang_seconds)
+        mix = FaultMix(
+            rate=args.fault_rate,
+            kinds=kinds,
+            seed=args.seed,
+            retry_after=args.retry_after,
+            hang_seconds=args.hang_seconds,
+        )
     limits = RateLimits(rpm=args.rpm, tpm=args.tpm, window=args.rate_window) if args.rpm or args.tpm else None
     api_key = args.api_key
     if api_key is None and args.profile == "holysheep" and not args.no_auth:
@@ -183,7 +213,32 @@ def _config(args: argparse.Namespace) -> Any:
         max_hang=max(args.hang_seconds, 0.0),
         billing=args.billing,
         profile=args.profile,
+        faults_at=_faults_at(args.fault_at, args.retry_after, args.hang_seconds),
     )
+
+
+def _faults_at(specs: list[str], retry_after: float, hang_seconds: float) -> dict[int, Any]:
+    """``--fault-at N=KIND`` values as {request number: fault}.
+
+    Raises:
+        ValueError: a value that is not ``N=KIND`` with N a whole number from 1, an unknown kind, or a
+            request number given twice.
+    """
+    from ..testing import fault_from_name
+
+    faults: dict[int, Any] = {}
+    for spec in specs:
+        number, sep, kind = spec.partition("=")
+        number, kind = number.strip(), kind.strip()
+        if not sep or not number.isdigit() or int(number) < 1 or not kind:
+            raise ValueError(f"--fault-at {spec!r}: expected N=KIND, N the request's number from 1 (2=429)")
+        if int(number) in faults:
+            raise ValueError(f"--fault-at {spec!r}: request {number} already has a fault")
+        try:
+            faults[int(number)] = fault_from_name(kind, retry_after=retry_after, hang_seconds=hang_seconds)
+        except ValueError as exc:
+            raise ValueError(f"--fault-at {spec!r}: {exc}") from None
+    return faults
 
 
 async def _serve(args: argparse.Namespace, config: Any) -> int:

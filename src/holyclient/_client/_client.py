@@ -40,7 +40,7 @@ if TYPE_CHECKING:
         Stream,
         SyncCallSite,
     )
-    from ..pricing import BudgetPolicy
+    from ..pricing import BudgetPolicy, UsageTracker
     from ..ratelimit import Limiter
     from ..resources import AsyncChat, AsyncEmbeddings, AsyncModels, Chat, Embeddings, Models
     from ..resources.audio import AsyncAudio, Audio
@@ -105,6 +105,11 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
             model, 1,024 tokens until it has seen 10; longer answers are charged in full and reported
             as ``usage.snapshot().overrun_usd``) or ``"worst_case"`` (the model's whole output limit:
             the budget is never exceeded). See the budget guide.
+        usage: share another client's usage tracker, and so its budget: ``AsyncClient(usage=
+            client.usage)`` gives a sync and an async client (and the openai clients they hand out)
+            one budget and one set of totals, seen in either's ``usage``. The tracker's budget,
+            policy and calibration apply: ``budget_usd``, ``budget_policy`` and ``calibration`` cannot
+            be given with it. A ``UsageTracker(budget_usd=...)`` made first may be given to both.
         limiter: a :class:`~holyclient.ratelimit.Limiter` every attempt waits for (e.g. a
             ``RedisLimiter`` shared with batch workers), fed back each response.
         record_to: append a sample of requests to this JSONL file, as Batch API input lines (for
@@ -121,6 +126,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
 
     Raises:
         ConfigurationError: no key, or an insecure base URL.
+        ValueError: ``usage=`` given with ``budget_usd``, ``budget_policy`` or ``calibration``.
     """
 
     beta: Beta
@@ -153,6 +159,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
         budget_policy: BudgetPolicy = "expected",
+        usage: UsageTracker | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         calibration: Any = None,
@@ -253,6 +260,7 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
         budget_usd: float | None = None,
         budget_policy: BudgetPolicy = "expected",
+        usage: UsageTracker | None = None,
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         calibration: Any = None,

@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .._config import capabilities_file_from_env
 from .._exceptions import APIStatusError, ConfigurationError
 
 #: The ways to ask for structured output, in the order they are tried: a strict JSON schema (what
@@ -78,6 +79,12 @@ _UNUSABLE = {
 }
 _MAX_LEARNED = 4096
 
+
+def _takes_json_schema(rows: Mapping[str, Mapping[str, Any]]) -> bool:
+    row = rows.get("json_schema")
+    return row is not None and row.get("support") == "supported"
+
+
 _learned: dict[tuple[str, str], set[str]] = {}
 _lock = threading.Lock()
 
@@ -124,8 +131,6 @@ def file_features(model: str) -> Mapping[str, Any]:
     Raises:
         ConfigurationError: the file cannot be read or is not a capabilities file.
     """
-    from .._config import capabilities_file_from_env
-
     path = capabilities_file_from_env()
     if path is None:
         return {}
@@ -138,11 +143,12 @@ def file_features(model: str) -> Mapping[str, Any]:
 
 
 def learn(endpoint: str, model: str, method: str) -> None:
-    """Remember that ``model`` at ``endpoint`` refused ``method`` with a 400."""
+    """Remember that ``model`` at ``endpoint`` (a base URL, with or without its trailing slash) refused
+    ``method`` with a 400."""
     with _lock:
         if len(_learned) >= _MAX_LEARNED:
             _learned.clear()
-        _learned.setdefault((endpoint, model), set()).add(method)
+        _learned.setdefault((endpoint.rstrip("/"), model), set()).add(method)
 
 
 def forget_learned() -> None:
@@ -154,8 +160,10 @@ def forget_learned() -> None:
 def methods_for(endpoint: str, model: str) -> tuple[str, ...]:
     """The ways to try for ``model`` at ``endpoint``, in order; ``("json_schema",)`` alone when it is known
     to take a JSON schema (openai's behaviour, no fallback)."""
-    known: dict[str, bool] = {}
     rows = table_features(model)
+    if not _learned and _takes_json_schema(rows) and capabilities_file_from_env() is None:
+        return ("json_schema",)  # the common case, on every request a framework sends with a JSON schema
+    known: dict[str, bool] = {}
     for method, (row, unusable) in _UNUSABLE.items():
         if row in rows:
             known[method] = rows[row].get("support") not in unusable
@@ -164,7 +172,7 @@ def methods_for(endpoint: str, model: str) -> tuple[str, ...]:
         if isinstance(probed.get(row), bool):
             known[method] = probed[row]
     with _lock:
-        for method in _learned.get((endpoint, model), ()):
+        for method in _learned.get((endpoint.rstrip("/"), model), ()):
             known[method] = False
     if known.get("json_schema") is True:
         return ("json_schema",)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
 from ._attempts import with_idempotency_key
-from ._base_client import NO_KEY, RESOURCE_NAMES, BaseClient, ClientSettings, settings_of
+from ._base_client import RESOURCE_NAMES, BaseClient
 from ._calls import (
     AsyncCaller,
     AsyncRetryingCaller,
@@ -40,6 +40,7 @@ from ._features import (
 from ._pipeline import Pipeline
 from ._recorder import JsonlSink, batch_line, make_recorder, replayable
 from ._response import ResponseModes
+from ._settings import NO_KEY, ClientSettings, settings_of
 from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, asent, clean_failure
 from ._stream_ending import opening_error
 from ._streaming import (

@@ -7,10 +7,9 @@ subclass it and only send, await and sleep.
 from __future__ import annotations
 
 import copy
-import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Self, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config, _otel
 from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
@@ -21,11 +20,12 @@ from ._attempts import Attempts
 from ._pipeline import Pipeline
 from ._recorder import make_recorder
 from ._response import ResponseModes
+from ._settings import NO_KEY, ClientSettings
+from ._usage_setting import tracker_of
 
 if TYPE_CHECKING:
     from .._otel._telemetry import Call, Telemetry
-    from ..pricing import BudgetPolicy, UsageTracker
-    from ..ratelimit import Limiter
+    from ..pricing import UsageTracker
     from ..types._model import BaseModel
     from ._calls import AsyncCaller, Caller
     from ._steps import Exchange, Sender
@@ -56,57 +56,12 @@ _MAKING = threading.RLock()
 _UNMADE: Any = object()
 
 
-class ClientSettings(TypedDict):
-    """Every setting of a client, declared once. ``Client`` and ``AsyncClient`` name each one in their
-    signatures (explicit, with the defaults users see: for IDEs, the API reference and the parity tests)
-    and hand them all to :class:`BaseClient` through :func:`settings_of`; ``with_options`` changes those
-    of :data:`_COPY_CHANGES`. See ``Client``'s docstring for what each one means."""
-
-    api_key: Any
-    organization: str | None
-    project: str | None
-    base_url: str | None
-    timeout: Any
-    max_retries: int
-    default_headers: Mapping[str, str] | None
-    default_query: Mapping[str, object] | None
-    http_client: Any
-    allow_insecure_http: bool
-    max_retry_after: float
-    budget_usd: float | None
-    budget_policy: BudgetPolicy
-    record_to: str | os.PathLike[str] | None
-    record_rate: float
-    calibration: Any
-    sleep: Any
-    limiter: Limiter | None
-    instrument: bool
-    tracer_provider: Any
-    meter_provider: Any
-
-
-def settings_of(arguments: Mapping[str, Any]) -> ClientSettings:
-    """The settings among a constructor's arguments (its ``locals()``)."""
-    return cast("ClientSettings", {name: arguments[name] for name in ClientSettings.__annotations__})
-
-
-class _NoKey:
-    """The type of :data:`NO_KEY`."""
-
-    def __repr__(self) -> str:
-        return "NO_KEY"
-
-
-#: ``api_key=NO_KEY`` builds a client that sends nothing itself: no key, no connection pool of its own,
-#: no transport-security check (there is no key to protect). A Router is one: each target's own client
-#: holds that target's key and sends; the router keeps the settings, budget, usage and recorder of a client.
-NO_KEY: Any = _NoKey()
-
-
 class BaseClient(ResponseModes):
     """Configuration and request building shared by both clients (no I/O)."""
 
     _owns_http: bool
+    #: The base URL as a string without its trailing slash, what request URLs are built from.
+    _base_url: str
     #: Makes the :class:`~holyclient._steps.Sender` of a client whose attempts do not go straight to its
     #: own pipeline (a Router's picks a target); ``None``: the client's :class:`~holyclient._pipeline.Pipeline`.
     _sender_factory: Callable[[Any], Sender] | None = None
@@ -124,10 +79,10 @@ class BaseClient(ResponseModes):
         self._set_api_key(api_key)
         self.organization = settings["organization"]
         self.project = settings["project"]
-        self.base_url = _config.resolve_base_url(settings["base_url"])
+        self._base_url = _config.resolve_base_url(settings["base_url"])
         self._allow_insecure_http = settings["allow_insecure_http"]
         if api_key is not NO_KEY:
-            _config.check_transport_security(self.base_url, allow_insecure_http=self._allow_insecure_http)
+            _config.check_transport_security(self._base_url, allow_insecure_http=self._allow_insecure_http)
         # the caller's HTTP client is never closed by us; a client without a key has no pool at all
         self._owns_http = http_client is None and api_key is not NO_KEY
         if http_client is not None or api_key is NO_KEY:
@@ -138,16 +93,8 @@ class BaseClient(ResponseModes):
         self.default_headers = dict(settings["default_headers"] or {})
         self.default_query = dict(settings["default_query"] or {})
         self._policy = RetryPolicy(max_retry_after=settings["max_retry_after"])
-        budget_usd = self._budget_usd = settings["budget_usd"]
-        from ..pricing import UsageTracker
-
-        # Created now, not on first use: threads making their first calls at once would each create
-        # a tracker, losing requests and each enforcing the whole budget.
-        self._usage: UsageTracker = UsageTracker(
-            budget_usd=budget_usd,
-            calibration=settings["calibration"],
-            budget_policy=settings["budget_policy"],
-        )
+        self._usage: UsageTracker = tracker_of(settings)
+        self._budget_usd = self._usage.budget_usd
         # a sample for ``holyclient compare``
         self._recorder = make_recorder(settings["record_to"], settings["record_rate"])
         # OpenTelemetry spans and metrics per call (None: off, or opentelemetry-api not installed)
@@ -155,7 +102,7 @@ class BaseClient(ResponseModes):
 
     # The key lives in ``api_key`` but never in a repr: reprs end up in logs and tracebacks.
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, max_retries={self.max_retries})"
+        return f"{type(self).__name__}(base_url={self._base_url!r}, max_retries={self.max_retries})"
 
     def _set_api_key(self, api_key: Any) -> None:
         """A string key (or ``HOLYSHEEP_API_KEY``), or a provider called before every request (key rotation)."""
@@ -214,7 +161,7 @@ class BaseClient(ResponseModes):
             if not omitted(value):
                 change(new, value)
         if new.api_key or new._api_key_provider is not None:  # NO_KEY: no key to protect
-            _config.check_transport_security(new.base_url, allow_insecure_http=new._allow_insecure_http)
+            _config.check_transport_security(new._base_url, allow_insecure_http=new._allow_insecure_http)
         new._bind_resources()
         return new
 
@@ -257,6 +204,26 @@ class BaseClient(ResponseModes):
         """The retry policy of a call: the client's, without retrying a silent server when a Router
         has another target for the call (``options.failover``)."""
         return self._policy.failing_over if options.failover else self._policy
+
+    @property
+    def base_url(self) -> Any:
+        """Where requests go: an ``httpx2.URL`` ending in ``/`` (``https://api.holysheep.ai/v1/``), as
+        openai's is. Assigning a string or a URL sets it; an ``http://`` URL to another machine is refused
+        as in the constructor (the key would travel in clear text)."""
+        base = self._base_url
+        known = self.__dict__.get("_base_url_object")
+        if known is None or known[0] != base:
+            import httpx2
+
+            known = self.__dict__["_base_url_object"] = (base, httpx2.URL(base + "/"))
+        return known[1]
+
+    @base_url.setter
+    def base_url(self, value: Any) -> None:
+        base = _config.resolve_base_url(value)
+        if self.api_key or self._api_key_provider is not None:
+            _config.check_transport_security(base, allow_insecure_http=self._allow_insecure_http)
+        self._base_url = base
 
     @property
     def timeout(self) -> Any:
@@ -328,7 +295,7 @@ class BaseClient(ResponseModes):
         telemetry = self._telemetry
         if telemetry is not None:  # the call's span opens before its first attempt (retries inside),
             # once what the attempts load on first use is loaded (the span times the wire)
-            call = attempts.call = telemetry.start(self.base_url, options, self._pipeline.ready)
+            call = attempts.call = telemetry.start(self._base_url, options, self._pipeline.ready)
             if call is not None:
                 call.counting(attempts.count)
         return attempts
@@ -344,16 +311,17 @@ class BaseClient(ResponseModes):
 
     def _meter(self, exchange: Exchange, hide: bool, call: Call | None = None) -> StreamMeter | None:
         """The meter that charges a stream: it takes over the attempt's ledger (and ends the call's span
-        when the stream ends). None for an untraced stream its endpoint does not charge (a response
-        replayed); a traced one (a transcription's) gets a meter on a released ledger, which charges
-        nothing and only ends the span."""
+        when the stream ends). A stream whose endpoint is not charged by its events (a transcription's,
+        an undeclared route's) is settled as it opens, as an answer without usage (an unpriced endpoint
+        counts an unpriced request, a free one nothing): it then gets a meter only when traced, which
+        charges nothing and only ends the span."""
         ledger = exchange.ledger
         if ledger is None:
             return None
         if ledger.charging.stream is None:
+            ledger.settle(None, None)
             if call is None:
                 return None
-            ledger.release()
         if call is not None:
             call.first_chunk()
         return StreamMeter(ledger, hide_usage_chunk=hide, watch=call)
@@ -389,7 +357,7 @@ _COPY_CHANGES: dict[str, Callable[[BaseClient, Any], None]] = {
     "api_key": BaseClient._set_api_key,
     "organization": _set("organization"),
     "project": _set("project"),
-    "base_url": lambda client, value: setattr(client, "base_url", _config.resolve_base_url(value)),
+    "base_url": lambda client, value: setattr(client, "_base_url", _config.resolve_base_url(value)),
     "timeout": BaseClient._given_timeout,
     "max_retries": _set("max_retries"),
     "default_headers": lambda client, value: client.default_headers.update(value or {}),  # merged

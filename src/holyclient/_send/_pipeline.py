@@ -41,7 +41,7 @@ from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, timeout_extension
 from .._http import ready as ready_transport
-from ..pricing import Ledger, billed_usage, charging_for, counts_tokens, holds
+from ..pricing import Ledger, charging_for, counts_tokens, holds
 from ._sent_as_is import AsIs
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
@@ -109,9 +109,8 @@ class Pipeline:
         client = self.client
         charging = charging_for(options.method, options.path)
         tracker = client._usage
-        if not holds(charging, client._budget_usd is not None):
-            return Ledger(tracker, charging, options.body)
-        return Ledger(tracker, charging, options.body, tracker.reserve(options.body or {}, charging))
+        ledger = Ledger(tracker, charging, options.body, None, options.path)
+        return ledger.reserve() if holds(charging, client._budget_usd is not None) else ledger
 
     def ready(self, options: RequestOptions) -> None:
         """Load now what a call's attempts load on first use: the HTTP client (its library, its TLS
@@ -231,7 +230,7 @@ class Pipeline:
     def _url_object(self, http: Any, path: str) -> Any:
         """The URL of ``path`` as ``http``'s library's URL object (parsed once per base URL and path: a
         URL string is parsed again on every request, about a tenth of a loopback request's CPU)."""
-        url = self.client.base_url + path
+        url = self.client._base_url + path
         known = self._url_objects.get(url)
         if known is not None and known[0] is http:
             return known[1]
@@ -259,16 +258,16 @@ class Pipeline:
         if options.query:
             return str(self._query_url(options.path, {**client.default_query, **options.query}))
         cached = self._urls.get(options.path)
-        if cached is not None and cached[0] == client.base_url and cached[1] == client.default_query:
+        if cached is not None and cached[0] == client._base_url and cached[1] == client.default_query:
             return cached[2]
         url = str(self._query_url(options.path, client.default_query))
-        self._urls[options.path] = (client.base_url, dict(client.default_query), url)
+        self._urls[options.path] = (client._base_url, dict(client.default_query), url)
         return url
 
     def _query_url(self, path: str, query: Mapping[str, object]) -> Any:
         import httpx2
 
-        url = httpx2.URL(self.client.base_url + path)
+        url = httpx2.URL(self.client._base_url + path)
         return url.copy_merge_params(cast("Any", query)) if query else url
 
     def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:
@@ -296,10 +295,8 @@ class Pipeline:
             exchange.failed(exc)
             raise
         ledger = exchange.ledger
-        if ledger is not None and ledger.charging.settles:
-            ledger.settle(*billed_usage(client._unwrap(result)))
-        elif ledger is not None:
-            ledger.release()
+        if ledger is not None:
+            ledger.answered(client._unwrap(result))
         return result
 
     # --- the drivers ---------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ class AsIs:
             foreign is None
             or options.body is not foreign.body
             or options.content is not foreign.content
-            or foreign.base_url != client.base_url
+            or foreign.base_url != client._base_url
             or client.default_query
         ):
             return None

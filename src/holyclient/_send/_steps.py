@@ -54,7 +54,7 @@ class PipelineClient(Protocol):
     api_key: str
     organization: str | None
     project: str | None
-    base_url: str
+    _base_url: str  # without its trailing slash (``base_url`` is the URL object)
     timeout: Any
     default_headers: dict[str, str]
     default_query: dict[str, object]

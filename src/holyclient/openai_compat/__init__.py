@@ -8,7 +8,8 @@ limiter, budget, retries, OpenTelemetry span, usage and cost, recorder, and for 
 choice and failover. The transports are public for anything else built on httpx:
 :class:`HolyTransport` / :class:`AsyncHolyTransport` (httpx2) and :class:`LegacyHolyTransport` /
 :class:`AsyncLegacyHolyTransport` (httpx); what adapts a request or its answer on the way plugs in as a
-:class:`CallStep` around each :class:`Call`. See docs/frameworks/.
+:class:`CallStep` around each :class:`Call`. :func:`shared_http_client` is one HTTP client for a framework
+that gives the same one to openai's sync and async clients (CrewAI). See docs/frameworks/.
 
 This package imports neither openai nor an HTTP library until one is used.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_names as _lazy_names
-from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module
+from ._factories import PLACEHOLDER_KEY, http_client, openai_client, openai_module, shared_http_client
 
 if TYPE_CHECKING:
     from ._adapter import BUDGET_STATUS, Call
@@ -50,4 +51,5 @@ __all__ = [
     "http_client",
     "openai_client",
     "openai_module",
+    "shared_http_client",
 ]

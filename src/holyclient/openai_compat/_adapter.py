@@ -126,8 +126,9 @@ class Adapter:
         self.retries: Retries = retries
         # the client in raw mode: each call answers with its HTTP response as well as what it parsed
         self.raw = client.with_raw_response
-        self._base_url = client.base_url
-        base = urlsplit(client.base_url)
+        # the base URL without its trailing slash: what the client's own requests are built from
+        self._base_url = str(client.base_url).rstrip("/")
+        base = urlsplit(self._base_url)
         self._origin = (base.scheme, (base.hostname or "").lower(), base.port or _default_port(base.scheme))
         self._base_path = base.path.rstrip("/")
 

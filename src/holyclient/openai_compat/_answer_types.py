@@ -6,10 +6,12 @@ and path, and settles from what the client parsed. So the transport only chooses
 parses each answer as (:func:`answer_type`), and that choice is written here, once:
 
 - an answer whose endpoint is charged from its usage (its declaration,
-  :func:`holyclient.pricing.charging_for`: a generation, an embedding) is parsed as :class:`Answer`: its
-  ``model`` and ``usage`` only, all the pipeline's settlement reads (openai parses the whole answer
-  again for the caller; a model, not raw JSON, so that a garbled 2xx is the client's retryable
-  ``APIResponseValidationError`` as on its own calls);
+  :func:`holyclient.pricing.charging_for`: a generation, an embedding), or takes part in a background
+  response's charge (creating, retrieving, cancelling or deleting a response), is parsed as
+  :class:`Answer`: its ``model`` and ``usage``, and a response's ``id``, ``status`` and ``background``,
+  all the pipeline's settlement reads (openai parses the whole answer again for the caller; a model,
+  not raw JSON, so that a garbled 2xx is the client's retryable ``APIResponseValidationError`` as on its
+  own calls);
 - any other answer is kept as ``bytes`` (nothing parsed: openai parses it);
 - a stream's events are :class:`Event`\\s: what the stream meter reads of a chunk (usage, the text of
   its choices, a Responses event's type and delta), plus the event's bytes as the server sent them, so
@@ -43,6 +45,10 @@ class Answer(_Lean):
 
     model: str | None = None
     usage: _Usage | None = None
+    # where a Responses API answer stands (a background response reports its usage later)
+    id: Any = None
+    status: Any = None
+    background: Any = None
 
 
 class _Delta(_Lean):
@@ -87,4 +93,5 @@ def answer_type(method: str, path: str, *, stream: bool) -> type[Any]:
     if stream:
         return Event
     charging = charging_for(method, path)
-    return Answer if charging.settles and charging.counts is not None else bytes
+    charged = charging.settles and charging.counts is not None
+    return Answer if charged or charging.background is not None else bytes

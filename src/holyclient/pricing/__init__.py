@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from ._billed import BilledTokens, billed_figures, billed_tokens, billed_usage
-from ._charging import CHAT, ENDPOINTS, UNDECLARED, Charging, FailureKind, charging_for, routes
+from ._charging import (
+    CHAT,
+    ENDPOINTS,
+    UNDECLARED,
+    UNDECLARED_READ,
+    Charging,
+    FailureKind,
+    charging_for,
+    routes,
+)
 from ._cost import (
     DEFAULT_CNY_RATE,
     DEFAULT_OUTPUT_TOKENS,
@@ -35,6 +44,7 @@ __all__ = [
     "DEFAULT_OUTPUT_TOKENS",
     "ENDPOINTS",
     "UNDECLARED",
+    "UNDECLARED_READ",
     "BilledTokens",
     "BudgetPolicy",
     "Charging",

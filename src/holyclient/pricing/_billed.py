@@ -37,7 +37,7 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._table import Price
 
@@ -356,3 +356,25 @@ def billed_usage(answer: Any) -> tuple[str | None, Any]:
     if not hasattr(usage, "model_dump"):  # absent, or an undeclared field kept as a plain dict
         return None, None
     return getattr(answer, "model", None), usage
+
+
+class Progress(NamedTuple):
+    """Where a Responses API answer stands: its ``id``, ``status`` and whether it runs in the background."""
+
+    id: str | None
+    status: str | None
+    background: bool
+
+
+def progress_of(answer: Any) -> Progress:
+    """The :class:`Progress` of a response (a model, a raw JSON mapping, a stream event's ``response``);
+    all None and False for an answer without them (a deleted response's empty answer)."""
+    if answer is None:
+        return Progress(None, None, False)
+    get = answer.get if isinstance(answer, Mapping) else functools.partial(_get, answer)
+    answer_id, status = get("id"), get("status")
+    return Progress(
+        answer_id if isinstance(answer_id, str) else None,
+        status if isinstance(status, str) else None,
+        get("background") is True,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._answered import price_of, priced_as_note
 from ._billed import billed_figures, figures_usd, unpriced_writes
 from ._hold import OutputEstimate
 from ._notes import Notes
@@ -34,15 +35,24 @@ class Book:
         return totals
 
     def record(
-        self, model: str, usage: Any, approximate: bool, prices: PriceTable, outputs: OutputEstimate
+        self,
+        model: str,
+        usage: Any,
+        approximate: bool,
+        prices: PriceTable,
+        outputs: OutputEstimate,
+        asked: str | None = None,
+        learns: bool = False,
     ) -> float | None:
         """Add ``usage`` to the model's totals; its cost (None: the model has no price): what
         :func:`~._cost.cost_from_usage` computes, without its estimate (every answer).
 
         Usage that does not add up is counted as unreconciled (priced the dearer way by the reader), and
         a cost the relay reports is kept beside holyclient's and compared with it (:mod:`._notes`: the
-        first of each kind is noted in ``warnings`` and logged once the tracker's lock is released). A
-        billed answer's completion teaches ``outputs`` what an uncapped request of the model holds."""
+        first of each kind is noted in ``warnings`` and logged once the tracker's lock is released). An
+        answer under a name the table does not know is priced as the model ``asked`` (:mod:`._answered`),
+        and noted so. The completion of a billed answer that ``learns`` (its request set no output cap:
+        :func:`~._hold.teaches`) teaches ``outputs`` what an uncapped request of the model holds."""
         figures = billed_figures(usage)
         prompt, cached, _, completion, _, _, write, write_long, reported, problems = figures
         totals = self.model(model)
@@ -55,7 +65,10 @@ class Book:
             totals.written_long += write_long
         if approximate:
             totals.approximate += 1
-        info = prices.get(model)
+        info, priced_as = price_of(prices, model, asked)
+        if priced_as is not None and totals.priced_as != priced_as:
+            totals.priced_as = priced_as
+            self.notes.note(model, "priced as", priced_as_note(model, priced_as))
         cost = None
         if info is None:
             totals.priced = False
@@ -64,7 +77,7 @@ class Book:
             cost = sum(figures_usd(price, figures))
             if write or write_long:
                 problems += unpriced_writes(price, write, write_long)
-            if not approximate and completion:
+            if learns and not approximate and completion:
                 outputs.observe(info.name, completion)
             totals.cost += cost
             self.spent += cost
@@ -95,8 +108,15 @@ class Book:
         self.spent += amount
         self.uncertain_usd += amount
 
-    def snapshot(self, reserved: float, budget: float | None) -> UsageSnapshot:
-        """The totals as a snapshot, with ``reserved`` held against ``budget``."""
+    def unpriced(self, model: str) -> None:
+        """An answer of an unpriced endpoint that reported no usage: a request of unknown cost."""
+        totals = self.model(model)
+        totals.requests += 1
+        totals.priced = False
+
+    def snapshot(self, reserved: float, budget: float | None, pending: int = 0) -> UsageSnapshot:
+        """The totals as a snapshot, with ``reserved`` held against ``budget`` and ``pending`` background
+        responses still running."""
         return UsageSnapshot(
             models={name: t.usage() for name, t in self.totals.items()},
             total_cost_usd=self.spent,
@@ -108,4 +128,5 @@ class Book:
             warnings=tuple(self.notes.warnings),
             overrun_usd=self.overrun,
             overrun_requests=self.overruns,
+            pending_requests=pending,
         )

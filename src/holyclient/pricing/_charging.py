@@ -26,26 +26,46 @@ The vocabulary:
 * **stream**: how a stream reports its usage -- ``"ask"`` (only when the request asks with
   ``stream_options.include_usage``), ``"final event"`` (the Responses API's ``response.completed``)
   or ``None`` (not charged as a stream).
+* **background**: how the endpoint takes part in a *background* response's charge. ``"defers"``
+  (``POST /responses``): an answer that is still running (``background: true``, ``status`` ``queued``
+  or ``in_progress``, ``usage: null``) reports its usage later, so its hold is kept -- under the
+  response's id, against the budget -- instead of being released. ``"collects"`` (retrieving the
+  response, its stream replayed, cancelling or deleting it): an answer that shows the response ended
+  charges the kept hold, once: at the usage it reports, else (cancelled, failed or deleted without
+  usage) as uncertain spend. See :mod:`holyclient.pricing._ledger`.
 * **maybe_billed**: the failures *after the request was handed to the wire* whose outcome is
   unknown, so the request may have been billed: ``"timeout"`` (no answer in time), ``"dropped"``
   (the connection failed after sending), ``"cancelled"`` (the caller cancelled the task or
   interrupted the call while it waited for the answer), ``"unreadable"`` (a 2xx whose body could not
   be read: the work was done, its usage is lost). A failure before sending releases the hold.
+
+**Routes nobody declared fail closed.** A request to a route this table does not name -- an openai
+method holyclient has no resource for (``fine_tuning.jobs.create``, ``containers.create``) sent through
+``as_openai()``, a ``client.post("/relay/specific")`` -- may start billed work that holyclient cannot
+price. It is :data:`UNDECLARED`, an ``"unpriced"`` endpoint: a client with a budget refuses it before
+sending, with an error naming the route (the budget could not be checked); a client without one sends
+it and counts it as an unpriced request (its answer's usage is charged if it reports any; a failure
+after sending is uncertain). Only a read is let through: an undeclared ``GET`` or ``HEAD`` (RFC 9110's
+*safe* methods, which ask the server for no work) holds nothing and is charged only the usage its
+answer reports (:data:`UNDECLARED_READ`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 __all__ = [
     "AFTER_SENDING",
     "CHAT",
     "ENDPOINTS",
+    "RUNNING",
     "UNDECLARED",
+    "UNDECLARED_READ",
     "Charging",
     "FailureKind",
+    "addressed",
     "charging_for",
     "routes",
 ]
@@ -53,6 +73,10 @@ __all__ = [
 FailureKind = Literal["timeout", "dropped", "cancelled", "unreadable"]
 Holds = Literal["prompt+output", "prompt", "unpriced", "nothing"]
 StreamUsage = Literal["ask", "final event"]
+Background = Literal["defers", "collects"]
+
+#: The ``status`` of a response still running (a background response reports its usage later).
+RUNNING = frozenset({"queued", "in_progress"})
 
 #: Every failure after sending leaves a billed endpoint's outcome unknown.
 AFTER_SENDING: frozenset[FailureKind] = frozenset({"timeout", "dropped", "cancelled", "unreadable"})
@@ -71,6 +95,9 @@ class Charging:
         text_events: stream event types whose ``delta`` is generated text (counted when a stream ends
             without usage); Chat and completion chunks carry their text in ``choices``.
         maybe_billed: failures after sending whose request may have been billed.
+        background: ``"defers"`` or ``"collects"``: its part in a background response's charge.
+        declared: False for a route no declaration names (:data:`UNDECLARED`, whose ``name`` is then the
+            request's ``"METHOD /path"``).
     """
 
     name: str
@@ -80,6 +107,8 @@ class Charging:
     stream: StreamUsage | None = None
     text_events: frozenset[str] = frozenset()
     maybe_billed: frozenset[FailureKind] = frozenset()
+    background: Background | None = None
+    declared: bool = True
 
     @property
     def billed(self) -> bool:
@@ -94,6 +123,11 @@ class Charging:
 
 def _free(name: str) -> Charging:
     return Charging(name, None, "nothing", settles=False)
+
+
+def _collects(name: str, stream: StreamUsage | None = None) -> Charging:
+    """Free itself, but it may end a background response: the hold kept for it is charged then."""
+    return Charging(name, None, "nothing", settles=False, stream=stream, background="collects")
 
 
 def _unpriced(name: str) -> Charging:
@@ -130,12 +164,26 @@ RESPONSE = Charging(
         }
     ),
     maybe_billed=AFTER_SENDING,
+    background="defers",
 )
 EMBEDDING = Charging("embedding", "/embeddings", "prompt", settles=True, maybe_billed=AFTER_SENDING)
 
-#: An endpoint no declaration names (``client.post("/relay/specific")``): nothing is held and no
-#: outcome is assumed, but usage its answer reports is charged -- holyclient cannot know more.
-UNDECLARED = Charging("request to an undeclared endpoint", None, "nothing", settles=True)
+#: A request to a route no declaration names (``client.post("/relay/specific")``, an openai method sent
+#: through ``as_openai()`` that holyclient has no resource for): it may be billed and cannot be priced, so
+#: it is unpriced -- refused by a budget, counted as unpriced without one (see the module docstring).
+#: :func:`charging_for` names each such request's route in its ``name``.
+UNDECLARED = Charging(
+    "request to an undeclared endpoint",
+    None,
+    "unpriced",
+    settles=True,
+    maybe_billed=AFTER_SENDING,
+    declared=False,
+)
+#: An undeclared ``GET`` or ``HEAD``: a read, which asks the server for no work; nothing is held, and the
+#: usage its answer reports, if any, is charged.
+UNDECLARED_READ = Charging("read of an undeclared endpoint", None, "nothing", settles=True, declared=False)
+_READS = frozenset({"GET", "HEAD"})
 
 #: Every endpoint the clients offer, by ``"METHOD /path"`` (paths relative to the API root, ``{id}``
 #: fields as in the operations' declarations).
@@ -152,10 +200,11 @@ ENDPOINTS: dict[str, Charging] = {
     # free at OpenAI; the price table lists the moderation models at $0
     "POST /moderations": _free("moderation"),
     "POST /responses": RESPONSE,
-    # a response retrieved (or its stream replayed) repeats the usage billed when it was made
-    "GET /responses/{response_id}": _free("response retrieved"),
-    "DELETE /responses/{response_id}": _free("response deleted"),
-    "POST /responses/{response_id}/cancel": _free("response cancelled"),
+    # a response retrieved (or its stream replayed) repeats the usage billed when it was made -- except a
+    # background response's, which is charged then, once (``background="collects"``)
+    "GET /responses/{response_id}": _collects("response retrieved", stream="final event"),
+    "DELETE /responses/{response_id}": _collects("response deleted"),
+    "POST /responses/{response_id}/cancel": _collects("response cancelled"),
     "GET /responses/{response_id}/input_items": _free("response input items listed"),
     "POST /responses/input_tokens": _free("input tokens counted"),
     # priced per image, per audio second or per character: not in holyclient's price table
@@ -184,7 +233,7 @@ _TEMPLATES: list[tuple[str, re.Pattern[str], Charging]] = []
 for _route, _charging in ENDPOINTS.items():
     _method, _path = _route.split(" ", 1)
     if "{" in _path:
-        _TEMPLATES.append((_method, re.compile(re.sub(r"\{[^}]+\}", "[^/]+", _path) + "$"), _charging))
+        _TEMPLATES.append((_method, re.compile(re.sub(r"\{[^}]+\}", "([^/]+)", _path) + "$"), _charging))
     else:
         _EXACT[(_method, _path)] = _charging
 
@@ -194,20 +243,36 @@ def routes() -> list[str]:
     return list(ENDPOINTS)
 
 
+def _relative(path: str) -> str:
+    path = path.split("?", 1)[0].rstrip("/") or "/"
+    return path[3:] if path.startswith("/v1/") else path
+
+
+def addressed(path: str) -> str | None:
+    """The id a request to a declared route addresses (``resp_1`` of ``/responses/resp_1/cancel``), or None."""
+    path = _relative(path)
+    for _, pattern, _ in _TEMPLATES:
+        found = pattern.match(path)
+        if found is not None:
+            return found.group(1)
+    return None
+
+
 def charging_for(method: str, path: str) -> Charging:
     """The money rules of a request to ``path`` (relative to the API root; a leading ``/v1`` and a
-    query string are ignored): its endpoint's declaration, or :data:`UNDECLARED`."""
+    query string are ignored): its endpoint's declaration, else :data:`UNDECLARED` named after the
+    request's route (:data:`UNDECLARED_READ` for a ``GET`` or ``HEAD``)."""
     method = method.upper()
     found = _EXACT.get((method, path))
     if found is not None:
         return found
-    path = path.split("?", 1)[0].rstrip("/") or "/"
-    if path.startswith("/v1/"):
-        path = path[3:]
+    path = _relative(path)
     found = _EXACT.get((method, path))
     if found is not None:
         return found
     for template_method, pattern, charging in _TEMPLATES:
         if template_method == method and pattern.match(path):
             return charging
-    return UNDECLARED
+    if method in _READS:
+        return UNDECLARED_READ
+    return replace(UNDECLARED, name=f"{method} {path}")

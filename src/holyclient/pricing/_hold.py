@@ -10,7 +10,10 @@ request holds:
   95th percentile of the last :data:`WINDOW` answers' completion tokens, once :data:`LEARN_FROM` have
   been seen; before that the larger of :data:`PRIOR_OUTPUT_TOKENS` and the largest answer seen. An
   answer longer than its hold is settled at its real cost, and the tracker reports by how much holds
-  were exceeded (``UsageSnapshot.overrun_usd``).
+  were exceeded (``UsageSnapshot.overrun_usd``). Only answers to requests like the ones it holds for
+  teach it (:func:`teaches`): an answer to a request that set its own output cap (``max_tokens=1``)
+  or asked for ``n`` choices says nothing about how long an uncapped single answer runs, and ten
+  ``max_tokens=1`` calls would otherwise make every uncapped request hold 1 output token.
 * ``"worst_case"``: the model's whole output limit (never more than its context window leaves); the
   budget is then never exceeded.
 
@@ -29,7 +32,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from ._cost import requested_output_tokens
 
 if TYPE_CHECKING:
-    from ._learning import StandIn
+    from ._charging import Charging
+    from ._learning import CalibrationLearner, StandIn
+    from ._table import ModelInfo
 
 __all__ = [
     "LEARN_FROM",
@@ -39,6 +44,8 @@ __all__ = [
     "OutputEstimate",
     "Reservation",
     "output_hold",
+    "request_hold",
+    "teaches",
 ]
 
 BudgetPolicy = Literal["expected", "worst_case"]
@@ -74,6 +81,27 @@ class OutputEstimate:
             seen.append(completion_tokens)
             self._held.pop(model, None)
 
+    def why(self, model: str) -> str:
+        """Where :meth:`tokens` of ``model`` comes from, for a refusal's message: the default, the longest
+        answer seen, or the percentile of the answers seen."""
+        with self._lock:
+            seen = list(self._seen.get(model, ()))
+        if len(seen) >= LEARN_FROM:
+            return (
+                f"the {round(QUANTILE * 100)}th percentile of the last {len(seen)} uncapped answers of {model} "
+                "this client has seen (budget_policy='expected')"
+            )
+        so_far = f"it has seen {len(seen)} of the {LEARN_FROM} it learns from"
+        if seen and max(seen) > PRIOR_OUTPUT_TOKENS:
+            return (
+                f"the longest uncapped answer of {model} this client has seen "
+                f"({so_far}; budget_policy='expected')"
+            )
+        return (
+            f"the {PRIOR_OUTPUT_TOKENS:,}-token default, not yet learnt from this client's answers "
+            f"({so_far}; budget_policy='expected')"
+        )
+
     def tokens(self, model: str) -> int:
         """The output an uncapped request of ``model`` holds (see the module docstring)."""
         held = self._held.get(model)
@@ -93,6 +121,20 @@ def choices(body: Mapping[str, Any]) -> int:
     """How many answers a request asks for (``n``), at least 1."""
     n = body.get("n")
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+
+
+def teaches(body: Mapping[str, Any] | None) -> bool:
+    """Whether the answer to ``body`` teaches the expected answer length: a request with no output cap of
+    its own and one choice, as the requests the estimate holds for (see the module docstring). An answer
+    whose request is unknown teaches nothing."""
+    if body is None:
+        return False
+    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):  # as requested_output_tokens
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return False
+    n = body.get("n")  # (inline: this runs on every settled answer)
+    return not (isinstance(n, int) and not isinstance(n, bool) and n > 1)
 
 
 def output_hold(
@@ -118,10 +160,41 @@ def output_hold(
     limit = min(max_output_tokens, room)
     if policy == "worst_case":
         return limit * n, "the model's whole output limit (budget_policy='worst_case')"
-    return (
-        min(estimate.tokens(model), limit) * n,
-        "the expected answer length learnt from this client's answers (budget_policy='expected')",
+    expected = estimate.tokens(model)
+    why = estimate.why(model)
+    if limit < expected:
+        why = f"what the model's output limit and context window leave, below {why}"
+    return min(expected, limit) * n, why
+
+
+def request_hold(
+    body: Mapping[str, Any],
+    charging: Charging,
+    info: ModelInfo,
+    learner: CalibrationLearner,
+    policy: BudgetPolicy,
+    estimate: OutputEstimate,
+    prompt: int | None = None,
+) -> tuple[int, int, str, StandIn | None]:
+    """``(prompt tokens, output tokens, why that output, stand-in)`` a request to ``charging``'s endpoint
+    holds on the model ``info``: its prompt counted at the high end of the count's range (a stand-in
+    count may be far below the bill) unless its count is given, and for a generation its output under
+    ``policy``."""
+    stand_in = None
+    if prompt is None:
+        counted, stand_in = learner.count(body, info.name, charging.counts or "chat")
+        prompt = counted.input_tokens_range[1]
+    if not charging.generates:
+        return prompt, 0, "none (nothing is generated)", stand_in
+    output, why = output_hold(
+        body,
+        model=info.name,
+        max_output_tokens=info.max_output_tokens,
+        room=max(info.context_window - prompt, 0),
+        policy=policy,
+        estimate=estimate,
     )
+    return prompt, output, why, stand_in
 
 
 @dataclass(frozen=True)
@@ -136,6 +209,7 @@ class Reservation:
         priced: False when the model has no price (its cost is then unknown).
         stand_in: the uncorrected stand-in count and kind mix of a count that is not exact: what the
             billed usage is compared with to learn the correction online.
+        teaches: the answer teaches the expected answer length (:func:`teaches`).
     """
 
     id: int
@@ -144,3 +218,4 @@ class Reservation:
     worst_case_usd: float
     priced: bool
     stand_in: StandIn | None = field(default=None, compare=False)
+    teaches: bool = field(default=False, compare=False)

@@ -12,6 +12,12 @@ attempt's money is decided, always from its endpoint's :class:`~holyclient.prici
   that moment and recorded the same way, so a client with no budget still shows the money it may
   have spent (:meth:`Ledger.failed`);
 * a stream that opens with the server's error generated nothing: released (:meth:`Ledger.refused`);
+* a background response answered while it still runs (``status: "queued"``, ``usage: null``) is
+  *deferred* (:meth:`Ledger.defer`): its hold stays on the tracker, under the response's id, until an
+  answer of an endpoint that collects it (retrieving the response or replaying its stream, cancelling
+  or deleting it) shows that it ended; it is then charged once, at the usage that answer reports, or
+  as uncertain spend when it ended without usage. One that is never collected stays held (and counted
+  in ``UsageSnapshot.pending_requests``): its cost is unknown, never assumed to be zero.
 * a stream the caller left before its end is settled at what was read, a lower bound, and the rest of
   its hold is kept as uncertain spend (:meth:`Ledger.left_early`).
 
@@ -20,18 +26,26 @@ Settling twice does nothing the second time, so two layers can never charge the 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._constants import LOGGER_NAME
 from .._exceptions import APIConnectionError, APIResponseValidationError, APITimeoutError
-from ._billed import asked_retention
-from ._charging import UNDECLARED, Charging, FailureKind
+from ._billed import asked_retention, billed_usage, progress_of
+from ._charging import RUNNING, UNDECLARED, Charging, FailureKind, addressed
 
 if TYPE_CHECKING:
+    from ._billed import Progress
     from ._hold import Reservation
     from ._tracker import UsageTracker
 
-__all__ = ["Ledger", "counts_tokens", "failure_kind", "holds"]
+__all__ = ["UNDECLARED_TOTALS", "Ledger", "counts_tokens", "failure_kind", "holds"]
+
+#: What the totals of requests to routes no declaration names are kept under.
+UNDECLARED_TOTALS = "<undeclared endpoint>"
+
+logger = logging.getLogger(LOGGER_NAME)
 
 
 def holds(charging: Charging, budgeted: bool) -> bool:
@@ -70,6 +84,26 @@ def failure_kind(exc: BaseException, sending: bool) -> FailureKind | None:
     return None
 
 
+#: Undeclared routes already logged (bounded: routes carry ids).
+_LOGGED: set[str] = set()
+
+
+def _undeclared(route: str) -> None:
+    """Log, once per route, that a request to an undeclared route is sent unpriced (a client with a
+    budget refuses it before this)."""
+    if route in _LOGGED:
+        return
+    if len(_LOGGED) >= 256:
+        _LOGGED.clear()
+    _LOGGED.add(route)
+    logger.warning(
+        "holyclient: %s has no charging declaration: sent without a budget check and counted as an "
+        "unpriced request (under %r); a client with budget_usd refuses it",
+        route,
+        UNDECLARED_TOTALS,
+    )
+
+
 class Ledger:
     """An attempt's charge on its client's tracker (see the module docstring).
 
@@ -79,9 +113,11 @@ class Ledger:
         body: the request body as sent (counted only if needed: a hold, a learning model, an
             uncertain outcome, a stream that ended without usage).
         reservation: the hold made before sending (None: no budget, or a free endpoint).
+        path: the request's path (an endpoint that collects a background response's charge reads the
+            response's id in it).
     """
 
-    __slots__ = ("_done", "body", "charging", "reservation", "sending", "tracker")
+    __slots__ = ("_done", "body", "charging", "reservation", "sending", "subject", "tracker")
 
     def __init__(
         self,
@@ -89,6 +125,7 @@ class Ledger:
         charging: Charging = UNDECLARED,
         body: Mapping[str, Any] | None = None,
         reservation: Reservation | None = None,
+        path: str | None = None,
     ) -> None:
         self.tracker = tracker
         self.charging = charging
@@ -96,18 +133,33 @@ class Ledger:
         self.reservation = reservation
         #: Set by the pipeline when the attempt is handed to the wire: from then on its outcome may be unknown.
         self.sending = False
+        #: The id the request addresses, for an endpoint that collects a background response's charge.
+        self.subject = addressed(path) if path is not None and charging.background == "collects" else None
         self._done = False
+        if not charging.declared and charging.billed:
+            _undeclared(charging.name)
 
     @property
     def settled(self) -> bool:
         """Whether the attempt's charge was decided (settled, released, failed or refused)."""
         return self._done
 
-    def settle(self, model: str | None, usage: Any, *, approximate: bool = False) -> None:
+    def settle(
+        self, model: str | None, usage: Any, *, approximate: bool = False, progress: Progress | None = None
+    ) -> None:
         """Charge the usage the answer reported (a mapping or a usage object; None: nothing reported,
-        the hold is released). ``approximate``: counted locally, not reported by the server."""
+        the hold is released). ``approximate``: counted locally, not reported by the server.
+
+        Args:
+            progress: where a Responses API answer stands (its endpoint's ``background`` rule reads it):
+                a background response still running is deferred, one that ended is collected.
+        """
         if self._done:
             return
+        if progress is not None and self.charging.background is not None:
+            if self.defer(progress, usage):
+                return
+            self._collect(model, usage, progress)
         self._done = True
         charging = self.charging
         if not charging.settles:
@@ -123,6 +175,67 @@ class Ledger:
             return
         if usage is not None:
             self.tracker.charge(model or self.model(), usage, charging, self.body, approximate=approximate)
+        elif charging.holds == "unpriced":  # answered, at a cost holyclient cannot know: counted as such
+            self.tracker.count_unpriced(self.model())
+
+    def answered(self, answer: Any) -> None:
+        """Settle from a parsed answer: its usage where the endpoint settles (else released), and, for an
+        endpoint with a ``background`` rule, where the response stands (a background response still
+        running is deferred, one that ended is collected)."""
+        charging = self.charging
+        if charging.background is not None:
+            model, usage = billed_usage(answer)
+            self.settle(model, usage, progress=progress_of(answer))
+        elif charging.settles:
+            self.settle(*billed_usage(answer))
+        else:
+            self.release()
+
+    def defer(self, progress: Progress, usage: Any = None) -> bool:
+        """Keep the hold of a background response still running (see the module docstring), under its
+        id, until an answer collects it; whether it was deferred (False: settle it now)."""
+        if (
+            self._done
+            or self.charging.background != "defers"
+            or usage is not None
+            or not progress.background
+            or progress.status not in RUNNING
+        ):
+            return False
+        if progress.id is None:  # no id to collect it by: what it will cost is unknown, kept as spent
+            self.uncertain()
+            return True
+        self._done = True
+        self.tracker.defer(progress.id, self)
+        return True
+
+    def _collect(self, model: str | None, usage: Any, progress: Progress) -> None:
+        """An answer of an endpoint that collects: if it shows the background response it addresses
+        ended, charge the hold kept for it (its usage, else uncertain), once."""
+        if self.charging.background != "collects" or self.subject is None or progress.status in RUNNING:
+            return
+        kept = self.tracker.collect(self.subject)
+        if kept is None:  # not one of this client's, or charged already
+            return
+        kept._done = False
+        if usage is not None:
+            kept.settle(model, usage)
+        else:  # cancelled, failed or deleted without a usage: what it did before it stopped is unknown
+            kept.uncertain()
+
+    def reserve(self) -> Ledger:
+        """Hold the attempt's cost against its tracker's budget (before sending; see the module
+        docstring), without waiting for a tokenizer still being built (its prompt is then held at an
+        upper bound). Returns the ledger.
+
+        Raises:
+            BudgetExceededError: what is left cannot cover the hold, or the budget cannot price it.
+        """
+        from ..tokens import without_waiting
+
+        with without_waiting():
+            self.reservation = self.tracker.reserve(self.body or {}, self.charging)
+        return self
 
     def left_early(self, model: str | None, usage: Mapping[str, Any] | None) -> None:
         """Settle a stream the caller left before its end (its usage never came) at what was read: a
@@ -172,7 +285,11 @@ class Ledger:
 
     def model(self) -> str:
         """The request's model, as totals are kept: the body's ``model``, else (a multipart upload,
-        whose model is a form field) the endpoint's name in angle brackets, ``"<transcription>"``."""
+        whose model is a form field) the endpoint's name in angle brackets, ``"<transcription>"``. Every
+        request to an undeclared route is kept under ``"<undeclared endpoint>"``, whatever its body
+        names (a fine-tuning job's ``model`` is not a generation of that model)."""
+        if not self.charging.declared:
+            return UNDECLARED_TOTALS
         model = self.body.get("model") if self.body is not None else None
         return model if isinstance(model, str) and model else f"<{self.charging.name}>"
 
@@ -183,9 +300,10 @@ class Ledger:
         endpoint = self.charging.counts
         if endpoint is None or self.body is None:
             return None
-        from ..tokens import count_request
+        from ..tokens import count_request, without_waiting
 
         try:
-            return count_request(self.body, endpoint=endpoint).tokens
+            with without_waiting():
+                return count_request(self.body, endpoint=endpoint).tokens
         except (TypeError, ValueError):  # a body we cannot count
             return None

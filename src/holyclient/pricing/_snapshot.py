@@ -33,6 +33,9 @@ class ModelUsage:
             bound -- the server bills what it generated until it noticed the caller had gone -- and the
             rest of what it held (without a budget: would have held) is in the snapshot's
             ``uncertain_usd``. Counted among ``approximate_requests`` too.
+        priced_as: the model whose prices these answers were charged at, when the name they answered
+            under is not in the price table (a relay's upstream id): the model the requests asked for.
+            None when the answered name has its own price.
     """
 
     requests: int
@@ -48,6 +51,7 @@ class ModelUsage:
     cost_mismatches: int = 0
     unreconciled_requests: int = 0
     lower_bound_requests: int = 0
+    priced_as: str | None = None
 
     def __repr__(self) -> str:
         return money_repr(self)
@@ -68,6 +72,9 @@ class UsageSnapshot:
             without an output cap hold an expected answer length: see the budget policy); 0 when every
             answer fitted its hold.
         overrun_requests: how many settled requests cost more than they held.
+        pending_requests: background responses (``responses.create(background=True)``) still running,
+            whose usage is not known yet: each stays held against the budget until retrieving,
+            cancelling or deleting it shows how it ended, and is charged then.
     """
 
     models: dict[str, ModelUsage]
@@ -80,6 +87,7 @@ class UsageSnapshot:
     warnings: tuple[str, ...] = ()
     overrun_usd: float = 0.0
     overrun_requests: int = 0
+    pending_requests: int = 0
 
     def __repr__(self) -> str:
         return money_repr(self)
@@ -128,6 +136,7 @@ class UsageSnapshot:
                     "cost_mismatches": m.cost_mismatches,
                     "unreconciled_requests": m.unreconciled_requests,
                     "lower_bound_requests": m.lower_bound_requests,
+                    "priced_as": m.priced_as,
                 }
                 for name, m in self.models.items()
             },
@@ -144,6 +153,7 @@ class UsageSnapshot:
             "unreconciled_requests": self.unreconciled_requests,
             "cost_mismatches": self.cost_mismatches,
             "lower_bound_requests": self.lower_bound_requests,
+            "pending_requests": self.pending_requests,
         }
 
 
@@ -158,6 +168,7 @@ class Totals:
         "early",
         "mismatches",
         "priced",
+        "priced_as",
         "prompt",
         "reported",
         "requests",
@@ -176,6 +187,7 @@ class Totals:
         self.completion = 0
         self.cost = 0.0
         self.priced = True
+        self.priced_as: str | None = None  # the model asked, whose price charges an unknown answered name
         self.approximate = 0
         self.uncertain = 0
         self.reported: float | None = None  # what the relay reported it charged, when it did
@@ -199,4 +211,5 @@ class Totals:
             self.mismatches,
             self.unreconciled,
             self.early,
+            self.priced_as,
         )

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .._constants import LOGGER_NAME
+from ._billed import Progress, progress_of
 
 if TYPE_CHECKING:
     from ._charging import Charging
@@ -45,6 +46,9 @@ logger = logging.getLogger(LOGGER_NAME)
 
 #: Responses API events that end a response and carry its usage.
 _RESPONSE_END = frozenset({"response.completed", "response.incomplete", "response.failed"})
+#: Responses API events that carry the response, which says where it stands (a background response's
+#: id, status and ``background`` flag: see :meth:`~holyclient.pricing._ledger.Ledger.defer`).
+_RESPONSE_STATE = _RESPONSE_END | {"response.created", "response.queued", "response.in_progress"}
 
 #: ``refused``: the stream opened with an error event and was given up unread (nothing generated).
 Outcome = Literal["complete", "early", "unknown", "refused"]
@@ -106,7 +110,17 @@ class StreamMeter:
         watch: told of every chunk and of how the stream was settled (the call's span, when traced).
     """
 
-    __slots__ = ("_done", "_hide", "_ledger", "_model", "_pieces", "_text_events", "_usage", "_watch")
+    __slots__ = (
+        "_done",
+        "_hide",
+        "_ledger",
+        "_model",
+        "_pieces",
+        "_progress",
+        "_text_events",
+        "_usage",
+        "_watch",
+    )
 
     def __init__(self, ledger: Ledger, *, hide_usage_chunk: bool, watch: StreamWatch | None = None) -> None:
         self._ledger = ledger
@@ -117,6 +131,7 @@ class StreamMeter:
         self._pieces: list[str] = []
         self._done = False
         self._watch = watch
+        self._progress: Progress | None = None
 
     @property
     def usage(self) -> Any:
@@ -177,10 +192,12 @@ class StreamMeter:
                     delta = getattr(item, "delta", None)
                     if isinstance(delta, str):
                         self._pieces.append(delta)
-                elif kind in _RESPONSE_END:
+                elif kind in _RESPONSE_STATE:
                     response = getattr(item, "response", None)
-                    self._usage = _get(response, "usage") or self._usage
-                    self._model = _get(response, "model") or self._model
+                    self._progress = progress_of(response)
+                    if kind in _RESPONSE_END:
+                        self._usage = _get(response, "usage") or self._usage
+                        self._model = _get(response, "model") or self._model
         return True
 
     def finish(self, outcome: Outcome, error: BaseException | None = None) -> None:
@@ -200,10 +217,13 @@ class StreamMeter:
     def _charge(self, outcome: Outcome, error: BaseException | None = None) -> None:
         ledger = self._ledger
         usage, approximate = self._usage, False
+        progress = self._progress
         if usage is not None:
-            ledger.settle(self._model, usage)
+            ledger.settle(self._model, usage, progress=progress)
         elif outcome == "refused":
             ledger.refused()  # nothing generated: nothing to charge
+        elif progress is not None and ledger.defer(progress):
+            pass  # a background response left before its end runs on: held until it is collected
         elif outcome == "unknown":
             ledger.uncertain()  # the wire failed mid-stream: the server may have gone on and billed
         elif outcome == "early":  # left before the end: the server billed what it generated meanwhile
@@ -227,5 +247,8 @@ class StreamMeter:
         if prompt is None:
             logger.debug("Could not count the prompt of a stream that reported no usage")
             prompt = 0
-        completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
+        from ..tokens import without_waiting
+
+        with without_waiting():
+            completion = count_tokens("".join(self._pieces), model).tokens if self._pieces else 0
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}

@@ -25,12 +25,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._exceptions import BudgetExceededError
+from ._background import Deferred, Kept
 from ._book import Book
 from ._charging import CHAT, Charging
 from ._cost import PriceTable, default_table, estimate_cost
-from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, output_hold
+from ._hold import POLICIES, BudgetPolicy, OutputEstimate, Reservation, request_hold, teaches
 from ._learning import CalibrationLearner, StandIn
+from ._refusal import over_budget, unpriced
 from ._snapshot import ModelUsage, UsageSnapshot
 from ._usage_export import usage_export
 
@@ -77,6 +78,10 @@ class UsageTracker:
             )
         self.budget_usd = budget_usd
         self.budget_policy: BudgetPolicy = budget_policy
+        if budget_usd is not None:  # its first hold counts a prompt: load the tokenizer now, not then
+            from ..tokens import preload
+
+            preload()
         self._outputs = OutputEstimate()
         self._prices = prices
         self._learner = CalibrationLearner(calibration)
@@ -85,6 +90,7 @@ class UsageTracker:
         self._reserved: dict[int, float] = {}
         self._next_id = 0
         self._later: deque[Callable[[], None]] = deque()
+        self._deferred = Deferred()  # background responses still running (see ``defer``)
         self.started_at = time.time()  # the start of the period an export() covers
 
     @property
@@ -109,55 +115,25 @@ class UsageTracker:
         info = self.prices.get(model) if charging.holds != "unpriced" else None
         if info is None:
             if self.budget_usd is not None:
-                remaining = self.remaining_usd
-                why = (
-                    self.prices.unknown(model)
-                    if charging.holds != "unpriced"
-                    else f"holyclient has no price for a {charging.name} (priced per image, second or character)"
-                )
-                raise BudgetExceededError(
-                    f"Cannot check the budget: {why}",
-                    requested_usd=math.inf,
-                    remaining_usd=remaining if remaining is not None else math.inf,
-                )
+                raise unpriced(charging, model, self.prices, self.remaining_usd)
             return self._hold(model, None, 0.0, priced=False)
         prompt, output, why, stand_in = self._hold_of(body, charging, info)
         worst = estimate_cost(model, prompt, output, table=self.prices).cost_usd
+        learns = charging.generates and teaches(body)
         with self._lock:
             if self.budget_usd is None:
-                return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
+                return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
             remaining = self.budget_usd - self._book.spent - sum(self._reserved.values())
             if worst > remaining:
-                raise BudgetExceededError(
-                    f"Request refused before sending: it holds ${worst:.6f} ({prompt} prompt + {output} "
-                    f"output tokens on {info.name}, the output being {why}), more than the "
-                    f"${max(remaining, 0.0):.6f} left of the ${self.budget_usd:.6f} budget. "
-                    "Set max_tokens lower or raise the budget.",
-                    requested_usd=worst,
-                    remaining_usd=max(remaining, 0.0),
-                )
-            return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in)
+                raise over_budget(worst, prompt, output, info.name, why, remaining, self.budget_usd)
+            return self._hold_locked(model, prompt, worst, priced=True, stand_in=stand_in, learns=learns)
 
     def _hold_of(
         self, body: Mapping[str, Any], charging: Charging, info: Any, prompt: int | None = None
     ) -> tuple[int, int, str, StandIn | None]:
         """``(prompt tokens, output tokens, why that output, stand-in)`` a request holds (its prompt
         counted now, unless its count is given)."""
-        stand_in = None
-        if prompt is None:
-            counted, stand_in = self._learner.count(body, info.name, charging.counts or "chat")
-            prompt = counted.input_tokens_range[1]  # the high end: a stand-in count may be far below the bill
-        if not charging.generates:
-            return prompt, 0, "none (nothing is generated)", stand_in
-        output, why = output_hold(
-            body,
-            model=info.name,
-            max_output_tokens=info.max_output_tokens,
-            room=max(info.context_window - prompt, 0),
-            policy=self.budget_policy,
-            estimate=self._outputs,
-        )
-        return prompt, output, why, stand_in
+        return request_hold(body, charging, info, self._learner, self.budget_policy, self._outputs, prompt)
 
     def calibration(self) -> Calibration:
         """The corrections learnt from every billed response so far, over the one given at creation;
@@ -177,10 +153,11 @@ class UsageTracker:
         *,
         priced: bool,
         stand_in: StandIn | None = None,
+        learns: bool = False,
     ) -> Reservation:
         self._next_id += 1
         self._reserved[self._next_id] = amount
-        return Reservation(self._next_id, model, prompt, amount, priced, stand_in)
+        return Reservation(self._next_id, model, prompt, amount, priced, stand_in, learns)
 
     def settle(
         self,
@@ -205,7 +182,9 @@ class UsageTracker:
             if held is None:
                 return
             if usage is not None:
-                cost = self._record_locked(model or reservation.model, usage, approximate)
+                cost = self._record_locked(
+                    model or reservation.model, usage, approximate, reservation.model, reservation.teaches
+                )
                 if cost is not None and cost > held + 1e-12 and reservation.priced:
                     self._book.overrun += cost - held
                     self._book.overruns += 1
@@ -230,12 +209,17 @@ class UsageTracker:
         if not approximate and body is not None and charging.counts and self._learner.learns(body):
             info = self.prices.get(model)
             if info is not None:
+                from ..tokens import without_waiting
+
                 try:
-                    stand_in = self._learner.count(body, info.name, charging.counts)[1]
+                    with without_waiting():  # on the request path: never wait for a tokenizer
+                        stand_in = self._learner.count(body, info.name, charging.counts)[1]
                 except (TypeError, ValueError):  # a body the counter cannot read: nothing to learn
                     stand_in = None
+        asked = body.get("model") if body is not None else None
+        learns = charging.generates and teaches(body)
         with self._lock:
-            self._record_locked(model, usage, approximate)
+            self._record_locked(model, usage, approximate, asked, learns)
             if stand_in is not None:
                 self._learner.learn(stand_in, usage)
         if self._book.notes.pending:
@@ -269,7 +253,7 @@ class UsageTracker:
                 prompt = reservation.prompt_tokens if reservation is not None else None
                 self._book.uncertain(model, prompt, held or 0.0, priced and held is not None)
                 return
-            cost = self._record_locked(model, usage, True)
+            cost = self._record_locked(model, usage, True, str(body.get("model") or "") or None, False)
             self._book.model(model).early += 1
             if priced and held is not None and cost is not None:
                 if cost > held + 1e-12:
@@ -282,12 +266,15 @@ class UsageTracker:
     def _would_hold(
         self, charging: Charging, body: Mapping[str, Any], model: str, prompt: Any
     ) -> float | None:
-        """What a request of ``prompt`` tokens would have held (None: unpriced)."""
-        info = self.prices.get(model) if charging.holds != "unpriced" else None
+        """What a request of ``prompt`` tokens would have held (None: unpriced); an answer under a name
+        the table does not know holds as the model asked."""
+        info = None
+        if charging.holds != "unpriced":
+            info = self.prices.get(model) or self.prices.get(str(body.get("model") or ""))
         if info is None or type(prompt) is not int:
             return None
         _, output, _, _ = self._hold_of(body, charging, info, prompt)
-        return estimate_cost(model, prompt, output, table=self.prices).cost_usd
+        return estimate_cost(info.name, prompt, output, table=self.prices).cost_usd
 
     def settle_uncertain(self, reservation: Reservation) -> None:
         """Keep a reservation as spent: the request's outcome is unknown, so assume what it held.
@@ -313,8 +300,11 @@ class UsageTracker:
             with self._lock:
                 self._book.uncertain(model, None, 0.0, priced=False)
             return
+        from ..tokens import without_waiting
+
         try:
-            prompt, output, _, _ = self._hold_of(body, charging, info)
+            with without_waiting():  # after a failure on the request path: never wait for a tokenizer
+                prompt, output, _, _ = self._hold_of(body, charging, info)
         except (TypeError, ValueError):  # a body the counter cannot read: the request still counts
             with self._lock:
                 self._book.uncertain(model, None, 0.0, priced=False)
@@ -322,6 +312,19 @@ class UsageTracker:
         amount = estimate_cost(model, prompt, output, table=self.prices).cost_usd
         with self._lock:
             self._book.uncertain(model, prompt, amount, priced=True)
+
+    def defer(self, response_id: str, ledger: Kept) -> None:
+        """Keep ``ledger`` (a background response still running), its hold held, until :meth:`collect`."""
+        self._deferred.keep(response_id, ledger)
+
+    def collect(self, response_id: str) -> Any:
+        """The ledger kept for a background response (removed: it is charged once), or None."""
+        return self._deferred.take(response_id)
+
+    def count_unpriced(self, model: str) -> None:
+        """Count an answer of an unpriced endpoint that reported no usage (in ``unpriced_models``)."""
+        with self._lock:
+            self._book.unpriced(model)
 
     def settle_later(self, settle: Callable[[], None]) -> None:
         """Queue a settlement to run at the next reading of the tracker; safe in a finaliser (no lock)."""
@@ -341,15 +344,17 @@ class UsageTracker:
             settle()
 
     def record(self, model: str, usage: Mapping[str, Any] | Any, *, approximate: bool = False) -> None:
-        """Add a response's ``usage`` for callers that made no reservation."""
+        """Add a response's ``usage`` for callers that made no reservation (it teaches no answer length)."""
         with self._lock:
-            self._record_locked(model, usage, approximate)
+            self._record_locked(model, usage, approximate, None, False)
         if self._book.notes.pending:
             self._book.notes.flush()
 
-    def _record_locked(self, model: str, usage: Any, approximate: bool = False) -> float | None:
+    def _record_locked(
+        self, model: str, usage: Any, approximate: bool, asked: str | None, learns: bool
+    ) -> float | None:
         """Add ``usage`` to the model's totals: see :meth:`~._book.Book.record` (under the lock)."""
-        return self._book.record(model, usage, approximate, self.prices, self._outputs)
+        return self._book.record(model, usage, approximate, self.prices, self._outputs, asked, learns)
 
     @property
     def total_cost_usd(self) -> float:
@@ -370,7 +375,9 @@ class UsageTracker:
         """A consistent copy of the totals."""
         self._apply_later()
         with self._lock:
-            return self._book.snapshot(sum(self._reserved.values()), self.budget_usd)
+            return self._book.snapshot(
+                sum(self._reserved.values()), self.budget_usd, self._deferred.count(self)
+            )
 
     def export(self) -> dict[str, Any]:
         """The totals so far as one OpenAI Usage API page (``group_by=model``), from the tracker's

@@ -97,8 +97,16 @@ class ChainedTracker(UsageTracker):
         *,
         approximate: bool = False,
     ) -> None:
-        self.parent.record(model, usage, approximate=approximate)
+        self.parent.charge(model, usage, charging, body, approximate=approximate)
         super().charge(model, usage, charging, body, approximate=approximate)
+
+    # A background response is kept by the router's total, for every target: another target may serve the
+    # retrieval that collects a response this one created (its ledger still charges this tracker).
+    def defer(self, response_id: str, ledger: Any) -> None:
+        self.parent.defer(response_id, ledger)
+
+    def collect(self, response_id: str) -> Any:
+        return self.parent.collect(response_id)
 
     def charge_uncertain(self, charging: Charging, body: Mapping[str, Any], model: str | None = None) -> None:
         self.parent.charge_uncertain(charging, body, model)

@@ -18,6 +18,7 @@ from . import _handlers as h
 from . import _vectors_fake
 from ._admin import handle_admin
 from ._app_core import AppCore
+from ._canned import answer_canned
 from ._chat_plan import ChatPlan
 from ._endpoints import handle_more
 from ._exchange import Exchange
@@ -38,6 +39,9 @@ class App(AppCore):
             return None
         self.requests += 1
         ex = Exchange(req, conn, self.new_request_id(), "unknown")
+        canned = self.config.canned
+        if canned and f"{req.method} {path}" in canned:
+            return answer_canned(self, ex, canned[f"{req.method} {path}"])
         route = find_route(path, self.config.disabled_features)
         if route is None:
             self._send_error(
@@ -123,6 +127,7 @@ class App(AppCore):
                 rng=self._noise_rng,
                 noise=config.noise,
                 billing=config.billing,
+                turn=self.next_turn(ex),
             )
             if relay is not None:
                 plan = ex.plan
@@ -133,6 +138,7 @@ class App(AppCore):
                     lambda: plan.completion_tokens,
                     config.report_cost,
                 )
+            ex.plan.model = str(config.answered(ex.plan.model))
             ex.stream = body.get("stream") is True
             options = body.get("stream_options")
             ex.include_usage = (
@@ -146,6 +152,7 @@ class App(AppCore):
             if self.relay is not None:
                 self.relay.check_model(body)
             ex.payload = _vectors_fake.embeddings(body)
+            ex.payload["model"] = config.answered(ex.payload["model"])
             ex.cost = _vectors_fake.embeddings_cost(body) if self._limiter is not None else 0
 
     def _admit(self, ex: Exchange) -> bool:

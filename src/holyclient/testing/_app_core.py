@@ -25,10 +25,13 @@ from ._http import HTTPConnection
 from ._json_body import dumps
 from ._limits import SlidingWindowLimiter
 from ._relay import Relay
+from ._scripted_turns import Turn
 from ._store import Store
 from ._stored_chat import StoredChats
 
 _STREAM_FAULTS = ("malformed", "stream_cut", "stream_error", "delay", *EVENT_FAULTS)
+#: Faults whose request gets no answer at all, so a scripted turn it took is given back.
+_NO_ANSWER_FAULTS = ("status", "drop", "hang", "stream_error", "malformed", "stream_cut")
 
 
 class AppCore:
@@ -41,6 +44,11 @@ class AppCore:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.queue: deque[Fault] = deque()
+        #: scripted answers (:mod:`._scripted_turns`), one per chat or Responses request
+        self.turns: deque[Turn] = deque(config.script)
+        #: one-shot faults by the number of the request they land on (``holyclient serve --fault-at``)
+        self._faults_at = dict(config.faults_at)
+        self._numbered = 0
         self._rng = random.Random(config.seed)
         self._noise_rng = random.Random(config.seed)
         self._limiter = SlidingWindowLimiter(config.rate_limits) if config.rate_limits else None
@@ -76,6 +84,9 @@ class AppCore:
         self.stored_chats = StoredChats()
         self._log.clear()
         self.queue.clear()
+        self.turns = deque(self.config.script)
+        self._faults_at = dict(self.config.faults_at)
+        self._numbered = 0
         if self.relay is not None:
             self.relay = Relay(self.config.models)
         if self._limiter is not None:
@@ -188,9 +199,17 @@ class AppCore:
             if config.log_requests and config.log_limit:
                 self._log.append(ex.record)
 
+    def next_turn(self, ex: Exchange) -> Turn | None:
+        """The next scripted answer for ``ex``, or ``None`` when the script is used up."""
+        ex.turn = self.turns.popleft() if self.turns else None
+        return ex.turn  # type: ignore[no-any-return]
+
     def _next_fault(self, ex: Exchange) -> Fault | None:
         fault: Fault | None = None
-        if self.queue:
+        self._numbered += 1
+        if self._faults_at:
+            fault = self._faults_at.pop(self._numbered, None)
+        if fault is None and self.queue:
             try:
                 fault = self.queue.popleft()
             except IndexError:  # pragma: no cover - emptied by another thread in between
@@ -213,6 +232,8 @@ class AppCore:
 
     def _dispatch(self, ex: Exchange) -> Coroutine[Any, Any, None] | None:
         fault = self._next_fault(ex)
+        if fault is not None and ex.turn is not None and fault.kind in _NO_ANSWER_FAULTS:
+            self.turns.appendleft(ex.turn)  # the answer was not given: the next request gets it
         if fault is not None and fault.kind == "hang":
             return self._hang(ex, min(fault.seconds, self.config.max_hang, MAX_HANG_SECONDS))
         if fault is not None and fault.kind in TIMED:

@@ -24,6 +24,7 @@ from ._handlers import (
 )
 from ._json_body import dumps as _dumps
 from ._prefill import continued, prefill_of
+from ._scripted_turns import Turn
 from ._usage_shapes import UsagePlan
 
 _PIECES = re.compile(r"\s*\S+|\s+")
@@ -55,6 +56,7 @@ class ChatPlan:
         rng: random.Random | None = None,
         noise: float = 0.0,
         billing: str = "chars",
+        turn: Turn | None = None,
     ) -> None:
         messages = body["messages"]
         user_text = last_user_text(messages)
@@ -69,14 +71,19 @@ class ChatPlan:
             self.prompt_tokens = prompt_tokens(messages)
         else:
             self.prompt_tokens = _variation.other_prompt_tokens(messages, content_text)
-        chosen = chosen_tool(body, user_text)
+        chosen = chosen_tool(body, user_text) if turn is None else None
         #: how the model's family reports usage (cache reads and writes, reasoning, cost), set by the relay
         self.usage_plan: UsagePlan | None = None
         self.reasoning = _providers.reasoning_for(body, user_text)
         self.function: JSON | None = None
         self.arguments = ""
         self.call_id = ""
-        if chosen is not None:
+        if turn is not None:  # scripted: exactly this answer
+            self.content, self.finish = turn.content, turn.finish_reason
+            if turn.tool is not None:
+                self.function, self.arguments, self.content = {"name": turn.tool}, turn.arguments, ""
+                self.call_id = "call_" + hashlib.blake2b(request_id.encode(), digest_size=12).hexdigest()
+        elif chosen is not None:
             self.function, self.finish = chosen
             self.arguments = tool_arguments(self.function, user_text)
             self.call_id = "call_" + hashlib.blake2b(request_id.encode(), digest_size=12).hexdigest()

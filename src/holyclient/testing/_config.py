@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +10,7 @@ from . import _handlers as h
 from . import _relay, _variation
 from ._faults import Fault, FaultMix
 from ._limits import RateLimits
+from ._scripted_turns import Turn
 
 #: Request headers never kept in the log: they carry credentials.
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie"})
@@ -44,6 +45,20 @@ class RecordedRequest:
         }
 
 
+def _check_canned(canned: Mapping[str, Any]) -> None:
+    """Each key is ``"METHOD /v1/path"`` and each answer a JSON object.
+
+    Raises:
+        ValueError: a key or an answer of another shape.
+    """
+    for route, answer in canned.items():
+        method, _, path = route.partition(" ")
+        if not method.isupper() or not path.startswith("/"):
+            raise ValueError(f"canned routes are 'METHOD /v1/path', got {route!r}")
+        if not isinstance(answer, dict):
+            raise ValueError(f"the canned answer of {route!r} must be a JSON object")
+
+
 @dataclass
 class ServerConfig:
     """Behaviour of the local server; see :class:`holyclient.testing.LocalServer` for each field."""
@@ -68,6 +83,18 @@ class ServerConfig:
     billing: str = "chars"
     profile: str = "default"
     report_cost: float | None = None
+    script: tuple[Turn, ...] = ()
+    """Scripted answers, one per chat or Responses request, in order (see :mod:`._scripted_turns`)."""
+    faults_at: Mapping[int, Fault] = field(default_factory=dict)
+    """One fault each at the request of that number (1 = the first request that reaches the fault step)."""
+    answer_as: Mapping[str, str] = field(default_factory=dict)
+    """Model id asked -> the model name answers carry (a relay answering under its upstream's id)."""
+    canned: Mapping[str, Any] = field(default_factory=dict)
+    """``"METHOD /v1/path"`` -> the JSON answered (200) to a route the fake API does not implement."""
+
+    def answered(self, model: object) -> object:
+        """The model name an answer to a request for ``model`` carries (``answer_as``, else the same)."""
+        return self.answer_as.get(model, model) if isinstance(model, str) and self.answer_as else model
 
     def __post_init__(self) -> None:
         if self.profile not in _relay.PROFILES:
@@ -79,6 +106,7 @@ class ServerConfig:
         _variation.check_features(self.disabled_features)
         if self.persona not in _variation.PERSONAS:
             raise ValueError(f"persona must be one of {_variation.PERSONAS}, got {self.persona!r}")
+        _check_canned(self.canned)
         if not 0.0 <= self.noise <= 1.0:
             raise ValueError("noise must be between 0 and 1")
         if self.report_cost is not None and (not self.report_cost >= 0 or self.profile != "holysheep"):
@@ -87,3 +115,5 @@ class ServerConfig:
             raise ValueError("latency, jitter and chunk_delay must not be negative")
         if self.log_limit < 0:
             raise ValueError("log_limit must not be negative")
+        if any(not isinstance(number, int) or number < 1 for number in self.faults_at):
+            raise ValueError("faults_at numbers requests from 1")

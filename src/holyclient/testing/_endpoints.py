@@ -99,14 +99,20 @@ def _answer(
     if endpoint == "responses":
         _refuse_disabled(body, app.config.disabled_features)
         seen = body if relay is None else relay.responses(body)  # as the model's family sees it
-        payload = rf.response_object(seen, store.response_id(), now)
+        payload = rf.response_object(seen, store.response_id(), now, app.next_turn(ex))
         if relay is not None:
             payload["usage"] = rf.usage_in_shape(relay, body, payload, app.config.report_cost)
+        payload["model"] = app.config.answered(payload["model"])
         if seen is not body:
             payload["text"] = {"format": {"type": "text"}, **dict(body.get("text") or {})}
         if body.get("background") is True:
             payload["background"] = True
-        store.keep_response(body, payload)
+            if body.get("stream") is not True:  # answered queued; it runs on as it is retrieved
+                payload = store.start_background(body, payload)
+            else:
+                store.keep_response(body, payload)
+        else:
+            store.keep_response(body, payload)
         if body.get("stream") is True:
             return _send_stream(app, ex, rf.response_events(payload))
     elif endpoint == "responses.input_tokens":
@@ -114,8 +120,9 @@ def _answer(
             raise NotFound(f"Invalid URL ({ex.req.method} {ex.req.path})", None)
         payload = rf.input_token_count(body)
     elif endpoint == "responses.retrieve":
-        payload = store.response(item_id)
-        if query.get("stream") == "true":  # replay the stored response's events, after ``starting_after``
+        replay = query.get("stream") == "true"
+        payload = store.response(item_id, advance=not replay, finish=replay)
+        if replay:  # replay the stored response's events, after ``starting_after``
             after = query.get("starting_after") or "-1"
             if not after.lstrip("-").isdigit():
                 raise InvalidRequest("'starting_after' must be an integer", "starting_after")
@@ -130,6 +137,7 @@ def _answer(
         payload = _stored_chat(app.stored_chats, endpoint, item_id, query, body)
     elif endpoint == "completions":
         payload = cf.completion_object(body, "cmpl-" + suffix, now)
+        payload["model"] = app.config.answered(payload["model"])
         if body.get("stream") is True:
             options = body.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True

@@ -28,6 +28,7 @@ class Exchange:
         "req",
         "rid",
         "stream",
+        "turn",
     )
 
     def __init__(self, req: Request, conn: HTTPConnection, rid: str, endpoint: str) -> None:
@@ -47,6 +48,8 @@ class Exchange:
         self.stream = False
         self.include_usage = False
         self.cost = 0
+        #: the scripted answer this request took (given back when a fault answers instead)
+        self.turn: Any = None
 
 
 def error_body(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:

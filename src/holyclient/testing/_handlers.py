@@ -2,13 +2,13 @@
 
 Content is a deterministic function of the request, so tests can assert on it:
 
-* the assistant says ``"Echo: <text of the last user message>"`` (``{"echo": <text>}`` as JSON when
-  ``response_format`` asks for JSON; an instance of the schema, strings set to the text, for a
-  ``json_schema`` with a schema), cut at the first ``stop`` sequence and at ``max_tokens * 4``
+* the assistant says ``"Echo: <text of the last user message>"``; when ``response_format`` asks for JSON,
+  an instance of the request's schema (``json_schema``'s, or in JSON mode one written in the prompt:
+  :mod:`._prompt_schema`), strings set to the text, else ``{"echo": <text>}``; cut at the first ``stop`` sequence and at ``max_tokens * 4``
   characters (``finish_reason="length"``);
-* with ``tools``, a tool call is made when ``tool_choice`` is ``"required"`` (first tool), names a
-  function, or is ``"auto"``/absent and the last user message mentions a tool's name; arguments are
-  filled from the function's JSON-schema properties;
+* with ``tools``, the tool policy of :mod:`._tool_policy` (a call until a tool result is in the turn,
+  then the final answer or, under ``"required"``, the output tool); arguments are an instance of the
+  function's JSON schema;
 * usage: ``prompt_tokens = sum(ceil(chars / 4) + 3 per message)``, ``completion_tokens =
   ceil(chars of each choice / 4)`` summed over ``n`` choices;
 * embeddings: see :mod:`._vectors_fake`.
@@ -23,6 +23,7 @@ from typing import Any
 
 from .._core._message_checks import ROLES, message_problem
 from . import _providers, _variation
+from ._prompt_schema import prompt_schema
 
 JSON = dict[str, Any]
 
@@ -70,6 +71,15 @@ def content_text(content: Any) -> str:
                 parts.append(part)
         return "".join(parts)
     return ""
+
+
+def instruction_texts(messages: Any) -> list[str]:
+    """The system, developer and user text of chat ``messages`` (or Responses input items)."""
+    return [
+        content_text(m.get("content"))
+        for m in messages or ()
+        if isinstance(m, dict) and m.get("role") in ("system", "developer", "user")
+    ]
 
 
 def messages_chars(messages: list[Any]) -> int:
@@ -166,26 +176,14 @@ def _tool_functions(body: JSON) -> list[JSON]:
 
 
 def chosen_tool(body: JSON, user_text: str) -> tuple[JSON, str] | None:
-    """The function to call and the finish_reason, or ``None`` for a text answer."""
-    functions = _tool_functions(body)
-    choice = body.get("tool_choice")
-    if not functions or choice == "none":
-        return None
-    messages = body["messages"]
-    if isinstance(choice, dict):
-        wanted = (choice.get("function") or {}).get("name")
-        for function in functions:
-            if function["name"] == wanted:
-                return function, "stop"  # OpenAI ends a forced named call with "stop"
-        return {"name": str(wanted)}, "stop"
-    if choice == "required":
-        return functions[0], "tool_calls"
-    if isinstance(messages[-1], dict) and messages[-1].get("role") == "tool":
-        return None  # "auto" after a tool result: answer in text, or clients would loop forever
-    for function in functions:
-        if function["name"] in user_text:
-            return function, "tool_calls"
-    return None
+    """The function to call and the finish_reason, or ``None`` for a text answer (the policy of
+    :mod:`._tool_policy`)."""
+    from ._tool_policy import chat_turn, choose
+
+    tool_result, called = chat_turn(body["messages"])
+    return choose(
+        _tool_functions(body), body.get("tool_choice"), user_text, tool_result=tool_result, called=called
+    )
 
 
 def _sample_value(schema: Any, text: str, root: Any = None) -> Any:
@@ -234,7 +232,13 @@ def answer_text(
 ) -> tuple[str, str]:
     fmt = body.get("response_format")
     schema = (fmt.get("json_schema") or {}).get("schema") if isinstance(fmt, dict) else None
-    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(schema, dict):
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object":
+        schema = prompt_schema(instruction_texts(body.get("messages")))  # JSON mode: the prompt's schema
+    if (
+        isinstance(fmt, dict)
+        and fmt.get("type") in ("json_object", "json_schema")
+        and isinstance(schema, dict)
+    ):
         content = json.dumps(_sample_value(schema, user_text, schema))  # an instance of the schema
     elif isinstance(fmt, dict) and fmt.get("type") in ("json_object", "json_schema"):
         content = json.dumps({"echo": user_text})

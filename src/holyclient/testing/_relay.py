@@ -34,15 +34,16 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ._handlers import InvalidRequest, content_text
+from ._handlers import InvalidRequest
+from ._handlers import instruction_texts as _instruction_texts
 from ._prefill import prefill_of
+from ._prompt_schema import prompt_schema
 from ._usage_shapes import PromptCache, UsagePlan
 from ._usage_shapes import plan as usage_plan
 
 JSON = dict[str, Any]
 
 PROFILES = ("default", "holysheep")
-_JSON_DECODER = json.JSONDecoder()
 
 
 def _data(name: str) -> Any:
@@ -100,31 +101,6 @@ def unknown_model(model: object) -> RelayError:
 
 def _says_json(texts: list[str]) -> bool:
     return any("json" in text.lower() for text in texts)
-
-
-def prompt_schema(texts: list[str]) -> JSON | None:
-    """A JSON schema written in the prompt (an object with ``properties``), which the model follows."""
-    for text in texts:
-        start = text.find("{")
-        for _ in range(50):
-            if start < 0:
-                break
-            try:
-                value, _end = _JSON_DECODER.raw_decode(text, start)
-            except ValueError:
-                value = None
-            if isinstance(value, dict) and isinstance(value.get("properties"), dict):
-                return value
-            start = text.find("{", start + 1)
-    return None
-
-
-def _instruction_texts(messages: Any) -> list[str]:
-    return [
-        content_text(m.get("content"))
-        for m in messages or ()
-        if isinstance(m, dict) and m.get("role") in ("system", "developer", "user")
-    ]
 
 
 class Relay:

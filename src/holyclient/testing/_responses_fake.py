@@ -2,12 +2,11 @@
 
 Deterministic, like the chat handler (:mod:`._handlers`), and following the same rules:
 
-* with function ``tools``, the model calls one when ``tool_choice`` is ``"required"`` (the first tool),
-  names a function, or is ``"auto"``/absent and the last user text mentions a tool's name -- but not
-  right after a ``function_call_output`` item (it answers in text, or a tool loop would never end);
-  the arguments are an instance of the function's JSON schema;
-* ``text.format`` of type ``json_schema`` gets an instance of the schema, ``json_object`` gets
-  ``{"echo": <text>}``; otherwise the answer is ``"Echo: <text>"``;
+* with function ``tools``, the tool policy of :mod:`._tool_policy` (a call until a
+  ``function_call_output`` is in the turn, then the final answer or, under ``"required"``, the output
+  tool); the arguments are an instance of the function's JSON schema;
+* ``text.format`` of type ``json_schema`` gets an instance of the schema, ``json_object`` one of the
+  schema the instructions or input carry (else ``{"echo": <text>}``); otherwise the answer is ``"Echo: <text>"``;
 * a stream sends each item as the API does: ``output_item.added``, the text or argument deltas, their
   ``.done`` event, ``output_item.done``.
 """
@@ -25,11 +24,14 @@ from ._handlers import (
     _sample_value,
     content_text,
     cut_text,
+    instruction_texts,
     require_model,
     text_tokens,
     tool_arguments,
 )
 from ._json_body import sse
+from ._prompt_schema import prompt_schema
+from ._scripted_turns import Turn
 
 JSON = dict[str, Any]
 _PIECES = re.compile(r"\s*\S+|\s+")
@@ -43,31 +45,14 @@ def _functions(body: JSON) -> list[JSON]:
     ]
 
 
-def _after_tool_result(body: JSON) -> bool:
-    items = body.get("input")
-    return (
-        isinstance(items, list)
-        and bool(items)
-        and isinstance(items[-1], dict)
-        and (items[-1].get("type") == "function_call_output")
-    )
-
-
 def chosen_function(body: JSON, prompt: str) -> JSON | None:
-    """The function tool the model calls, or ``None`` for a text answer."""
-    functions = _functions(body)
-    choice = body.get("tool_choice")
-    if not functions or choice == "none":
-        return None
-    if isinstance(choice, dict) and choice.get("type") == "function":
-        return next(
-            (f for f in functions if f["name"] == choice.get("name")), {"name": str(choice.get("name"))}
-        )
-    if choice == "required":
-        return functions[0]
-    if _after_tool_result(body):
-        return None
-    return next((f for f in functions if f["name"] in prompt), None)
+    """The function tool the model calls, or ``None`` for a text answer (the policy of
+    :mod:`._tool_policy`)."""
+    from ._tool_policy import choose, responses_turn
+
+    tool_result, called = responses_turn(body.get("input"))
+    chosen = choose(_functions(body), body.get("tool_choice"), prompt, tool_result=tool_result, called=called)
+    return None if chosen is None else chosen[0]
 
 
 def answer_text(body: JSON, prompt: str) -> str:
@@ -76,7 +61,11 @@ def answer_text(body: JSON, prompt: str) -> str:
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
         return json.dumps(_sample_value(fmt["schema"], prompt, fmt["schema"]))
     if isinstance(fmt, dict) and fmt.get("type") == "json_object":
-        return json.dumps({"echo": prompt})
+        items = body.get("input")
+        texts = [str(body.get("instructions") or ""), prompt]
+        texts += instruction_texts(items) if isinstance(items, list) else []
+        schema = prompt_schema(texts)  # JSON mode: the schema the prompt carries
+        return json.dumps(_sample_value(schema, prompt, schema) if schema else {"echo": prompt})
     return f"Echo: {prompt}"
 
 
@@ -148,8 +137,9 @@ def _input_text(value: Any) -> str:
     return ""
 
 
-def response_object(body: JSON, response_id: str, created: int) -> JSON:
-    """The complete ``Response`` of a ``POST /v1/responses`` (its output items are built above)."""
+def response_object(body: JSON, response_id: str, created: int, turn: Turn | None = None) -> JSON:
+    """The complete ``Response`` of a ``POST /v1/responses`` (its output items are built above), or of the
+    scripted ``turn``."""
     model = require_model(body)
     prompt = _input_text(body.get("input"))
     # a stored prompt template (``prompt: {"id": "pmpt_..."}``) stands in for the input, as on the API,
@@ -162,12 +152,16 @@ def response_object(body: JSON, response_id: str, created: int) -> JSON:
         and not body.get("conversation")
     ):
         raise InvalidRequest("'input' is required", "input")
-    function = chosen_function(body, prompt)
+    function = chosen_function(body, prompt) if turn is None else None
     cut = False
-    if function is not None:
+    if turn is not None and turn.tool is not None:
+        item = {**function_call_item({"name": turn.tool}, response_id, prompt), "arguments": turn.arguments}
+    elif function is not None:
         item = function_call_item(function, response_id, prompt)
     else:
-        text, cut = cut_text(answer_text(body, prompt), body.get("max_output_tokens"))
+        answer = answer_text(body, prompt) if turn is None else turn.content
+        text, cut = cut_text(answer, body.get("max_output_tokens"))
+        cut = cut or (turn is not None and turn.finish_reason == "length")
         item = {
             "id": "msg_" + response_id[5:],
             "type": "message",

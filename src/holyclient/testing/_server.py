@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from ._config import RecordedRequest, ServerConfig
 from ._faults import Fault, FaultMix
 from ._http import HTTPConnection
 from ._limits import RateLimits
+from ._scripted_turns import Turn
 
 T = TypeVar("T")
 
@@ -98,6 +99,16 @@ class LocalServer:
         report_cost: with ``profile="holysheep"``, report what the relay charged in ``usage.cost``: the
             usage at the price table's list prices times this factor (1.0: what holyclient prices it
             at; None, the default: no cost reported).
+        script: exact answers (:class:`Turn`), one per chat or Responses request in order, before the
+            server's own rules (its tool policy: :mod:`holyclient.testing._tool_policy`) apply again.
+        faults_at: one fault each at the request of that number (1: the first request that passed
+            routing, auth and validation), before the queue, hook and mix.
+        answer_as: model id asked -> the model name its answers carry (chat, Responses, completions and
+            embeddings, streamed or not), as a relay that passes its upstream's id through answers
+            ``claude-sonnet-4.5`` as ``anthropic.claude-sonnet-4-5-20250929-v1:0``.
+        canned: ``"METHOD /v1/path"`` -> a JSON object answered (200) to that route, for routes the fake
+            API does not implement (``{"POST /v1/fine_tuning/jobs": {"id": "ftjob-1", ...}}``); the request
+            is logged, authorized and faulted like any other.
     """
 
     def __init__(
@@ -123,7 +134,11 @@ class LocalServer:
         noise: float = 0.0,
         billing: str = "chars",
         profile: str = "default",
+        script: Iterable[Turn] = (),
+        faults_at: Mapping[int, Fault] | None = None,
         report_cost: float | None = None,
+        answer_as: Mapping[str, str] | None = None,
+        canned: Mapping[str, Any] | None = None,
     ) -> None:
         if isinstance(faults, Fault):
             faults = [faults]
@@ -148,7 +163,11 @@ class LocalServer:
                 noise=noise,
                 billing=billing,
                 profile=profile,
+                script=tuple(script),
+                faults_at=dict(faults_at or {}),
                 report_cost=report_cost,
+                answer_as=dict(answer_as or {}),
+                canned=dict(canned or {}),
             )
         )
         if faults is not None and mix is None:
@@ -263,6 +282,11 @@ class LocalServer:
     def enqueue(self, *faults: Fault) -> None:
         """Apply ``faults`` to the next requests, one each, in order (before any mix or hook)."""
         self._app.queue.extend(faults)
+
+    def script(self, *turns: Turn) -> None:
+        """Answer the next chat or Responses requests with ``turns``, one each, in order (after any turns
+        already scripted)."""
+        self._app.turns.extend(turns)
 
     @property
     def stats(self) -> dict[str, Any]:

@@ -3,6 +3,11 @@
 A batch moves one step each time it is retrieved (``validating`` -> ``in_progress`` -> ``completed``),
 so client code that polls runs as against the API, without waiting. On completion every JSONL line
 is answered by the same builders as the live endpoints and the results become the output file.
+
+A background response (``background: true``, not streamed) is answered ``queued``, without output or
+usage, as the API answers it; it moves one step each time it is retrieved (``queued`` ->
+``in_progress`` -> ``completed``, with its output and usage), and a retrieval as a stream completes it
+at once. Cancelling it while it runs leaves it ``cancelled``, without usage.
 """
 
 from __future__ import annotations
@@ -113,6 +118,8 @@ class Store:
         self.contents: dict[str, bytes] = {}
         self.batches: dict[str, JSON] = {}
         self.responses: dict[str, tuple[JSON, list[JSON]]] = {}
+        #: background responses still running: what each answers once completed
+        self.running: dict[str, JSON] = {}
         self._counter = 0
 
     def _id(self, prefix: str, separator: str = "-") -> str:
@@ -185,14 +192,32 @@ class Store:
         items = [_input_item(m, f"{i:04d}_{suffix}") for i, m in enumerate(messages) if isinstance(m, dict)]
         self.responses[response["id"]] = (response, items)
 
-    def response(self, response_id: str) -> JSON:
+    def start_background(self, body: JSON, response: JSON) -> JSON:
+        """Keep a background response as running (its final form kept for later); its ``queued`` form."""
+        queued = {**response, "status": "queued", "output": [], "usage": None, "incomplete_details": None}
+        self.running[response["id"]] = response
+        self.keep_response({**body, "store": True}, queued)
+        return queued
+
+    def response(self, response_id: str, *, advance: bool = False, finish: bool = False) -> JSON:
+        """A stored response; ``advance``: a running background response moves one step, ``finish``: it
+        completes."""
         if response_id not in self.responses:
             raise NotFound(f"Response with id '{response_id}' not found.", "response_id")
-        return self.responses[response_id][0]
+        current, items = self.responses[response_id]
+        final = self.running.get(response_id)
+        if final is not None and (advance or finish):
+            if current["status"] == "queued" and not finish:
+                current = {**current, "status": "in_progress"}
+            else:
+                current = self.running.pop(response_id)
+            self.responses[response_id] = (current, items)
+        return current
 
     def delete_response(self, response_id: str) -> JSON:
         self.response(response_id)
         del self.responses[response_id]
+        self.running.pop(response_id, None)
         return {"id": response_id, "object": "response.deleted", "deleted": True}
 
     def cancel_response(self, response_id: str) -> JSON:
@@ -201,6 +226,9 @@ class Store:
             raise InvalidRequest(
                 "Only responses created with background=true can be cancelled.", "response_id"
             )
+        if self.running.pop(response_id, None) is not None:  # stopped while it ran: no usage reported
+            response = {**response, "status": "cancelled"}
+            self.responses[response_id] = (response, self.responses[response_id][1])
         return response
 
     def input_items(self, response_id: str, query: dict[str, str]) -> JSON:

@@ -16,6 +16,7 @@ from ._count import (
 )
 from ._ranges import CountMethod, family_for
 from ._request_bodies import Shape, count_request, profile_request, shape_of
+from ._tokenizer import preload, warm_up, without_waiting
 
 __all__ = [
     "DEFAULT_IMAGE_SIZE",
@@ -35,8 +36,11 @@ __all__ = [
     "family_for",
     "fit",
     "image_tokens",
+    "preload",
     "profile_request",
     "qualify",
     "qualify_profile",
     "shape_of",
+    "warm_up",
+    "without_waiting",
 ]

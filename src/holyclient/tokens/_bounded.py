@@ -64,16 +64,18 @@ _TRIES = 8
 class Work:
     """One counting call's allowance and the error bound of what it counted so far."""
 
-    __slots__ = ("above", "below", "left")
+    __slots__ = ("above", "below", "bytes", "left")
 
     def __init__(self, left: int = EXACT_CHARS) -> None:
         self.left = left  #: characters it may still tokenize
         self.below = 0  #: how many tokens fewer the truth may have than the count
         self.above = 0  #: how many tokens more
+        #: counted with :class:`~._tokenizer.BytesBound` (an encoding was still loading): an upper bound
+        self.bytes = False
 
     @property
     def exact(self) -> bool:
-        return not self.below and not self.above
+        return not self.below and not self.above and not self.bytes
 
 
 _work: ContextVar[Work | None] = ContextVar("holyclient_counting_work", default=None)
@@ -94,9 +96,23 @@ def end(token: Token[Work | None] | None) -> None:
         _work.reset(token)
 
 
+def bytes_bound() -> None:
+    """The counting call under way counts with :class:`~._tokenizer.BytesBound`."""
+    work = _work.get()
+    if work is not None:
+        work.bytes = True
+
+
 def with_bounds(counted: TokenCount, work: Work) -> TokenCount:
     """``counted`` with the error bound of the counting call that made it: an exact count becomes an
-    estimate with its range; a stand-in count (corrected by ratios later) is raised to its high end."""
+    estimate with its range; a stand-in count (corrected by ratios later) is raised to its high end. A
+    count of UTF-8 bytes (an encoding still loading) is the high end of a range that no ratio corrects
+    and no calibration learns from."""
+    if work.bytes:
+        high = counted.tokens + work.above
+        return counted._replace(
+            tokens=high, approximate=True, count_method="approximate", low=high // 256, high=high
+        )
     if work.exact:
         return counted
     if counted.approximate and counted.low is None:

@@ -126,10 +126,11 @@ def count_tokens(text: str, model: str = "gpt-4o", *, calibration: Calibration |
     """
     name, approximate = encoding_name_for_model(model)
     enc = _exact.get_encoding(name)
-    if len(text) < _tokenizer.CHUNKED_FROM:
+    if len(text) < _tokenizer.CHUNKED_FROM and not isinstance(enc, _tokenizer.BytesBound):
         counted = TokenCount(len(enc.encode_ordinary(text)), model, name, approximate)
     else:  # bounded work (see _bounded): a range when not exact
         work, token = _bounded.begin()
+        work.bytes = work.bytes or isinstance(enc, _tokenizer.BytesBound)
         try:
             counted = TokenCount(_tokenizer.count(enc, text), model, name, approximate)
         finally:

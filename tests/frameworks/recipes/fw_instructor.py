@@ -43,3 +43,18 @@ def structured(typed: Any) -> Any:
         model="gpt-4.1", response_model=Person, messages=[{"role": "user", "content": "Ada and Alan"}]
     )
     return [person.model_dump() for person in people]
+
+
+def structured_on(client: Any, aclient: Any, model: str) -> Any:
+    """instructor's default mode (a tool call) and its ``JSON_SCHEMA`` mode (``response_format``) on ``model``."""
+    messages = [{"role": "user", "content": "a person called Ada"}]
+    tools = instructor.from_openai(client.as_openai())
+    schema = instructor.from_openai(client.as_openai(), mode=instructor.Mode.JSON_SCHEMA)
+    return {
+        "tools": tools.chat.completions.create(
+            model=model, response_model=Person, messages=messages
+        ).model_dump(),
+        "json_schema": schema.chat.completions.create(
+            model=model, response_model=Person, messages=messages
+        ).model_dump(),
+    }

@@ -47,3 +47,9 @@ def structured(llm: Any) -> Any:
 
 
 assert langchain_openai  # imported for the version check above
+
+
+def structured_on(client: Any, aclient: Any, model: str) -> Any:
+    """``with_structured_output`` as LangChain defaults it (method ``json_schema``) on ``model``."""
+    llm = wire(client, aclient).model_copy(update={"model_name": model})
+    return llm.with_structured_output(Person).invoke("a person called Ada").model_dump()

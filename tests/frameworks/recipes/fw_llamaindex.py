@@ -47,3 +47,24 @@ def structured(llm: Any) -> Any:
         .chat([ChatMessage(role="user", content="a person called Ada")])
         .raw.model_dump()
     )
+
+
+def structured_on(client: Any, aclient: Any, model: str) -> Any:
+    """``as_structured_llm`` as LlamaIndex defaults it (a function call) on ``model``: LlamaIndex's
+    ``OpenAI`` for OpenAI's models, ``OpenAILike`` (the page's second recipe) for the relay's others."""
+    if model.startswith("gpt-"):
+        llm = wire(client, aclient)
+    else:
+        from llama_index.llms.openai_like import OpenAILike
+
+        llm = OpenAILike(
+            model=model,
+            api_key="unused",
+            openai_client=client.as_openai(),
+            async_openai_client=aclient.as_openai(),
+            is_chat_model=True,
+            is_function_calling_model=True,
+            max_retries=0,
+        )
+    structured = llm.as_structured_llm(Person)
+    return structured.chat([ChatMessage(role="user", content="a person called Ada")]).raw.model_dump()

@@ -66,3 +66,11 @@ def trace_export_key(aclient: Any) -> str:
 
     set_default_openai_client(aclient.as_openai())
     return str(default_exporter().api_key)
+
+
+async def structured_on(client: Any, aclient: Any, model: str) -> Any:
+    """An agent's ``output_type`` as the SDK sends it (``response_format`` ``json_schema``) on ``model``."""
+    set_tracing_disabled(True)
+    chat = OpenAIChatCompletionsModel(model=model, openai_client=aclient.as_openai())
+    agent = Agent(name="assistant", instructions="Be brief.", model=chat, output_type=Person)
+    return (await Runner.run(agent, "a person called Ada")).final_output.model_dump()

@@ -47,3 +47,16 @@ def structured(sync: Any) -> Any:
         },
     )
     return completion.choices[0].message.content
+
+
+def structured_on(client: Any, aclient: Any, model: str) -> Any:
+    """openai's own ``parse()`` with a pydantic class: ``response_format`` ``json_schema``."""
+    from pydantic import BaseModel
+
+    class Person(BaseModel):
+        name: str
+
+    completion = client.as_openai().chat.completions.parse(
+        model=model, messages=[{"role": "user", "content": "a person called Ada"}], response_format=Person
+    )
+    return completion.choices[0].message.parsed.model_dump()

@@ -46,3 +46,9 @@ async def traced(agent: Any) -> None:
     """A run with pydantic-ai's OpenTelemetry instrumentation on."""
     agent.instrument = True
     await agent.run("hello")
+
+
+async def structured_on(client: Any, aclient: Any, model: str) -> Any:
+    """An agent's ``output_type`` as pydantic-ai defaults it (an output tool) on ``model``."""
+    agent = Agent(OpenAIChatModel(model, provider=OpenAIProvider(openai_client=aclient.as_openai())))
+    return (await agent.run("a person called Ada", output_type=Person)).output.model_dump()

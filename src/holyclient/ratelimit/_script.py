@@ -33,7 +33,7 @@ later. Meanwhile the window here may have dropped admissions the server still co
 with the budget now, they looked like usage someone else had spent, and were added again as phantom
 usage stamped now -- held a whole window, though the server had let them go. Every answer re-dated the
 admissions at the window's trailing edge, and a fleet whose answers take longer than the window's
-margin (any chat model, or a busy host) used a fraction of its limit (issue 43). Compared this way, a
+margin (any chat model, or a busy host) used a fraction of its limit. Compared this way, a
 phantom is only usage this budget never admitted: another application on the same key.
 """
 

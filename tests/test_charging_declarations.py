@@ -25,7 +25,7 @@ import pytest
 
 import holyclient.resources
 from holyclient import APIConnectionError, APIStatusError, BudgetExceededError, Client
-from holyclient.pricing import ENDPOINTS, UNDECLARED, UNDECLARED_READ, Charging, charging_for
+from holyclient.pricing import ENDPOINTS, UNDECLARED, Charging, charging_for
 from holyclient.pricing._charging import AFTER_SENDING
 from holyclient.resources._operation import Operation
 from holyclient.testing import Fault, LocalServer
@@ -122,22 +122,13 @@ def test_a_raw_path_finds_its_endpoints_declaration(method: str, path: str, rout
     assert charging_for(method, path) is ENDPOINTS[route]
 
 
-@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD"])
 def test_a_route_nobody_declared_is_unpriced_and_named_after_the_request(method: str) -> None:
     undeclared = charging_for(method, "/v1/relay/specific?x=1")
     assert not undeclared.declared and undeclared.name == f"{method} /relay/specific"
     assert undeclared == replace(UNDECLARED, name=undeclared.name)
     assert undeclared.holds == "unpriced" and undeclared.billed and undeclared.settles
     assert undeclared.maybe_billed == AFTER_SENDING  # a failure after sending may have been billed
-
-
-@pytest.mark.parametrize("method", ["GET", "HEAD", "get"])
-def test_a_read_of_a_route_nobody_declared_holds_nothing_but_charges_what_its_answer_reports(
-    method: str,
-) -> None:
-    read = charging_for(method, "/fine_tuning/jobs")
-    assert read is UNDECLARED_READ and not read.declared
-    assert not read.billed and read.settles and not read.maybe_billed
 
 
 @pytest.fixture(scope="module")
@@ -326,12 +317,18 @@ def test_an_undeclared_route_that_drops_after_sending_is_uncertain_and_unpriced(
     assert snapshot.uncertain_requests == 1 and snapshot.unpriced_models == ("<undeclared endpoint>",)
 
 
-def test_an_undeclared_read_is_sent_under_a_budget_and_counts_nothing_without_usage(
+def test_an_undeclared_read_is_refused_under_a_budget_and_counted_as_unpriced_without_one(
     canned_server: LocalServer,
 ) -> None:
+    """A ``GET`` is no exception to the rule: a relay's route may do billed work whatever its method."""
     canned_server.reset()
-    with Client(api_key=KEY, base_url=canned_server.base_url, budget_usd=0.0, max_retries=0) as client:
+    with (
+        Client(api_key=KEY, base_url=canned_server.base_url, budget_usd=1.0, max_retries=0) as client,
+        pytest.raises(BudgetExceededError, match="GET /fine_tuning/jobs"),
+    ):
+        client.get("/fine_tuning/jobs", cast_to=object)
+    assert canned_server.stats["requests"] == 0
+    with Client(api_key=KEY, base_url=canned_server.base_url, max_retries=0) as client:
         listed = client.get("/fine_tuning/jobs", cast_to=object)
         snapshot = client.usage.snapshot()
-    assert listed["object"] == "list" and canned_server.stats["requests"] == 1
-    assert snapshot.models == {} and snapshot.total_cost_usd == 0.0
+    assert listed["object"] == "list" and snapshot.unpriced_models == ("<undeclared endpoint>",)

@@ -13,6 +13,7 @@ recording.py APPS.json``: runs each app, prints one JSON report per app).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import gc
 import importlib
@@ -50,11 +51,33 @@ def _key(headers: Any) -> str:
     return auth[7:] if auth.lower().startswith("bearer ") else (headers.get("api-key") or "")
 
 
+_SERVER: list[LocalServer] = []
+_SSL: list[Any] = []
+
+
+def _no_ssl_context(original: Any) -> Any:
+    def create(*args: Any, **kwargs: Any) -> Any:
+        if not _SSL:
+            _SSL.append(original())
+        return _SSL[0]
+
+    return create
+
+
+def _server() -> LocalServer:
+    """One local server for the process (started once: a run is many apps)."""
+    if not _SERVER:
+        server = LocalServer(require_key=False, log_requests=False).start()
+        atexit.register(server.stop)
+        _SERVER.append(server)
+    return _SERVER[0]
+
+
 @contextlib.contextmanager
 def recorded() -> Iterator[Seen]:
     """Patch the HTTP transports for the duration; yields what was sent."""
     seen = Seen()
-    with LocalServer(require_key=False) as server:
+    with contextlib.nullcontext(_server()) as server:
         port = server.port
         patches: list[tuple[Any, str, Any]] = []
 
@@ -89,6 +112,9 @@ def recorded() -> Iterator[Seen]:
 
             patch(mod.HTTPTransport, "handle_request", sync_make)
             patch(mod.AsyncHTTPTransport, "handle_async_request", async_make)
+            # every request goes to plain http on loopback: no client needs to load the CA bundle
+            transports = importlib.import_module(f"{lib}._transports.default")
+            patch(transports, "create_ssl_context", lambda original: _no_ssl_context(original))
         with contextlib.suppress(ImportError):
             import aiohttp
             from yarl import URL
@@ -139,7 +165,7 @@ def reset_openai_module() -> None:
             reset()
 
 
-def run_app(root: str, module: str, env: dict[str, str]) -> dict[str, Any]:
+def run_app(root: str, module: str, env: dict[str, str], collect: bool = True) -> dict[str, Any]:
     """Import ``module`` from ``root`` (its ``run()``, awaited if async) with ``env`` as the environment;
     the requests it sent and the error it raised, if any."""
     saved = dict(os.environ)
@@ -160,9 +186,8 @@ def run_app(root: str, module: str, env: dict[str, str]) -> dict[str, Any]:
             report["error"] = f"{type(exc).__name__}: {exc}"[:300]
             report["traceback"] = traceback.format_exc()[-2000:]
         namespace = {}
-        with warnings.catch_warnings():  # the app's clients are never closed: let them go quietly
-            warnings.simplefilter("ignore", ResourceWarning)
-            gc.collect()
+        if collect:
+            quiet_collect()
     report["requests"] = seen.requests
     os.environ.clear()
     os.environ.update(saved)
@@ -173,6 +198,13 @@ def run_app(root: str, module: str, env: dict[str, str]) -> dict[str, Any]:
             del sys.modules[name]
     reset_openai_module()
     return report
+
+
+def quiet_collect() -> None:
+    """The apps' clients are never closed: let their sockets go without a ResourceWarning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
 
 
 def main(path: str) -> int:

@@ -138,18 +138,21 @@ def test_partials_and_subclasses_of_openai_are_migrated(tmp_path: Path, body: st
 
 # -- item 5a: a key in another module ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("imports", "use"),
+    ("imports", "use", "settings"),
     [
-        ("from settings import OPENAI_KEY\n", "OPENAI_KEY"),
-        ("import settings\n", "settings.OPENAI_KEY"),
+        ("from settings import OPENAI_KEY\n", "OPENAI_KEY", f'OPENAI_KEY = "{SECRET}"\n'),
+        ("import settings\n", "settings.OPENAI_KEY", f'OPENAI_KEY = "{SECRET}"\n'),
+        # a module that never says "openai" is read only because a name leads there
+        ("from conf.keys import LLM_KEY\n", "LLM_KEY", f'LLM_KEY = "{SECRET}"\n'),
     ],
-    ids=["from-import", "module-attribute"],
+    ids=["from-import", "module-attribute", "module-without-openai"],
 )
 def test_a_literal_key_imported_from_another_module_keeps_the_client_on_openai(
-    tmp_path: Path, imports: str, use: str
+    tmp_path: Path, imports: str, use: str, settings: str
 ) -> None:
     src = app(f"client = OpenAI(api_key={use})", f"from openai import OpenAI\n{imports}")
-    code, root = migrated(tmp_path, {"app.py": src, "settings.py": f'OPENAI_KEY = "{SECRET}"\n# openai\n'})
+    module = "conf/keys.py" if "conf" in imports else "settings.py"
+    code, root = migrated(tmp_path, {"app.py": src, module: settings})
     assert code == 3
     assert text(root) == src
     assert wrong_pairs(run(root)["requests"]) == []

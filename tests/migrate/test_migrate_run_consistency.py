@@ -120,22 +120,26 @@ def test_an_app_stays_consistent_with_a_compose_file_migrate_cannot_rename(tmp_p
 
 
 # -- item 14 ---------------------------------------------------------------------------------------------
-def test_a_migrated_env_keeps_the_key_name_pydantic_ai_reads(tmp_path: Path) -> None:
+def test_pydantic_ai_model_strings_get_holysheeps_key_whatever_the_shell_exports(tmp_path: Path) -> None:
+    """pydantic-ai's "openai:..." models read OPENAI_API_KEY, which a shell with both keys holds as OpenAI's
+    whatever a .env says (python-dotenv does not override it): the model gets a provider of its own."""
     env = "OPENAI_API_KEY=your-key-here\nOPENAI_BASE_URL=https://api.openai.com/v1\n"
     app = 'from pydantic_ai import Agent\n\nagent = Agent("openai:gpt-4o")\n'
     code, root = migrated(tmp_path, {".env": env, "agent.py": app})
     assert code == 0
-    written = (root / ".env").read_text()
-    assert "HOLYSHEEP_API_KEY=your-key-here" in written
-    assert "OPENAI_API_KEY=${HOLYSHEEP_API_KEY}" in written  # what pydantic-ai reads holds HolySheep's key
-    assert "OPENAI_BASE_URL=https://api.holysheep.ai/v1" in written
-
-
-def test_without_an_env_file_a_pydantic_ai_model_string_is_incomplete(tmp_path: Path) -> None:
-    code, _ = migrated(
-        tmp_path, {"agent.py": 'from pydantic_ai import Agent\n\nagent = Agent("openai:gpt-4o")\n'}
+    assert "HOLYSHEEP_API_KEY=your-key-here" in (root / ".env").read_text()
+    written = text(root, "agent.py")
+    assert (
+        'infer_model("openai:gpt-4o", lambda _: OpenAIProvider(base_url="https://api.holysheep.ai/v1"'
+        in written
     )
-    assert code == 3
+    assert 'api_key=os.environ["HOLYSHEEP_API_KEY"]' in written
+
+
+def test_a_pydantic_ai_model_string_left_without_a_key_is_incomplete(tmp_path: Path) -> None:
+    src = 'from pydantic_ai import Agent\n\nagent = Agent("openai:gpt-4o")\n'
+    code, root = migrated(tmp_path, {"agent.py": src}, "--keys", "report")
+    assert code == 3 and text(root, "agent.py") == src
 
 
 # -- item 5d ---------------------------------------------------------------------------------------------

@@ -56,22 +56,6 @@ def rewrite(path: str, text: str, keys: str = "rename") -> tuple[list[Edit[str]]
     return [], []
 
 
-_ASSIGNED = re.compile(r"^([ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)OPENAI_API_KEY([ \t]*(?:=|:[ \t]))")
-
-
-def alias_line(path: str, text: str, at: int) -> str | None:
-    """The line to add after the assignment of ``OPENAI_API_KEY`` at ``at`` (being renamed): the old name
-    again, as a reference to the new one, in the file's own syntax (``.env`` and compose files)."""
-    name = os.path.basename(path).lower()
-    if not (is_env_file(path) or ("compose" in name and name.endswith((".yml", ".yaml")))):
-        return None
-    start = text.rfind("\n", 0, at) + 1
-    m = _ASSIGNED.match(text, start)
-    if m is None or m.end(1) != at:
-        return None
-    return f"{newline_of(text)}{m.group(1)}OPENAI_API_KEY{m.group(2)}${{HOLYSHEEP_API_KEY}}"
-
-
 def _relay(value: str) -> str | None:
     low = value.lower()
     if low.startswith(("https://api.openai.com", "http://api.openai.com")):

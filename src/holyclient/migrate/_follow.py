@@ -42,7 +42,7 @@ class Context(Protocol):
 
     declared: frozenset[str]
 
-    def env_values(self, name: str, origin: str) -> list[tuple[Src, str]]: ...
+    def env_values(self, name: str, origin: str) -> list[tuple[Src, str, bool]]: ...
     def constant(self, origin: str, module: str, name: str) -> list[tuple[Src, str]] | None: ...
     def config(self, origin: str, file: str) -> tuple[Src, str] | None: ...
 
@@ -156,7 +156,7 @@ def _env(
     values = [] if key in seen else ctx.env_values(src.name, origin)
     if values:
         seen.add(key)
-        for value, path in values:
+        for value, path, _ in values:
             out.files.add(path)
             inner = Resolved()
             _resolve(value, role, ctx, path, inner, seen, depth)
@@ -168,6 +168,13 @@ def _env(
             out.files |= inner.files
             out.records |= inner.records
         seen.discard(key)
+        by_name = key_of_name(src.name) if role == KEY else url_of_name(src.name, ctx.declared)
+        if by_name != UNKNOWN and any(soft for _, _, soft in values):
+            # a .env file does not override the shell: what the name says may still be exported there
+            out.add(
+                by_name,
+                _name_why(src.name, by_name, role) + ", which the shell may export over the .env file",
+            )
         return
     cls = key_of_name(src.name) if role == KEY else url_of_name(src.name, ctx.declared)
     out.add(cls, _name_why(src.name, cls, role))

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._rules import NEW_KEY
 
 if TYPE_CHECKING:
+    from ._edits import Edit
     from ._pynames import Names
     from ._pysource import Pos
     from ._report import Finding
@@ -89,11 +90,12 @@ class FrameworkState(Protocol):
     names: Names
     calls: list[ast.Call]
     dicts: list[ast.Dict]
+    edits: list[Edit[str]]
     findings: list[Finding]
 
     def line(self, offset: int) -> int: ...
     def in_excluded(self, offset: int) -> bool: ...
-    def base_url(self) -> str: ...
+    def base_url(self, slash: bool = False) -> str: ...
     def os_environ(self) -> str: ...
     def literal_key(self, line: int, what: str, value: ast.expr | None) -> None: ...
     def reaches_relay(self, line: int, value: ast.expr) -> bool: ...
@@ -135,6 +137,8 @@ def configure(self: FrameworkState) -> None:
             _constructor(self, call, framework, q)
         elif q in ("agents.set_default_openai_client", "agents.set_default_openai_key"):
             _no_tracing_key(self, call, q)
+        elif q == "pydantic_ai.Agent":
+            _model_string(self, call)
     if imported & {"mem0", "autogen"}:
         for d in self.dicts:
             _config_dict(self, d, mem0="mem0" in imported, autogen="autogen" in imported)
@@ -219,6 +223,39 @@ def _local(self: FrameworkState, qualified: str, statement: str, name: str) -> s
     self.insert_import(statement)
     self.names.bound[name] = qualified  # the next constructor finds it
     return name
+
+
+def _model_string(self: FrameworkState, call: ast.Call) -> None:
+    """pydantic-ai's ``Agent("openai:gpt-4o")`` builds its provider from ``OPENAI_BASE_URL`` and
+    ``OPENAI_API_KEY``, which the shell may export whatever an env file says: the model gets a provider of
+    its own (``infer_model`` keeps the model class the string stands for in the installed version)."""
+    model = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "model"), None)
+    text = _string(model)
+    if model is None or text is None or self.keys != "rename" or self.in_excluded(self.pos.node(call)[0]):
+        return
+    if not text.startswith(("openai:", "openai-chat:", "openai-responses:")):
+        return
+    infer = _local(
+        self, "pydantic_ai.models.infer_model", "from pydantic_ai.models import infer_model", "infer_model"
+    )
+    provider = _local(
+        self,
+        "pydantic_ai.providers.openai.OpenAIProvider",
+        "from pydantic_ai.providers.openai import OpenAIProvider",
+        "OpenAIProvider",
+    )
+    start, end = self.pos.node(model)
+    factory = f'lambda _: {provider}(base_url={self.base_url()}, api_key={self.os_environ()}["{NEW_KEY}"])'
+    self.edits.append((start, end, f"{infer}({self.text[start:end]}, {factory})"))
+    self.findings.append(
+        (
+            self.line(start),
+            "framework",
+            "rewrite",
+            f"pydantic-ai {text!r}: a provider for the relay with the key from {NEW_KEY} (the default one reads "
+            "OPENAI_BASE_URL / OPENAI_API_KEY)",
+        )
+    )
 
 
 def _no_tracing_key(self: FrameworkState, call: ast.Call, q: str) -> None:

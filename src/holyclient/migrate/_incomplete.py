@@ -14,7 +14,7 @@ def kwargs_message(name: str, base_url_env: str | None, url_why: str, key_why: s
         else ""
     )
     return (
-        f"{name}(**...) builds the client from a dict migrate cannot read, so its base URL and key stay "
-        f"whatever the dict holds (api.openai.com and OPENAI_API_KEY when it has none){ignored}; fix: set "
+        f"{name}(**...) takes its base URL and key from a dict -- the base URL from {url_why}, the key from "
+        f"{key_why} -- which migrate cannot prove reach only the relay with a HolySheep key{ignored}; fix: set "
         f"base_url={BASE_URL!r} and a HolySheep api_key in the dict, then mark the line `# {MARK}`"
     )

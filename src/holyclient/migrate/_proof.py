@@ -26,7 +26,7 @@ from ._facts import Facts
 from ._report import Finding
 from ._runwide import agents, consistency, env_file, handoffs, module_client, scope
 from ._sinkcheck import Eval, judge_sink
-from ._world import World
+from ._world import Extra, World
 
 
 @dataclass
@@ -51,14 +51,17 @@ class FileState:
         return self.after if self.changed and self.after is not None else self.before
 
 
-def settle(states: list[FileState], declared: frozenset[str] = frozenset()) -> dict[str, list[Finding]]:
-    """Prove the run, taking back what the run made unprovable; the proof's findings per file."""
+def settle(
+    states: list[FileState], declared: frozenset[str] = frozenset(), extra: Extra | None = None
+) -> dict[str, list[Finding]]:
+    """Prove the run, taking back what the run made unprovable; the proof's findings per file.
+    ``extra``: files nothing rewrote that a name may lead into (read when one does)."""
     by_path = {s.path: s for s in states}
-    before = {e.ident: e.sig for e in evaluate(World({s.path: s.before for s in states}, declared))}
+    before = {e.ident: e.sig for e in evaluate(World({s.path: s.before for s in states}, declared, extra))}
     kept: dict[tuple[object, ...], Eval] = {}
     first_ok: set[tuple[object, ...]] | None = None
     for _ in range(2 * len(states) + 2):
-        world = World({s.path: s.current() for s in states}, declared)
+        world = World({s.path: s.current() for s in states}, declared, extra)
         evals = evaluate(world)
         if first_ok is None:  # as rewritten: sites that only fail because their file was taken back
             first_ok = {e.ident for e in evals if not e.bad}
@@ -131,7 +134,7 @@ def _once(findings: list[Finding]) -> list[Finding]:
 # -- evaluating one state of the run -----------------------------------------------------------------
 def evaluate(world: World) -> list[Eval]:
     out: list[Eval] = []
-    for path, facts in world.facts.items():
+    for path, facts in list(world.facts.items()):
         for sink in facts.sinks:
             out.append(judge_sink(world, path, facts, sink))
         out.extend(scope(world, path, facts))

@@ -30,7 +30,7 @@ _LOADERS = {
     "yaml.full_load",
     "toml.load",
 }
-_PASS_THROUGH = {"str", "strip", "get_secret_value", "SecretStr", "resolve_value", "format"}
+_PASS_THROUGH = {"str", "strip", "rstrip", "get_secret_value", "SecretStr", "resolve_value", "format"}
 _MAX_DEPTH = 12
 
 
@@ -45,6 +45,10 @@ class Flow(Scopes):
         client_of: Callable[[ast.Call, Scope], pv.Client | None] | None = None,
     ) -> None:
         super().__init__(tree, names)
+        self.calls_to: dict[str, list[ast.Call]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self.calls_to.setdefault(node.func.id, []).append(node)
         self.client_of = client_of
         self.text = text
         self._active: set[tuple[int, str]] = set()
@@ -67,12 +71,40 @@ class Flow(Scopes):
             if name in s.params and name not in s.binds:
                 default = s.params[name]
                 record: pv.Src = pv.Record(name, s.name)
-                return record if default is None else pv.one_of([record, self.translate(default, s, depth)])
+                options = [record, *self._arguments(s, name, depth)]
+                if default is not None:
+                    options.append(self.translate(default, s, depth))
+                return pv.one_of(options)
             if name in s.binds:
                 return self._bound(name, s, depth)
             first = False
             s = s.parent
         return self._module_name(name)
+
+    def _arguments(self, function: Scope, param: str, depth: int) -> list[pv.Src]:
+        """What the module's own calls of a module-level function pass for ``param`` (other modules may
+        call it too: the parameter stays a record as well)."""
+        fname = function.name
+        key = (id(function), "param:" + param)
+        if function.parent is not self.module or fname not in self.functions or key in self._active:
+            return []
+        self._active.add(key)
+        try:
+            return self._passed(fname, function, param, depth)
+        finally:
+            self._active.discard(key)
+
+    def _passed(self, fname: str, function: Scope, param: str, depth: int) -> list[pv.Src]:
+        out: list[pv.Src] = []
+        index = function.positional.index(param) if param in function.positional else -1
+        for call in self.calls_to.get(fname, []):
+            caller = self.scope_for(call)
+            if 0 <= index < len(call.args) and not any(
+                isinstance(a, ast.Starred) for a in call.args[: index + 1]
+            ):
+                out.append(self.translate(call.args[index], caller, depth))
+            out.extend(self.translate(k.value, caller, depth) for k in call.keywords if k.arg == param)
+        return out
 
     def _module_name(self, name: str) -> pv.Src:
         if name in self.module.binds or name in self.module.stores:
@@ -120,6 +152,10 @@ class Flow(Scopes):
             before = [v for k, v in items if k == key]
             items.append((key, pv.one_of([self.translate(value, scope, depth), *(before or [pv.NO_VALUE])])))
         return pv.Table(tuple(items), base.open or opened)
+
+    def module_value(self, name: str) -> pv.Src:
+        """What a module-level name is bound to, as a source."""
+        return self._bound(name, self.module, 0)
 
     def module_constants(self) -> dict[str, pv.Src]:
         """Every module-level name bound to something, as a source (other modules may import it)."""
@@ -324,21 +360,6 @@ class Flow(Scopes):
         ):
             return self._returns(self.functions[func.id], depth)
         return pv.Unknown(self.source_text(call))
-
-    def _file_of(self, expr: ast.expr, scope: Scope) -> str | None:
-        """The file named by ``open("x")``, ``Path("x").read_text()`` or a ``with open("x") as f``."""
-        if isinstance(expr, ast.Call):
-            callee = self._qual(expr.func) or getattr(expr.func, "id", "")
-            if expr.args and callee in ("open", "io.open", "pathlib.Path", "Path"):
-                return string(expr.args[0])
-            if isinstance(expr.func, ast.Attribute):
-                return self._file_of(expr.func.value, scope)
-        if isinstance(expr, ast.Name):
-            for s in chain(scope):
-                for value in s.binds.get(expr.id, []):
-                    if value is not None and value is not expr:
-                        return self._file_of(value, s)
-        return None
 
     def _returns(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, depth: int) -> pv.Src:
         scope = self.scope_of.get(id(fn), self.module)

@@ -75,8 +75,8 @@ def own_scope(self: ExtractorState) -> None:
                     value = node.value.value
                     if isinstance(value, str) and secret_like(value) and not value.startswith("sk-"):
                         f.keys.append(ScopeKey(node.lineno, pv.literal(value, t.id), f"{t.id} (a literal)"))
-    if f.module_base or f.module_key:
-        f.key_reads.add("OPENAI_API_KEY")
+    if f.module_uses and not f.module_key:
+        f.key_reads.add("OPENAI_API_KEY")  # the module client's default
 
 
 def _env_read(self: ExtractorState, node: ast.Call | ast.Subscript) -> str | None:

@@ -27,6 +27,8 @@ class Scope:
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)  # local -> (module, name or "")
     cls: Scope | None = None  # the class of a method
 
+    positional: list[str] = field(default_factory=list)  # a function's positional parameters, in order
+
     def bind(self, name: str, value: ast.expr | None) -> None:
         self.binds.setdefault(name, []).append(value)
 
@@ -69,6 +71,7 @@ class Scopes:
             )
             for arg, d in zip(positional, defaults, strict=True):
                 inner.params[arg.arg] = d
+                inner.positional.append(arg.arg)
             for arg, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
                 inner.params[arg.arg] = kd
             for extra in (args.vararg, args.kwarg):
@@ -188,6 +191,26 @@ class Scopes:
     # -- names -------------------------------------------------------------------------------------
     def _qual(self, expr: ast.expr) -> str | None:
         return self.names.qualname(expr)
+
+    def _file_of(self, expr: ast.expr, scope: Scope) -> str | None:
+        """The file named by ``open("x")``, ``Path("x").read_text()``, ``os.path.join(HERE, "x")``,
+        ``Path(__file__).parent / "x"`` or a ``with open(...) as f``: its last literal part."""
+        if isinstance(expr, ast.Constant):
+            return string(expr)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+            return string(expr.right)
+        if isinstance(expr, ast.Call):
+            callee = self._qual(expr.func) or getattr(expr.func, "id", "")
+            if expr.args and callee in ("open", "io.open", "pathlib.Path", "Path", "os.path.join"):
+                return self._file_of(expr.args[-1] if callee == "os.path.join" else expr.args[0], scope)
+            if isinstance(expr.func, ast.Attribute):
+                return self._file_of(expr.func.value, scope)
+        if isinstance(expr, ast.Name):
+            for s in chain(scope):
+                for value in s.binds.get(expr.id, []):
+                    if value is not None and value is not expr:
+                        return self._file_of(value, s)
+        return None
 
 
 def chain(scope: Scope) -> Iterator[Scope]:

@@ -196,8 +196,8 @@ class _Extractor:
             chained = default
             for n in reversed(names):  # the first keyword the dict holds wins
                 picked = pv.pick(star, (n,))
-                if not isinstance(star, pv.Table):  # a dict migrate cannot see may lack the keyword
-                    picked = pv.one_of([picked, pv.NO_VALUE])
+                if any(isinstance(leaf, (pv.Record, pv.Unknown)) for leaf in leaves(star)):
+                    picked = pv.one_of([picked, pv.NO_VALUE])  # a dict migrate cannot see may lack it
                 chained = pv.Fallback(picked, chained)
             return chained
         return default
@@ -242,7 +242,23 @@ class _Extractor:
                 can_key=star is None and bool(spelling.key_kws) and not set(spelling.key_kws) & kwargs.keys(),
             )
         )
-        self._key_reads(key)
+        given_key = next((kwargs[k] for k in spelling.key_kws if k in kwargs), None)
+        if given_key is not None:
+            self._key_reads(self.flow.translate(given_key, scope))
+        elif (
+            star is not None
+            and isinstance(table := self._table_of(star), pv.Table)
+            and ({k for k, _ in table.items} & set(spelling.key_kws))
+        ):
+            self._key_reads(pv.one_of(pv.pick(table, (k,)) for k in spelling.key_kws))
+        else:
+            self._key_reads(key)
+
+    def _table_of(self, src: pv.Src) -> pv.Src:
+        """A module-level name bound to a dict literal, as that dict."""
+        if isinstance(src, pv.Const) and not src.module and not src.keys:
+            return self.flow.module_value(src.name)
+        return src
 
     def _key_reads(self, key: pv.Src) -> None:
         for leaf in leaves(key):
@@ -271,7 +287,7 @@ class _Extractor:
             )
             if isinstance(off, ast.Constant) and off.value is True:
                 f.agents_tracing.append((call.lineno, "off", pv.NO_VALUE))
-        elif q == "agents.Agent" and f.uses_agents:
+        elif q == "agents.Agent" and f.uses_agents and "model_provider" not in self.text:
             model = next((k.value for k in call.keywords if k.arg == "model"), None)
             if model is None or isinstance(model, ast.Constant):
                 f.agents_lines.append(call.lineno)
@@ -346,7 +362,6 @@ class _Extractor:
         f = self.facts
         if isinstance(node.ctx, ast.Load) and node.attr in (V1_RESOURCES | V0_RESOURCES):
             f.module_uses.append(node.lineno)
-            f.key_reads.add("OPENAI_API_KEY")
 
 
 def extract(path: str, text: str) -> Facts:

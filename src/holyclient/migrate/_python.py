@@ -144,11 +144,13 @@ class _Rewriter(Keys):
         if self.sdk and not self.azure_file:
             switch(self)
 
-    def base_url(self) -> str:
-        """The base URL expression to write: the literal, or ``os.environ.get(NAME, literal)``."""
+    def base_url(self, slash: bool = False) -> str:
+        """The base URL expression to write: the literal, or ``os.environ.get(NAME, literal)``; with
+        ``slash``, one that ends in ``/`` (openai's module-level client joins paths onto it as it is)."""
         if self.base_url_env is None:
-            return f'"{BASE_URL}"'
-        return f'{self.os_environ()}.get("{self.base_url_env}", "{BASE_URL}")'
+            return f'"{BASE_URL}/"' if slash else f'"{BASE_URL}"'
+        read = f'{self.os_environ()}.get("{self.base_url_env}", "{BASE_URL}")'
+        return f'{read}.rstrip("/") + "/"' if slash else read
 
     def env_literals(self, prose: set[int]) -> None:
         """With ``--base-url-env``: each plain literal that is OpenAI's whole base URL reads NAME instead."""

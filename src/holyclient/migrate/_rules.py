@@ -206,5 +206,7 @@ def key_hits(
             if v is not None and secret_like(v.group("v")):
                 hits.append(Hit(m.start(), m.end(), None, "key-value", SECRET_MESSAGE))
                 continue
+            if v is not None and s.startswith(("${" + NEW_KEY + "}", "$" + NEW_KEY), v.start("v")):
+                continue  # OPENAI_API_KEY=${HOLYSHEEP_API_KEY}: the reference migrate keeps for its readers
         hits.append(Hit(m.start(), m.end(), NEW_KEY, "key", f"{OLD_KEY} -> {NEW_KEY}"))
     return hits

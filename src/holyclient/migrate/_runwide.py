@@ -116,7 +116,7 @@ def handoffs(world: World, path: str, facts: Facts) -> list[Eval]:
             continue
         files = {
             p
-            for p, f in world.facts.items()
+            for p, f in list(world.facts.items())
             if f.lang == "python" and any(s.sdk == "holyclient" for s in f.sinks)
         }
         out.append(
@@ -138,23 +138,28 @@ def handoffs(world: World, path: str, facts: Facts) -> list[Eval]:
 
 # -- the run-wide defaults: openai's module client, the Agents SDK ----------------------------------------
 def module_client(world: World) -> list[Eval]:
-    bases = [pv.At(src, p) for p, f in world.facts.items() for _, src in f.module_base]
-    keys = [pv.At(src, p) for p, f in world.facts.items() for _, src in f.module_key]
+    bases = [pv.At(src, p) for p, f in list(world.facts.items()) for _, src in f.module_base]
+    keys = [pv.At(src, p) for p, f in list(world.facts.items()) for _, src in f.module_key]
     url: pv.Src = pv.Fallback(pv.one_of(bases), OPENAI_URL) if bases else OPENAI_URL
     key: pv.Src = pv.Fallback(pv.one_of(keys), OPENAI_KEY) if keys else OPENAI_KEY
     out = []
-    for path, f in world.facts.items():
+    for path, f in list(world.facts.items()):
         lines = [n for n, _ in f.module_base] + [n for n, _ in f.module_key] + f.module_uses
         if not (f.module_uses or f.module_base):
             continue
-        sink = Sink(min(lines), "the openai module client (openai.chat...)", url, key)
+        # a second pass can give the module client HolySheep's key after the base URL this file sets
+        keyable = not keys and bool(f.module_base)
+        line = f.module_base[0][0] if keyable else min(lines)
+        sink = Sink(line, "the openai module client (openai.chat...)", url, key, can_key=keyable)
         out.append(judge_sink(world, path, f, sink, "module"))
     return out
 
 
 def agents(world: World) -> list[Eval]:
     out: list[Eval] = []
-    defaults = [(p, line, what, src) for p, f in world.facts.items() for line, what, src in f.agents_default]
+    defaults = [
+        (p, line, what, src) for p, f in list(world.facts.items()) for line, what, src in f.agents_default
+    ]
     has_client = any(what == "client" for _, _, what, _ in defaults)
     key_srcs = [pv.At(src, p) for p, _, what, src in defaults if what == "key"]
     default_key: pv.Src = pv.one_of(key_srcs) if key_srcs else OPENAI_KEY
@@ -164,7 +169,7 @@ def agents(world: World) -> list[Eval]:
                 line, "set_default_openai_key() (the Agents SDK's default client)", OPENAI_URL, pv.At(src, p)
             )
             out.append(judge_sink(world, p, world.facts[p], sink, "agents"))
-    for path, f in world.facts.items():
+    for path, f in list(world.facts.items()):
         if f.agents_lines and not has_client:
             sink = Sink(
                 f.agents_lines[0], "this Agent (the Agents SDK's default client)", OPENAI_URL, default_key
@@ -184,10 +189,12 @@ def agents(world: World) -> list[Eval]:
 
 def _tracing(world: World) -> list[Eval]:
     """The Agents SDK exports traces to api.openai.com with the key it is given, else OPENAI_API_KEY."""
-    users = sorted(p for p, f in world.facts.items() if f.uses_agents)
+    users = sorted(p for p, f in list(world.facts.items()) if f.uses_agents)
     if not users:
         return []
-    entries = [(p, line, what, src) for p, f in world.facts.items() for line, what, src in f.agents_tracing]
+    entries = [
+        (p, line, what, src) for p, f in list(world.facts.items()) for line, what, src in f.agents_tracing
+    ]
     if any(what == "off" for _, _, what, _ in entries):
         return []
     keys: list[pv.Src] = []
@@ -240,8 +247,8 @@ def consistency(world: World) -> list[Eval]:
     code it serves reads only ``HOLYSHEEP_API_KEY`` would start the app without a key (a compose file whose
     literal key migrate rightly left alone, say)."""
     out = []
-    code = {p: f for p, f in world.facts.items() if f.lang in ("python", "js") and f.key_reads}
-    for path, f in world.facts.items():
+    code = {p: f for p, f in list(world.facts.items()) if f.lang in ("python", "js") and f.key_reads}
+    for path, f in list(world.facts.items()):
         if f.lang != "env":
             continue
         served = {p: g for p, g in code.items() if path in world.providers_for(p)}
@@ -267,9 +274,6 @@ def consistency(world: World) -> list[Eval]:
                 True,
                 (frozenset(stale), frozenset(missing)),
                 readers | {path},
-                repair=(path, "alias")
-                if missing == {"OPENAI_API_KEY"} and "HOLYSHEEP_API_KEY" in sets
-                else None,
             )
         )
     return out

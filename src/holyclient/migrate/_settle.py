@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from . import _filefacts, _jsfacts, _notebook, _proof, _pysinks, _walk
 from ._edits import Edit
 from ._facts import Facts, line_mapper, remap
+from ._filefacts import is_provider
 from ._report import FileResult, Site
 from ._rules import MARK, KeyMode
 from ._text import JS_SUFFIXES
+from ._world import Extra
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 #: findings that mean "a literal key is written here": a done mark never silences them
@@ -118,8 +120,9 @@ def settle(
         )
         for j in jobs
     ]
-    states.extend(_extra(others or [], set(by_path)))
-    found = _proof.settle(states, declared)
+    env_files, lazy = _extra(others or [], set(by_path))
+    states.extend(env_files)
+    found = _proof.settle(states, declared, Extra(lazy, _load))
     results = []
     for state in states:
         j = by_path.get(state.path)
@@ -138,20 +141,26 @@ def settle(
     return results
 
 
-def _extra(paths: list[str], known: set[str]) -> list[_proof.FileState]:
-    """Files outside the prefilter that the proof reads: every environment file, and the modules and
-    config files (read now, since a name may lead into any of them)."""
-    out = []
+def _extra(paths: list[str], known: set[str]) -> tuple[list[_proof.FileState], list[str]]:
+    """Files outside the prefilter that the proof may need: the environment files (read now: every
+    variable they set is part of the run's environment), and the modules and config files a name may
+    lead into (read when one does: ``_world.Extra``)."""
+    states, lazy = [], []
     for path in paths:
         if path in known:
             continue
-        data = _walk.read(path)
-        if data is None or b"\0" in data:
-            continue
-        facts = facts_of(path, data)
-        if facts.env_sets or facts.constants or facts.config is not None or facts.sinks:
-            out.append(_proof.FileState(path, facts, None))
-    return out
+        if is_provider(path, ""):
+            facts = _load(path)
+            if facts is not None and facts.env_sets:
+                states.append(_proof.FileState(path, facts, None))
+        else:
+            lazy.append(path)
+    return states, lazy
+
+
+def _load(path: str) -> Facts | None:
+    data = _walk.read(path)
+    return None if data is None or b"\0" in data else facts_of(path, data)
 
 
 def _without_marked(result: FileResult, proof: list[Site]) -> list[Site]:

@@ -93,17 +93,12 @@ def judge_sink(world: World, path: str, facts: Facts, sink: Sink, ident_kind: st
 def _repair(
     world: World, path: str, sink: Sink, reason: str, u: Resolved, k: Resolved
 ) -> tuple[str, str] | None:
-    """A second pass that completes a site the run points at the relay through another file: the
-    constructor gets HolySheep's key, or the env file that points OPENAI_BASE_URL at the relay keeps
-    OPENAI_API_KEY as a reference to HOLYSHEEP_API_KEY for the readers of that name."""
+    """A second pass that completes a site the run points at the relay through another file (an env file,
+    a module, a config file): the constructor gets HolySheep's key."""
     if reason != "key-to-relay" or not u.classes <= pv.RELAY_HOSTS or k.why.get(pv.OPENAI) == "a literal key":
         return None
     if sink.can_key:
         return path, f"key:{sink.line}"
-    if "OPENAI_API_KEY" in k.why.get(pv.OPENAI, ""):
-        providers = sorted(p for p in u.files if world.facts[p].lang == "env")
-        if providers:
-            return providers[0], "alias"
     return None
 
 

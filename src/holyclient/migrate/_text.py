@@ -27,9 +27,7 @@ def rewrite(
     base_url_env: str | None = None,
     hints: frozenset[str] = frozenset(),
 ) -> tuple[list[Edit[bytes]], list[Finding]]:
-    """Edits and findings for one text file. ``hints``: ``"alias"`` (asked by the proof) also keeps
-    ``OPENAI_API_KEY`` in an env file, as a reference to ``HOLYSHEEP_API_KEY``, for the frameworks that
-    read only that name while the file points them at the relay."""
+    """Edits and findings for one text file (``hints``: see ``_python.rewrite``; none apply here yet)."""
     text = raw.decode("latin-1")
     lines = Lines(text)
     edits: list[Edit[str]] = []
@@ -67,7 +65,6 @@ def rewrite(
         findings.extend(
             model_finding(lines.line_of(at), name) for at, name in unserved(text) if not in_comment(text, at)
         )
-    aliased = "alias" not in hints or keys != "rename"
     for h in hits:
         line = lines.line_of(h.start)
         if h.new is None:
@@ -75,17 +72,4 @@ def rewrite(
         elif text[h.start : h.end] != h.new:
             edits.append((h.start, h.end, h.new))
             findings.append((line, h.kind, "rewrite", h.message))
-            if not aliased and h.kind == "key" and (alias := _configs.alias_line(path, text, h.start)):
-                aliased = True
-                eol = lines.end(line)
-                edits.append((eol, eol, alias))
-                findings.append(
-                    (
-                        line,
-                        "env-alias",
-                        "rewrite",
-                        "kept OPENAI_API_KEY as a reference to HOLYSHEEP_API_KEY for the "
-                        "frameworks that read only that name",
-                    )
-                )
     return [(a, b, new.encode("latin-1")) for a, b, new in edits], sorted(findings)

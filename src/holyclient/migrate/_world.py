@@ -5,10 +5,11 @@ modules code imports from each other, and the config files code reads -- the con
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from . import _provenance as pv
 from ._facts import Facts
+from ._walk import is_env_name
 
 
 def module_names(path: str) -> list[str]:
@@ -39,33 +40,61 @@ def _within(directory: str, ancestor: str) -> bool:
     return directory == ancestor or directory.startswith(ancestor.rstrip(os.sep) + os.sep)
 
 
+class Extra:
+    """Files read by the walk that do not mention OpenAI (so nothing rewrote them) but that a name may
+    lead into: Python modules and config files, read and extracted only when a lookup needs one."""
+
+    def __init__(self, paths: list[str], load: Callable[[str], Facts | None]) -> None:
+        self.load = load
+        self.cache: dict[str, Facts | None] = {}
+        self.modules: dict[str, list[str]] = {}
+        self.by_norm: dict[str, str] = {}
+        for path in paths:
+            self.by_norm[os.path.normpath(path)] = path
+            for dotted in module_names(path):
+                self.modules.setdefault(dotted, []).append(path)
+
+    def facts(self, path: str) -> Facts | None:
+        if path not in self.cache:
+            self.cache[path] = self.load(path)
+        return self.cache[path]
+
+
 class World:
     """The files of one state of the run (each as it was, or as rewritten), as a resolution context."""
 
-    def __init__(self, facts: Mapping[str, Facts], declared: frozenset[str] = frozenset()) -> None:
-        self.facts = facts
+    def __init__(
+        self, facts: Mapping[str, Facts], declared: frozenset[str] = frozenset(), extra: Extra | None = None
+    ) -> None:
+        self.facts: dict[str, Facts] = dict(facts)
         self.declared = declared
-        self.env: dict[str, list[tuple[pv.Src, str, str]]] = {}  # name -> (value, file, directory it serves)
+        self.extra = extra
+        #: name -> (value, file, directory it serves, soft: a .env file, beneath what the shell exports)
+        self.env: dict[str, list[tuple[pv.Src, str, str, bool]]] = {}
         self.modules: dict[str, list[str]] = {}
         self.by_norm: dict[str, str] = {}
         for path, f in sorted(facts.items()):
             self.by_norm[os.path.normpath(path)] = path
             serves = env_scope(path)
+            soft = is_env_name(os.path.basename(path))
             for name, sets in f.env_sets.items():
-                self.env.setdefault(name, []).extend((src, path, serves) for _, src in sets)
+                self.env.setdefault(name, []).extend((src, path, serves, soft) for _, src in sets)
             if f.lang == "python":
                 for dotted in module_names(path):
                     self.modules.setdefault(dotted, []).append(path)
 
     # -- Context ----------------------------------------------------------------------------------
-    def env_values(self, name: str, origin: str) -> list[tuple[pv.Src, str]]:
-        """What the environment files serving ``origin``'s directory set ``name`` to."""
+    def env_values(self, name: str, origin: str) -> list[tuple[pv.Src, str, bool]]:
+        """What the environment files serving ``origin``'s directory set ``name`` to; ``soft`` for a
+        ``.env`` file, which a variable the shell exports wins over (python-dotenv does not override)."""
         where = os.path.dirname(os.path.abspath(origin))
-        return [(src, path) for src, path, serves in self.env.get(name, []) if _within(where, serves)]
+        return [
+            (src, path, soft) for src, path, serves, soft in self.env.get(name, []) if _within(where, serves)
+        ]
 
     def providers_for(self, origin: str) -> list[str]:
         where = os.path.dirname(os.path.abspath(origin))
-        return sorted({p for sets in self.env.values() for _, p, serves in sets if _within(where, serves)})
+        return sorted({p for sets in self.env.values() for _, p, serves, _ in sets if _within(where, serves)})
 
     def constant(self, origin: str, module: str, name: str) -> list[tuple[pv.Src, str]] | None:
         paths = [origin] if module == "" else self._module(origin, module)
@@ -91,8 +120,34 @@ class World:
         return out or None
 
     def _module(self, origin: str, module: str) -> list[str]:
+        found = self._known_module(origin, module)
+        if found or self.extra is None:
+            return found
+        paths = (
+            self.extra.modules.get(module, [])
+            if not module.startswith(".")
+            else [p for p in (self._relative(self.extra.by_norm, origin, module),) if p]
+        )
+        return [p for p in paths if self._adopt(p)]
+
+    def _adopt(self, path: str) -> bool:
+        """Bring a file the walk read but nothing rewrote into the world (see :class:`Extra`)."""
+        if path in self.facts:
+            return True
+        facts = self.extra.facts(path) if self.extra is not None else None
+        if facts is None:
+            return False
+        self.facts[path] = facts
+        return True
+
+    def _known_module(self, origin: str, module: str) -> list[str]:
         if not module.startswith("."):
             return self.modules.get(module, [])
+        hit = self._relative(self.by_norm, origin, module)
+        return [hit] if hit else []
+
+    @staticmethod
+    def _relative(by_norm: Mapping[str, str], origin: str, module: str) -> str | None:
         level = len(module) - len(module.lstrip("."))
         base = os.path.dirname(os.path.normpath(origin))
         for _ in range(level - 1):
@@ -100,10 +155,10 @@ class World:
         rest = module.lstrip(".")
         target = os.path.join(base, *rest.split(".")) if rest else base
         for candidate in (target + ".py", os.path.join(target, "__init__.py")):
-            hit = self.by_norm.get(os.path.normpath(candidate))
+            hit = by_norm.get(os.path.normpath(candidate))
             if hit is not None:
-                return [hit]
-        return []
+                return hit
+        return None
 
     def config(self, origin: str, file: str) -> tuple[pv.Src, str] | None:
         if not file or file == "?":
@@ -112,6 +167,8 @@ class World:
         candidates = [os.path.normpath(os.path.join(os.path.dirname(origin), file)), norm]
         for c in candidates:
             hit = self.by_norm.get(c)
+            if hit is None and self.extra is not None and c in self.extra.by_norm:
+                hit = self.extra.by_norm[c] if self._adopt(self.extra.by_norm[c]) else None
             if hit is not None and self.facts[hit].config is not None:
                 return self.facts[hit].config, hit  # type: ignore[return-value]
         tail = os.sep + norm.lstrip(os.sep)

@@ -45,9 +45,8 @@ method holyclient has no resource for (``fine_tuning.jobs.create``, ``containers
 price. It is :data:`UNDECLARED`, an ``"unpriced"`` endpoint: a client with a budget refuses it before
 sending, with an error naming the route (the budget could not be checked); a client without one sends
 it and counts it as an unpriced request (its answer's usage is charged if it reports any; a failure
-after sending is uncertain). Only a read is let through: an undeclared ``GET`` or ``HEAD`` (RFC 9110's
-*safe* methods, which ask the server for no work) holds nothing and is charged only the usage its
-answer reports (:data:`UNDECLARED_READ`).
+after sending is uncertain). A ``GET`` is no exception: a relay's route may do billed work whatever its
+method, and an unknown is never taken for free.
 """
 
 from __future__ import annotations
@@ -62,7 +61,6 @@ __all__ = [
     "ENDPOINTS",
     "RUNNING",
     "UNDECLARED",
-    "UNDECLARED_READ",
     "Charging",
     "FailureKind",
     "addressed",
@@ -182,8 +180,6 @@ UNDECLARED = Charging(
 )
 #: An undeclared ``GET`` or ``HEAD``: a read, which asks the server for no work; nothing is held, and the
 #: usage its answer reports, if any, is charged.
-UNDECLARED_READ = Charging("read of an undeclared endpoint", None, "nothing", settles=True, declared=False)
-_READS = frozenset({"GET", "HEAD"})
 
 #: Every endpoint the clients offer, by ``"METHOD /path"`` (paths relative to the API root, ``{id}``
 #: fields as in the operations' declarations).
@@ -261,7 +257,7 @@ def addressed(path: str) -> str | None:
 def charging_for(method: str, path: str) -> Charging:
     """The money rules of a request to ``path`` (relative to the API root; a leading ``/v1`` and a
     query string are ignored): its endpoint's declaration, else :data:`UNDECLARED` named after the
-    request's route (:data:`UNDECLARED_READ` for a ``GET`` or ``HEAD``)."""
+    request's route."""
     method = method.upper()
     found = _EXACT.get((method, path))
     if found is not None:
@@ -273,6 +269,4 @@ def charging_for(method: str, path: str) -> Charging:
     for template_method, pattern, charging in _TEMPLATES:
         if template_method == method and pattern.match(path):
             return charging
-    if method in _READS:
-        return UNDECLARED_READ
     return replace(UNDECLARED, name=f"{method} {path}")

@@ -1,6 +1,6 @@
 """Hand-made mutants of the shared limiter's Lua script, which mutmut cannot mutate (a module string).
 
-Each of the 23 mutants below replaces one fragment of ``ratelimit/_script.py``'s ``SCRIPT``; for each, a
+Each of the 27 mutants below replaces one fragment of ``ratelimit/_script.py``'s ``SCRIPT``; for each, a
 scratch copy of ``src/`` gets the mutated script and the script tests run against it: on fakeredis with
 its Lua (``test_ratelimit_script.py``, ``test_ratelimit_mutation_kills.py``,
 ``test_ratelimit_script_state.py``) and on a real local ``redis-server`` (the fast tests of
@@ -27,6 +27,7 @@ TESTS = [
     "tests/test_ratelimit_mutation_kills.py",
     "tests/test_ratelimit_redis.py",
     "tests/test_ratelimit_script_state.py",
+    "tests/test_ratelimit_stale_answers.py",
 ]
 TIMEOUT = 300
 
@@ -66,7 +67,7 @@ MUTANTS: list[tuple[str, str, str]] = [
     ("a correction is dropped", "if tpm > 0 and arg8 > horizon and units > 0 then", "if false then"),
     (
         "a correction is added only to the bucket",
-        "    redis.call('ZADD', TOK, arg8, id .. ':c:' .. units)\n    redis.call('HINCRBYFLOAT', STATE, 'tsum', units)\n",
+        "    redis.call('ZADD', TOK, arg8, id .. ':c:' .. units)\n    add('tsum', 'tadd', units)\n",
         "    redis.call('ZADD', TOK, arg8, id .. ':c:' .. units)\n",
     ),
     ("the fallback's admissions are never charged", "if at > horizon then", "if at < horizon then"),
@@ -75,17 +76,13 @@ MUTANTS: list[tuple[str, str, str]] = [
         "local at = now - math.max(0, tonumber(ARGV[9]) or 0)",
         "local at = now",
     ),
-    (
-        "remaining requests 0 is ignored",
-        "units >= 0 and rpm - rsum > units",
-        "units > 0 and rpm - rsum > units",
-    ),
-    ("remaining tokens are ignored", "arg8 >= 0 and tpm - tsum > arg8", "arg8 < 0 and tpm - tsum > arg8"),
+    ("remaining requests 0 is ignored", "if rpm > 0 and units >= 0 then", "if rpm > 0 and units > 0 then"),
+    ("remaining tokens are ignored", "if tpm > 0 and arg8 >= 0 then", "if tpm > 0 and arg8 < 0 then"),
     ("the pause key lives seconds, not ms", "math.ceil(units * 1000) + 1000", "math.ceil(units) + 1"),
     (
         "an admission's tokens are not counted",
-        "redis.call('HINCRBYFLOAT', STATE, 'tsum', units)\n    redis.call('HSET', STATE, 'tl', tostring(tl - math.min",
-        "redis.call('HSET', STATE, 'tl', tostring(tl - math.min",
+        "tleft = exact(add('tsum', 'tadd', units) - tsum - units)",
+        "tleft = exact(add('tsum', 'tadd', 0) - tsum)",
     ),
     (
         "a request needs no room in the window",
@@ -103,6 +100,27 @@ MUTANTS: list[tuple[str, str, str]] = [
         "a correction is stamped at its answer, not its admission",
         "redis.call('ZADD', TOK, arg8, id .. ':c:' .. units)",
         "redis.call('ZADD', TOK, now, id .. ':c:' .. units)",
+    ),
+    # issue 43: an answer's remaining budget compared with the window as it stood at the admission
+    (
+        "a stale answer is compared with the window now (the fleet's own requests held again)",
+        "return math.max(sum, (tonumber(redis.call('HGET', STATE, total)) or 0) - left)",
+        "return sum",
+    ),
+    (
+        "a window that lost its counts is not the floor of what was counted",
+        "return math.max(sum, (tonumber(redis.call('HGET', STATE, total)) or 0) - left)",
+        "return (tonumber(redis.call('HGET', STATE, total)) or 0) - left",
+    ),
+    (
+        "an admission's own request is counted as having left the window",
+        "rleft = exact(add('rsum', 'radd', 1) - rsum - 1)",
+        "rleft = exact(add('rsum', 'radd', 1) - rsum)",
+    ),
+    (
+        "the token window is compared with what left the request window",
+        "counted(tsum, 'tadd', ARGV[10])",
+        "counted(tsum, 'tadd', ARGV[9])",
     ),
 ]
 

@@ -297,16 +297,16 @@ def test_an_unwritable_output_stops_the_batch_with_a_message(
     from holyclient.batch import OutputWriter
 
     written = 0
-    real_write = OutputWriter.write_line
+    real_write = OutputWriter.write
 
-    def failing_write(self: OutputWriter, line: dict[str, Any]) -> None:
+    def failing_write(self: OutputWriter, result: Any) -> None:
         nonlocal written
         if written >= 5:
             raise OSError(28, "No space left on device")
         written += 1
-        real_write(self, line)
+        real_write(self, result)
 
-    monkeypatch.setattr(OutputWriter, "write_line", failing_write)
+    monkeypatch.setattr(OutputWriter, "write", failing_write)
     source = _input(tmp_path / "in.jsonl", 200)
     out = tmp_path / "out.jsonl"
     code = main(

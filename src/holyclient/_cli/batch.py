@@ -309,10 +309,11 @@ def _run(args: argparse.Namespace, client: Any, state: Any, total_input: int) ->
 
     def pending() -> Any:
         nonlocal skipped
+        sharded, done = args.shard_spec is not None, state.done if len(state.done) else None
         for request in iter_requests(args.input, args.model, validated=True):
-            if not in_shard(args, request.custom_id):
+            if sharded and not in_shard(args, request.custom_id):
                 continue
-            if request.custom_id in state.done:
+            if done is not None and request.custom_id in done:
                 skipped += 1
             else:
                 yield request

@@ -81,7 +81,7 @@ def usage_of(raw: Mapping[str, Any]) -> dict[str, Any] | None:
     The details are kept because the tracker prices by them (:func:`holyclient.pricing.billed_tokens`):
     a Gemini answer that reports its reasoning beside ``completion_tokens`` is billed for it."""
     usage = raw.get("usage")
-    if not isinstance(usage, Mapping):
+    if type(usage) is not dict and not isinstance(usage, Mapping):  # a JSON object: a dict, checked first
         return None
     responses = "input_tokens" in usage and "prompt_tokens" not in usage
     prompt = _int(usage.get("input_tokens" if responses else "prompt_tokens"))
@@ -93,6 +93,8 @@ def usage_of(raw: Mapping[str, Any]) -> dict[str, Any] | None:
     }
     for side, names in _DETAILS.items():
         details = usage.get(names[responses])
+        if details is None:  # an embedding's, and most answers' second: nothing to read
+            continue
         counts = (
             {name: _int(details.get(name)) for name in _PRICED[side] if _int(details.get(name))}
             if isinstance(details, Mapping)

@@ -85,6 +85,9 @@ class StopBreaker:
         """Feed one finished attempt (``None``: it succeeded)."""
         if self.limit is None or self.reason is not None:
             return
+        if failure is None and self._kind is None:  # a success after successes: nothing changes
+            self._succeeded = True
+            return
         self._succeeded = self._succeeded or failure is None
         kind = _failure_kind(failure)
         if kind != self._kind:
@@ -101,7 +104,7 @@ class StopBreaker:
     def hold(self, result: BatchResult) -> bool:
         """Keep back a failure of the current streak; ``True`` when it is kept (or, once the streak has
         stopped the run, dropped). Any other result is to be delivered."""
-        if self.limit is None:
+        if self.limit is None or self._kind is None:  # no streak going on: nothing is held back
             return False
         kind = _result_kind(result)
         if kind is None or kind != self._kind:
@@ -112,6 +115,8 @@ class StopBreaker:
 
     def flush(self) -> list[BatchResult]:
         """The held results, to deliver now that the streak was broken (none once it stopped the run)."""
+        if not self._held:
+            return []
         held, self._held = self._held, []
         return [] if self.reason is not None else held
 

@@ -148,7 +148,7 @@ def _parse(
         raise InputLineError("not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise InputLineError(f"expected a JSON object, got {kind(data)}")
-    if not any(key in data for key in ("custom_id", "body", "url", "method")):
+    if not ("custom_id" in data or "body" in data or "url" in data or "method" in data):
         bare_id = str(position if position is not None else line_number)
         return BatchRequest(bare_id, check_body(data, default_model, "", bool(seen))), ""
     custom_id = data.get("custom_id")
@@ -300,7 +300,7 @@ def iter_requests(
 def _trusted(raw: bytes, default_model: str | None, position: int) -> BatchRequest:
     """A line :func:`parse_line` accepted, read again: the same request, without the checks."""
     data = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
-    if not any(key in data for key in ("custom_id", "body", "url", "method")):
+    if not ("custom_id" in data or "body" in data or "url" in data or "method" in data):
         return BatchRequest(str(position), with_default_model(data, default_model, CHAT_COMPLETIONS_URL))
     url = data.get("url", CHAT_COMPLETIONS_URL)
     return BatchRequest(data["custom_id"], with_default_model(data["body"], default_model, url), url)

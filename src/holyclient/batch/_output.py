@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from ._input import IdSet, digest, version_key
-from ._types import BatchResult, line_fingerprint, line_succeeded
+from ._types import BatchResult, _compact, line_fingerprint, line_succeeded
 
 
 class OutputError(ValueError):
@@ -221,10 +221,6 @@ def _drop_failures(path: Path) -> None:
     os.replace(temporary, path)
 
 
-#: ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`` without building an encoder per line
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
 class OutputWriter:
     """Appends results to a JSONL file, one complete line per ``write`` call.
 
@@ -242,10 +238,12 @@ class OutputWriter:
         self._good = os.fstat(self._fd).st_size  # the end of the last complete line
 
     def write(self, result: BatchResult) -> None:
-        self.write_line(result.output_line())
+        self._write(result.output_bytes())
 
     def write_line(self, line: dict[str, Any]) -> None:
-        data = (_compact(line) + "\n").encode()
+        self._write((_compact(line) + "\n").encode())
+
+    def _write(self, data: bytes) -> None:
         view = memoryview(data)
         try:
             while view:

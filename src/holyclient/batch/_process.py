@@ -149,7 +149,8 @@ class RequestProcessor:
         self, request: BatchRequest, options: RequestOptions, model: str | None, slot: SlotHold
     ) -> tuple[BatchResult, BaseException | None]:
         body = options.body or {}
-        await slot.acquire()
+        if not slot.held:  # a retry, or a request packed again
+            await slot.acquire()
         try:
             admission = None
             estimate, raw_prompt = 0, 0
@@ -172,15 +173,15 @@ class RequestProcessor:
         )
         if rate_limited:
             self.stats.rate_limited += 1
+        seconds = self._clock() - sent
         if failure is None:
-            self.stats.success_seconds += self._clock() - sent
+            self.stats.success_seconds += seconds
             self.stats.successful_attempts += 1
         if self.adaptive is not None:
-            self.adaptive.on_attempt(
-                rate_limited=rate_limited, failed=failure is not None, seconds=self._clock() - sent
-            )
-            self._slots.resize(self.adaptive.slots)
-            self.stats.concurrency = self._slots.size
+            self.adaptive.on_attempt(rate_limited=rate_limited, failed=failure is not None, seconds=seconds)
+            if (slots := self.adaptive.slots) != self._slots.size:
+                self._slots.resize(slots)
+                self.stats.concurrency = self._slots.size
         if admission is not None and self.limiter is not None:
             await self.limiter.observe(admission, self._feedback(result, answer, raw_prompt))
         return result, failure
@@ -255,5 +256,6 @@ class RequestProcessor:
             model=answered if isinstance(answered, str) and answered else model,
             usage=usage_of(raw),
         )
+        result.keep_answer(answer.content)  # written as it came (the key cut out above)
         self._settle(exchange, result)
         return result, None

@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._constants import CHAT_COMPLETIONS_URL, EMBEDDINGS_URL, MODERATIONS_URL
+from ..pricing import BilledTokens, UnknownModelError, billed_cost, billed_figures
 from ._types import BatchResult, BatchStats
 
 #: The model the moderations endpoint uses when a request names none.
 DEFAULT_MODERATION_MODEL = "omni-moderation-latest"
+_UNSEEN: Any = object()
 
 
 def _output_tokens(body: Mapping[str, Any], url: str) -> int:
@@ -35,22 +37,23 @@ class CostTally:
 
     def add(self, result: BatchResult) -> None:
         """Price a result's usage by the client tracker's rule (cached, audio, reasoning, tiers)."""
-        from ..pricing import BilledTokens, UnknownModelError, billed_cost, billed_figures
-
-        if not result.ok or result.usage is None:
+        if result.usage is None or not result.ok:
             return
         model = result.model or "unknown"
         key = (model, billed_figures(result.usage))  # a plain tuple: hashed and compared in C
-        if key not in self._seen:
-            if len(self._seen) > 65536:
-                self._seen.clear()
-            try:
-                self._seen[key] = billed_cost(model, BilledTokens(*key[1])).cost_usd
-            except UnknownModelError:
-                self._seen[key] = None
-        cost = self._seen[key]
+        cost = self._seen.get(key, _UNSEEN)
+        if cost is _UNSEEN:
+            cost = self._seen[key] = self._price(key)
         previous = self.per_model.get(model, 0.0)
         self.per_model[model] = None if cost is None or previous is None else previous + cost
+
+    def _price(self, key: tuple[str, Any]) -> float | None:
+        if len(self._seen) > 65536:
+            self._seen.clear()
+        try:
+            return billed_cost(key[0], BilledTokens(*key[1])).cost_usd
+        except UnknownModelError:
+            return None
 
     @property
     def total(self) -> float | None:

@@ -210,7 +210,10 @@ class BatchRunner(RequestProcessor):
             if feed.wants_worker(self.max_pending):
                 tg.start_soon(self._work, tg, feed, on_result)
             result = await self.process(request, slot_held=True)
-            results = await self._unpacked(request, result)
+            if isinstance(request, PackedRequest):
+                results = await self._unpacked(request, result)
+            else:
+                results = [result]
             kept = [result for result in results if not self._breaker.hold(result)]
             if kept:
                 await self._deliver([*self._breaker.flush(), *kept], on_result)
@@ -234,5 +237,5 @@ class BatchRunner(RequestProcessor):
         for result in results:
             self.stats.record(result)
             delivered = on_result(result)
-            if inspect.isawaitable(delivered):
+            if delivered is not None and inspect.isawaitable(delivered):
                 await delivered

@@ -20,6 +20,7 @@ does an attempt answered with a redirect httpx2 follows (sent again through http
 
 from __future__ import annotations
 
+import asyncio
 import json
 import zlib
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,7 @@ class DirectWire:
             None  # holyclient._http._aiohttp, imported on the first request (it imports aiohttp)
         )
         self._transports: dict[int, tuple[Preparer, Any]] = {}
+        self._loop: Any = None  # the event loop last found to be asyncio's (a loop's tasks all are)
         #: The aiohttp timeouts of each timeout setting met, keyed by the setting (a number) or its
         #: identity, the setting kept beside them so that its ``id`` cannot be reused while cached.
         self._timeouts: dict[Any, tuple[Any, dict[str, float | None]]] = {}
@@ -83,12 +85,21 @@ class DirectWire:
             known = self._transports[id(pipeline)] = (pipeline, transport)
         return known[1]
 
-    @staticmethod
-    def usable() -> bool:
-        """Whether this task runs on asyncio (aiohttp's only loop; trio goes through httpx2)."""
+    def usable(self) -> bool:
+        """Whether this task runs on asyncio (aiohttp's only loop; trio goes through httpx2): asked of
+        sniffio once per event loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # trio's own loop
+            return False
+        if loop is self._loop:
+            return True
         import sniffio
 
-        return sniffio.current_async_library() == "asyncio"
+        if sniffio.current_async_library() != "asyncio":
+            return False
+        self._loop = loop
+        return True
 
     def _timeout(self, pipeline: Preparer, timeout: Any) -> dict[str, float | None]:
         """The aiohttp timeouts of a request: its own ``timeout``, else its client's as it is now (a

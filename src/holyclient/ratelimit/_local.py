@@ -54,7 +54,7 @@ class LocalLimiter:
         if self.requests is not None:
             await self.requests.acquire(1, self._sleep)
         handle = await self.tokens.acquire(tokens, self._sleep) if self.tokens is not None else None
-        return Admission(model, tokens, self._clock(), handle)
+        return Admission(model, tokens, self._clock(), handle, left=self._left())
 
     def acquire_sync(self, model: str, tokens: int) -> Admission:
         """:meth:`acquire` for threads: ``time.sleep`` instead of the event loop's sleep."""
@@ -70,7 +70,12 @@ class LocalLimiter:
                 taken = limiter.take(units)
                 if limiter is self.tokens:
                     handle = taken
-            return Admission(model, tokens, self._clock(), handle)
+            return Admission(model, tokens, self._clock(), handle, left=self._left())
+
+    def _left(self) -> tuple[float | None, float | None]:
+        """What has left each window so far: an admission keeps it (see :meth:`RateLimiter.sync`)."""
+        requests, tokens = self.requests, self.tokens
+        return (None if requests is None else requests.left(), None if tokens is None else tokens.left())
 
     def apply(self, admission: Admission, feedback: Feedback) -> None:
         """Take in what a response said: pause, real usage above the estimate, the server's remaining budget."""
@@ -78,16 +83,14 @@ class LocalLimiter:
             self._paused_until = max(self._paused_until, self._clock() + feedback.pause)
         if self.tokens is not None and admission.handle is not None and feedback.total_tokens is not None:
             self.tokens.correct(admission.handle, feedback.total_tokens)
-        for limiter, remaining in (
-            (self.requests, feedback.remaining_requests),
-            (self.tokens, feedback.remaining_tokens),
+        # a shared admission (Redis went away since) says what had left the shared window, not this one
+        left = (None if admission.shared else admission.left) or (None, None)
+        for limiter, remaining, then in (
+            (self.requests, feedback.remaining_requests, left[0]),
+            (self.tokens, feedback.remaining_tokens, left[1]),
         ):
-            if limiter is None or remaining is None:
-                continue
-            limiter.delay_for(0)  # prune the window
-            ours = limiter.limit - limiter._in_window
-            if ours > remaining:
-                limiter.take(ours - remaining)
+            if limiter is not None and remaining is not None:
+                limiter.sync(remaining, then)
 
     async def observe(self, admission: Admission, feedback: Feedback) -> None:
         self.apply(admission, feedback)

@@ -25,6 +25,11 @@ class Admission:
         handle: the local limiter's record (``None`` when the shared limiter admitted it).
         shared: admitted by the shared (Redis) budget rather than a local fallback.
         id: unique name of the admission in the shared budget.
+        left: requests and tokens that had left the limiter's window when it was admitted (``None``:
+            not tracked). A server's ``x-ratelimit-remaining-*`` header on its answer was counted when
+            it arrived: the limiter compares it with its window as it stood then (everything counted
+            less what had left), not as it stands when the answer is read -- what left in between
+            the server had still counted, and is not someone else's usage.
     """
 
     model: str
@@ -33,6 +38,7 @@ class Admission:
     handle: Any = None
     shared: bool = False
     id: str = ""
+    left: tuple[float | None, float | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ class RedisLimiter:
         base = f"{self._prefix}:{model}}}"
         return [f"{base}:req", f"{base}:tok", f"{base}:state", f"{base}:pause"]
 
-    def _args(self, op: str, units: float = 0, id: str = "", arg8: float = 0, *more: float) -> list[Any]:
+    def _args(self, op: str, units: float = 0, id: str = "", arg8: float = 0, *more: Any) -> list[Any]:
         return [op, self.rpm or 0, self.tpm or 0, self.window, self.burst_seconds, units, id, arg8, *more]
 
     def _fell_back(self, admission: Admission) -> Admission:
@@ -219,8 +219,16 @@ class RedisLimiter:
         ):
             remaining = (feedback.remaining_requests, feedback.remaining_tokens)
             requests, tokens = (-1 if value is None else value for value in remaining)
-            calls.append(self._args("sync", requests, self._next_id(), tokens))
+            left = ("" if value is None else value for value in admission.left or (None, None))
+            calls.append(self._args("sync", requests, self._next_id(), tokens, *left))
         return calls
+
+    @staticmethod
+    def _admitted(model: str, tokens: int, reply: Sequence[Any], admission_id: str) -> Admission:
+        """The admission an ``acquire`` reply grants: its stamp on Redis's clock, and what had left the
+        window by then (``sync`` compares an answer's remaining budget with the window as it stood)."""
+        requests, tokens_left = (float(value) if value not in (b"", "") else None for value in reply[2:4])
+        return Admission(model, tokens, float(reply[1]), None, True, admission_id, (requests, tokens_left))
 
     # --- async twin -------------------------------------------------------------------------------
 
@@ -295,10 +303,9 @@ class RedisLimiter:
                         self._went_down(exc)
                         break
                     self._came_back()
-                    admitted, value = int(reply[0]), float(reply[1])
-                    if admitted:
-                        return Admission(model, tokens, value, None, True, admission_id)
-                    await self._sleep(min(value, MAX_POLL))
+                    if int(reply[0]):
+                        return self._admitted(model, tokens, reply, admission_id)
+                    await self._sleep(min(float(reply[1]), MAX_POLL))
         return self._fell_back(await self.fallback.acquire(model, tokens))
 
     async def observe(self, admission: Admission, feedback: Feedback) -> None:
@@ -349,10 +356,9 @@ class RedisLimiter:
                     self._went_down(exc)
                     break
                 self._came_back()
-                admitted, value = int(reply[0]), float(reply[1])
-                if admitted:
-                    return Admission(model, tokens, value, None, True, admission_id)
-                time.sleep(min(value, MAX_POLL))
+                if int(reply[0]):
+                    return self._admitted(model, tokens, reply, admission_id)
+                time.sleep(min(float(reply[1]), MAX_POLL))
         return self._fell_back(self.fallback.acquire_sync(model, tokens))
 
     def observe_sync(self, admission: Admission, feedback: Feedback) -> None:

@@ -10,7 +10,8 @@ read on the server (``TIME``), so worker clocks never enter it.
 Data, per API key hash and model (all in one Redis Cluster hash slot, by the ``{...}`` tag):
 
 * ``...:req`` and ``...:tok``: sorted sets of admissions scored by server time, each member ending in
-  ``:<units>``; ``...:state`` keeps their running sums (``rsum``, ``tsum``) and the two pacing buckets
+  ``:<units>``; ``...:state`` keeps their running sums (``rsum``, ``tsum``), everything ever added to
+  them (``radd``, ``tadd``: a sum less its total is what has left the window) and the two pacing buckets
   (level and stamp); expired members are subtracted as they are pruned;
 * ``...:pause``: the server time until which nobody may send (a 429's ``Retry-After``).
 
@@ -18,12 +19,22 @@ The rules mirror :class:`holyclient.ratelimit._window.RateLimiter`: at most ``li
 window (counted a little longer than the server's window), spread by a token bucket holding
 ``burst`` seconds' worth of units.
 
-Operations (``ARGV[1]``): ``acquire`` -> ``{1, now}`` admitted or ``{0, seconds to wait}``;
-``correct`` adds tokens to an admission still in the window; ``sync`` adds phantom usage so the
-remaining budget is no larger than a server's ``x-ratelimit-remaining-*`` header; ``charge`` adds
-requests and tokens admitted elsewhere (a worker's local fallback while Redis was unreachable),
-``ARGV[9]`` seconds ago; ``pause`` extends the shared pause. Numbers go back as strings: Redis
-truncates Lua numbers to integers.
+Operations (``ARGV[1]``): ``acquire`` -> ``{1, now, requests left, tokens left}`` admitted (what had
+left the window by then, for ``sync``) or ``{0, seconds to wait}``; ``correct`` adds tokens to an
+admission still in the window; ``sync`` adds phantom usage so the remaining budget is no larger than a
+server's ``x-ratelimit-remaining-*`` header; ``charge`` adds requests and tokens admitted elsewhere (a
+worker's local fallback while Redis was unreachable), ``ARGV[9]`` seconds ago; ``pause`` extends the
+shared pause. Numbers go back as strings: Redis truncates Lua numbers to integers.
+
+Why ``sync`` compares the header with the budget *as it stood when the answered request was admitted*
+(``ARGV[9]``/``ARGV[10]``: what had left the window then) plus everything added since, not with the
+budget now: the server counted the header when the request arrived, and the answer is read a latency
+later. Meanwhile the window here may have dropped admissions the server still counted then; compared
+with the budget now, they looked like usage someone else had spent, and were added again as phantom
+usage stamped now -- held a whole window, though the server had let them go. Every answer re-dated the
+admissions at the window's trailing edge, and a fleet whose answers take longer than the window's
+margin (any chat model, or a busy host) used a fraction of its limit. Compared this way, a
+phantom is only usage this budget never admitted: another application on the same key.
 """
 
 from __future__ import annotations
@@ -77,6 +88,16 @@ local function level(name, limit)
   return math.min(cap, lvl + math.max(0, now - stamp) * rate), rate, cap
 end
 
+local function exact(x)
+  return string.format('%.17g', x)
+end
+
+-- adds to a window's sum and to everything ever added to it; returns the new total added
+local function add(sum, total, units)
+  redis.call('HINCRBYFLOAT', STATE, sum, units)
+  return tonumber(redis.call('HINCRBYFLOAT', STATE, total, units))
+end
+
 local function touch()
   redis.call('PEXPIRE', REQ, ttl)
   redis.call('PEXPIRE', TOK, ttl)
@@ -109,24 +130,25 @@ if op == 'acquire' then
     wait = math.max(wait, (math.min(units, tc) - tl) / tr, window_wait(TOK, tsum, tpm, units))
   end
   if wait > 0 then return {0, tostring(wait)} end
+  local rleft, tleft = '', ''
   if rpm > 0 then
     redis.call('ZADD', REQ, now, id .. ':1')
-    redis.call('HINCRBYFLOAT', STATE, 'rsum', 1)
+    rleft = exact(add('rsum', 'radd', 1) - rsum - 1)
     redis.call('HSET', STATE, 'rl', tostring(rl - math.min(1, rc)), 'rls', tostring(now))
   end
   if tpm > 0 then
     redis.call('ZADD', TOK, now, id .. ':' .. units)
-    redis.call('HINCRBYFLOAT', STATE, 'tsum', units)
+    tleft = exact(add('tsum', 'tadd', units) - tsum - units)
     redis.call('HSET', STATE, 'tl', tostring(tl - math.min(units, tc)), 'tls', tostring(now))
   end
   touch()
-  return {1, tostring(now)}
+  return {1, tostring(now), rleft, tleft}
 end
 
 if op == 'correct' then
   if tpm > 0 and arg8 > horizon and units > 0 then
     redis.call('ZADD', TOK, arg8, id .. ':c:' .. units)
-    redis.call('HINCRBYFLOAT', STATE, 'tsum', units)
+    add('tsum', 'tadd', units)
     local tl = level('tl', tpm)
     redis.call('HSET', STATE, 'tl', tostring(tl - units), 'tls', tostring(now))
     touch()
@@ -140,11 +162,11 @@ if op == 'charge' then
   if at > horizon then
     if rpm > 0 and units > 0 then
       redis.call('ZADD', REQ, at, 'fb:' .. id .. ':' .. units)
-      redis.call('HINCRBYFLOAT', STATE, 'rsum', units)
+      add('rsum', 'radd', units)
     end
     if tpm > 0 and arg8 > 0 then
       redis.call('ZADD', TOK, at, 'fb:' .. id .. ':' .. arg8)
-      redis.call('HINCRBYFLOAT', STATE, 'tsum', arg8)
+      add('tsum', 'tadd', arg8)
     end
     touch()
   end
@@ -152,14 +174,28 @@ if op == 'charge' then
 end
 
 if op == 'sync' then
-  -- units: remaining requests by the server (-1: unknown); arg8: remaining tokens (-1: unknown)
-  if rpm > 0 and units >= 0 and rpm - rsum > units then
-    redis.call('ZADD', REQ, now, 'sync:' .. id .. ':' .. (rpm - rsum - units))
-    redis.call('HINCRBYFLOAT', STATE, 'rsum', rpm - rsum - units)
+  -- units: remaining requests by the server (-1: unknown); arg8: remaining tokens (-1: unknown);
+  -- ARGV[9], ARGV[10]: requests and tokens that had left the window when the answered request was
+  -- admitted (absent: unknown). What the server counted then is at most what was in the window then
+  -- plus all added since: the total added less what had left; never below the window now.
+  local function counted(sum, total, left)
+    left = tonumber(left)
+    if not left then return sum end
+    return math.max(sum, (tonumber(redis.call('HGET', STATE, total)) or 0) - left)
   end
-  if tpm > 0 and arg8 >= 0 and tpm - tsum > arg8 then
-    redis.call('ZADD', TOK, now, 'sync:' .. id .. ':' .. (tpm - tsum - arg8))
-    redis.call('HINCRBYFLOAT', STATE, 'tsum', tpm - tsum - arg8)
+  if rpm > 0 and units >= 0 then
+    local missing = rpm - counted(rsum, 'radd', ARGV[9]) - units
+    if missing > 0 then
+      redis.call('ZADD', REQ, now, 'sync:' .. id .. ':' .. missing)
+      add('rsum', 'radd', missing)
+    end
+  end
+  if tpm > 0 and arg8 >= 0 then
+    local missing = tpm - counted(tsum, 'tadd', ARGV[10]) - arg8
+    if missing > 0 then
+      redis.call('ZADD', TOK, now, 'sync:' .. id .. ':' .. missing)
+      add('tsum', 'tadd', missing)
+    end
   end
   touch()
   return {1, tostring(now)}

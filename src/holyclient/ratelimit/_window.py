@@ -52,6 +52,7 @@ class RateLimiter:
         self._stamp = clock()
         self._events: deque[list[float]] = deque()  # [time, units]; mutable so ``correct`` can amend
         self._in_window = 0.0
+        self._added = 0.0  # every unit ever counted in the window: less ``_in_window``, what has left it
         self._lock = anyio.Lock()
 
     def _horizon(self, now: float) -> float:
@@ -89,7 +90,27 @@ class RateLimiter:
         event = [now, float(units)]
         self._events.append(event)
         self._in_window += units
+        self._added += units
         return event
+
+    def left(self) -> float:
+        """Units that have left the window so far (an admission keeps it: see :meth:`sync`)."""
+        return self._added - self._in_window
+
+    def sync(self, remaining: float, left: float | None = None) -> None:
+        """Take phantom units so that no more than ``remaining`` are free: a server's count, which the
+        window then missed (another application spending from the same key).
+
+        Args:
+            left: :meth:`left` when the answered request was admitted. The server counted ``remaining``
+                when the request arrived; what has left this window since it still counted then, and
+                is compared as it stood (everything counted, less what had left by then), never
+                taken again as fresh usage held a whole window.
+        """
+        self.delay_for(0)  # prune the window
+        counted = self._in_window if left is None else max(self._in_window, self._added - left)
+        if self.limit - counted > remaining:
+            self.take(self.limit - counted - remaining)
 
     def correct(self, handle: list[float], units: float) -> None:
         """Charge ``units`` instead of the estimate taken: never less (the server counted the estimate)."""
@@ -103,6 +124,7 @@ class RateLimiter:
         handle[1] = float(units)
         if handle[0] > self._horizon(now):  # still in the window (and so still listed): count the extra
             self._in_window += extra
+            self._added += extra
         self._level -= extra
 
     async def acquire(self, units: float, sleep: Sleep) -> list[float]:

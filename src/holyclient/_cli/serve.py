@@ -53,8 +53,10 @@ examples:
     holyclient serve --api-key sk-local
     # slow and flaky, to test retries
     holyclient serve --latency 0.2 --fault-rate 0.2
-    # exactly one 429 (no wait asked) on the 2nd request, a dropped connection on the 5th
-    holyclient serve --fault-at 2=429 --fault-at 5=drop --retry-after 0
+    # exactly one 429 (no wait asked), at the 2nd request
+    holyclient serve --fault-at 2=429 --retry-after 0
+    # a dropped connection at the 5th request
+    holyclient serve --fault-at 5=drop
     # the relay's models, each answering as its family does
     holyclient serve --profile holysheep"""
 

@@ -12,6 +12,7 @@ retries them. Keys are never written: the lines hold answers, never requests' he
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Mapping
@@ -92,6 +93,12 @@ def _drop_partial_line(path: Path) -> None:
             file.truncate(data.rfind(b"\n") + 1)
 
 
+def _fields(result: BatchResult) -> dict[str, Any]:
+    """The result's own fields, as :class:`BatchResult` takes them back (not the answer's bytes it keeps
+    for writing batch output lines)."""
+    return {f.name: copy.deepcopy(getattr(result, f.name)) for f in dataclasses.fields(result) if f.init}
+
+
 class StateWriter:
     """Appends one line per successful result and flushes it at once."""
 
@@ -110,7 +117,7 @@ class StateWriter:
                 "endpoint": endpoint,
                 "custom_id": result.custom_id,
                 "fingerprint": fingerprint,
-                "result": dataclasses.asdict(result),
+                "result": _fields(result),
                 "timing": dataclasses.asdict(timing) if timing is not None else None,
             }
             self._file.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -406,7 +406,13 @@ TS_KEYS = [
 ]
 
 
+#: the .env a Node app keeps beside its code (dotenv): the key's name, and OpenAI's URL
+TS_ENV = f"OPENAI_API_KEY=\nOPENAI_BASE_URL={OPENAI_URL}\n"
+
+
 def ts_apps() -> list[FileApp]:
+    """Each TS client alone, and beside the app's ``.env`` (migrated together: the names the code reads
+    and the names the file sets must still agree)."""
     apps = []
     for url_name, url, url_ok in TS_URLS:
         for key_name, key, key_ok in TS_KEYS:
@@ -415,11 +421,10 @@ def ts_apps() -> list[FileApp]:
             ]
             obj = "{ " + ", ".join(props) + " }" if props else ""
             src = f'import OpenAI from "openai";\n\nexport const client = new OpenAI({obj});\n'
-            apps.append(
-                FileApp(
-                    "ts", url_name, key_name, {"client.ts": src}, 0 if url_ok and key_ok else 3, "client.ts"
-                )
-            )
+            expected = 0 if url_ok and key_ok else 3
+            apps.append(FileApp("ts", url_name, key_name, {"client.ts": src}, expected, "client.ts"))
+            files = {"client.ts": src, ".env": TS_ENV}
+            apps.append(FileApp("ts+env", url_name, key_name, files, expected, "client.ts"))
     return apps
 
 

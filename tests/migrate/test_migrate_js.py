@@ -4,8 +4,11 @@ line, shorthand keys, aliases, CommonJS, local modules, the quote style and ``--
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from holyclient._cli import main
 from holyclient.migrate import process
 
 IMPORT = 'import OpenAI from "openai";\n'
@@ -126,3 +129,15 @@ def test_report_mode_adds_no_key_and_keeps_single_quotes() -> None:
     assert quoted.after.splitlines()[1] == (
         b"const c = new OpenAI({ baseURL: 'https://api.holysheep.ai/v1', apiKey: process.env.HOLYSHEEP_API_KEY });"
     )
+
+
+def test_a_node_app_and_its_env_file_are_migrated_together_to_one_key_name(tmp_path: Path) -> None:
+    """The client's fallback to OPENAI_API_KEY (when ``apiKey`` is undefined) is not a name the .env must
+    set: the code reads HOLYSHEEP_API_KEY and the file sets it, so the run completes."""
+    (tmp_path / "client.ts").write_text(
+        IMPORT + "const c = new OpenAI({ apiKey: process.env.OPENAI_API_KEY });\n"
+    )
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=\nOPENAI_BASE_URL=https://api.openai.com/v1\n")
+    assert main(["migrate", "--force", str(tmp_path)]) == 0
+    assert KEY in (tmp_path / "client.ts").read_text()
+    assert (tmp_path / ".env").read_text().startswith("HOLYSHEEP_API_KEY=\n")

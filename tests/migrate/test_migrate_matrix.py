@@ -96,7 +96,7 @@ def test_the_matrix_has_several_hundred_apps() -> None:
         "langchain",
         "pydantic-ai",
     }
-    assert {a.kind for a in FILES} >= {".env", "compose", "workflow", "yaml", "json", "toml", "ts"}
+    assert {a.kind for a in FILES} >= {".env", "compose", "workflow", "yaml", "json", "toml", "ts", "ts+env"}
 
 
 def _env_file(root: Path) -> dict[str, str]:
@@ -202,13 +202,19 @@ def test_a_config_or_env_file_is_migrated_to_its_exit_code_and_never_pairs_keys_
 ) -> None:
     code, before, after = _migrate(tmp_path, app.files, capsys)
     assert code == app.expected, (app.id, (after / app.main).read_text())
-    old, new = (before / app.main).read_text(), (after / app.main).read_text()
-    # the relay's URL never beside a literal key the file did not already pair with it
-    if SECRET in new and RELAY_URL in new:
-        assert RELAY_URL in old, app.id
-    # the HolySheep key never fed from an OpenAI-named secret or variable
-    assert not re.search(r"HOLYSHEEP_API_KEY\W+\$\{\{\s*secrets\.OPENAI", new), app.id
-    if code == 0:
-        code_lines = [ln for ln in new.splitlines() if not ln.lstrip().startswith(("#", "//"))]
-        assert not any("api.openai.com" in ln for ln in code_lines), (app.id, new)
+    for name in app.files:
+        old, new = (before / name).read_text(), (after / name).read_text()
+        # the relay's URL never beside a literal key the file did not already pair with it
+        if SECRET in new and RELAY_URL in new:
+            assert RELAY_URL in old, (app.id, name)
+        # the HolySheep key never fed from an OpenAI-named secret or variable
+        assert not re.search(r"HOLYSHEEP_API_KEY\W+\$\{\{\s*secrets\.OPENAI", new), (app.id, name)
+        if code == 0:
+            code_lines = [ln for ln in new.splitlines() if not ln.lstrip().startswith(("#", "//"))]
+            assert not any("api.openai.com" in ln for ln in code_lines), (app.id, name, new)
+    if code == 0 and ".env" in app.files:
+        # the app starts: every key name the code reads is one its .env sets (or the relay's own)
+        env = (after / ".env").read_text()
+        reads = set(re.findall(r"process\.env\.(\w+_API_KEY)", (after / app.main).read_text()))
+        assert reads <= set(re.findall(r"^(\w+)=", env, re.M)), (app.id, reads, env)
     assert shutil.which  # nothing of the app was run: text files only

@@ -19,7 +19,6 @@ import re
 import tomllib
 
 from . import _provenance as pv
-from ._configs import is_env_file
 from ._edits import Lines
 from ._facts import OPENAI_KEY, OPENAI_URL, Facts, ScopeKey, Sink
 from ._rules import MARK, in_comment, secret_like
@@ -43,17 +42,18 @@ _SHELL_REF = re.compile(
     rf"^\$\{{({_NAME})(?::?[-=](?P<d>[^}}]*)|(?P<req>:?\?)[^}}]*)?\}}$|^\$({_NAME})$|^%({_NAME})%$|^\$env:({_NAME})$"
 )
 _YAML_SUFFIXES = (".yml", ".yaml")
+_PROVIDER_SUFFIXES = (".env", ".sh", ".bash", ".zsh", ".ksh", ".ps1")
 
 
 def is_provider(path: str, text: str) -> bool:
     """Whether the file sets environment variables for the app (see the module docstring)."""
     name = os.path.basename(path).lower()
-    norm = path.replace(os.sep, "/").lower()
-    if is_env_file(path) or name == ".envrc" or name.endswith((".sh", ".bash", ".zsh", ".ksh", ".ps1")):
-        return True
-    if "dockerfile" in name or name.endswith(".dockerfile"):
+    if name.startswith(".env") or name.endswith(_PROVIDER_SUFFIXES) or name == ".envrc":
+        return True  # .env files (as _configs.is_env_file) and shell scripts
+    if "dockerfile" in name:
         return True
     if name.endswith(_YAML_SUFFIXES):
+        norm = path.replace(os.sep, "/").lower()
         return (
             "compose" in name
             or "/.github/workflows/" in f"/{norm}"
@@ -186,7 +186,8 @@ def extract(path: str, raw: bytes) -> Facts:
     lines = Lines(text)
     provider = is_provider(path, text)
     facts = Facts(path, "env" if provider else "text")
-    facts.marked = {i + 1 for i, line in enumerate(text.split("\n")) if MARK in line}
+    if MARK in text:
+        facts.marked = {i + 1 for i, line in enumerate(text.split("\n")) if MARK in line}
     yaml = path.lower().endswith(_YAML_SUFFIXES)
     if provider:
         facts.env_sets = _env_sets(text, lines, yaml)
@@ -199,7 +200,8 @@ def extract(path: str, raw: bytes) -> Facts:
             facts.lang = "config"
             tree = _tree(data)
             facts.config = tree
-            keys = set(re.findall(r"[\"']?([A-Za-z_][\w-]*)[\"']?\s*[:=]", text))
+            # (a key never starts after a letter: the same match from that letter would have been tried)
+            keys = set(re.findall(r"(?<![A-Za-z_])[\"']?([A-Za-z_][\w-]*)[\"']?\s*[:=]", text))
             facts.keys.extend(
                 _config_keys(tree, {k: _line_of_key(text, k) for k in keys if pv.is_key_name(k)})
             )

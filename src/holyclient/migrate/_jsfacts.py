@@ -92,11 +92,12 @@ def extract(path: str, raw: bytes) -> Facts:
             base = _prop(text, own, first, kind.base_props)
         key = _prop(text, own, first, kind.key_props)
         url_src: pv.Src = pv.Fallback(_value(text, base), url_default) if base is not None else url_default
-        key_src: pv.Src = pv.Fallback(_value(text, key), OPENAI_KEY) if key is not None else OPENAI_KEY
+        given = _value(text, key) if key is not None else None
+        key_src: pv.Src = pv.Fallback(given, OPENAI_KEY) if given is not None else OPENAI_KEY
         facts.sinks.append(Sink(line, label, url_src, key_src, src=(base or "").strip()[:60]))
-        for leaf in (key_src,):
-            for n in _names(leaf):
-                facts.key_reads.add(n)
+        # the names the app must set: the given key's, not the client's fallback when it is undefined
+        # (the sink's own judgment still weighs that fallback)
+        facts.key_reads.update(_names(given) if given is not None else ())
     for at, name in _js.default_providers(text):
         facts.sinks.append(
             Sink(

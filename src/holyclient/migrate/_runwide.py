@@ -247,11 +247,15 @@ def consistency(world: World) -> list[Eval]:
     code it serves reads only ``HOLYSHEEP_API_KEY`` would start the app without a key (a compose file whose
     literal key migrate rightly left alone, say)."""
     out = []
-    code = {p: f for p, f in list(world.facts.items()) if f.lang in ("python", "js") and f.key_reads}
+    served_by: dict[str, dict[str, Facts]] = {}
+    for p, g in list(world.facts.items()):
+        if g.lang in ("python", "js") and g.key_reads:
+            for provider in world.providers_for(p):
+                served_by.setdefault(provider, {})[p] = g
     for path, f in list(world.facts.items()):
         if f.lang != "env":
             continue
-        served = {p: g for p, g in code.items() if path in world.providers_for(p)}
+        served = served_by.get(path, {})
         reads = {n for g in served.values() for n in g.key_reads if pv.key_of_name(n) in (pv.HS, pv.OPENAI)}
         sets = {n for n in f.env_sets if pv.is_key_name(n) and pv.key_of_name(n) in (pv.HS, pv.OPENAI)}
         # the code reads a HolySheep key name the file does not set while the file sets an OpenAI one (or

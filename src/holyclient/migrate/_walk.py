@@ -132,8 +132,11 @@ _FOLLOWED = (".py", ".pyi", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", "
 
 
 def _followed(path: str) -> bool:
-    name = os.path.basename(path).lower()
-    return name.endswith(_FOLLOWED) or is_env_name(name) or "dockerfile" in name
+    low = path.lower()
+    if low.endswith(_FOLLOWED):
+        return True
+    name = os.path.basename(low)
+    return is_env_name(name) or "dockerfile" in name
 
 
 def read(path: str) -> bytes | None:

@@ -46,13 +46,27 @@ class Extra:
 
     def __init__(self, paths: list[str], load: Callable[[str], Facts | None]) -> None:
         self.load = load
+        self.paths = paths
         self.cache: dict[str, Facts | None] = {}
-        self.modules: dict[str, list[str]] = {}
-        self.by_norm: dict[str, str] = {}
-        for path in paths:
-            self.by_norm[os.path.normpath(path)] = path
-            for dotted in module_names(path):
-                self.modules.setdefault(dotted, []).append(path)
+        self._modules: dict[str, list[str]] | None = None
+        self._by_norm: dict[str, str] | None = None
+
+    # indexed on the first lookup: most runs never follow a name out of the files that mention OpenAI,
+    # and a large tree has tens of thousands of other files
+    @property
+    def modules(self) -> dict[str, list[str]]:
+        if self._modules is None:
+            self._modules = {}
+            for path in self.paths:
+                for dotted in module_names(path):
+                    self._modules.setdefault(dotted, []).append(path)
+        return self._modules
+
+    @property
+    def by_norm(self) -> dict[str, str]:
+        if self._by_norm is None:
+            self._by_norm = {os.path.normpath(path): path for path in self.paths}
+        return self._by_norm
 
     def facts(self, path: str) -> Facts | None:
         if path not in self.cache:
@@ -73,12 +87,17 @@ class World:
         self.env: dict[str, list[tuple[pv.Src, str, str, bool]]] = {}
         self.modules: dict[str, list[str]] = {}
         self.by_norm: dict[str, str] = {}
+        #: directory served -> the environment files that set something for it
+        self.serving: dict[str, set[str]] = {}
+        self._providers: dict[str, list[str]] = {}
         for path, f in sorted(facts.items()):
             self.by_norm[os.path.normpath(path)] = path
             serves = env_scope(path)
             soft = is_env_name(os.path.basename(path))
             for name, sets in f.env_sets.items():
                 self.env.setdefault(name, []).extend((src, path, serves, soft) for _, src in sets)
+                if sets:
+                    self.serving.setdefault(serves, set()).add(path)
             if f.lang == "python":
                 for dotted in module_names(path):
                     self.modules.setdefault(dotted, []).append(path)
@@ -93,8 +112,21 @@ class World:
         ]
 
     def providers_for(self, origin: str) -> list[str]:
+        """The environment files serving ``origin``'s directory: those serving it or an ancestor of it
+        (looked up directory by directory, once per directory: the proof asks for every file of a run)."""
         where = os.path.dirname(os.path.abspath(origin))
-        return sorted({p for sets in self.env.values() for _, p, serves, _ in sets if _within(where, serves)})
+        found = self._providers.get(where)
+        if found is None:
+            paths: set[str] = set()
+            directory = where
+            while True:
+                paths |= self.serving.get(directory, set())
+                parent = os.path.dirname(directory)
+                if parent == directory:
+                    break
+                directory = parent
+            found = self._providers[where] = sorted(paths)
+        return found
 
     def constant(self, origin: str, module: str, name: str) -> list[tuple[pv.Src, str]] | None:
         paths = [origin] if module == "" else self._module(origin, module)

@@ -168,6 +168,14 @@ SPELLINGS = [
         kwargs_dict=False,
     ),
     Spelling(
+        "crewai",
+        "crewai",
+        "from crewai import LLM\n",
+        'client = LLM(model="gpt-4o-mini", {kwargs})',
+        'client.call("hi")',
+        kwargs_dict=False,
+    ),
+    Spelling(
         "agents",
         "openai3",
         "from agents import Agent, RunConfig, Runner, set_tracing_disabled\nfrom agents import OpenAIProvider\n\n"
@@ -437,6 +445,7 @@ class IssueApp:
     flags: tuple[str, ...] = ()
     venv: str | None = None  # run in this framework venv; "" for this interpreter; None: not runnable here
     module: str = "app"
+    listed: str = ""  # a kind of site the run must list (what the user is told)
 
     @property
     def id(self) -> str:
@@ -475,7 +484,11 @@ def issue_apps() -> list[IssueApp]:
         ),
         IssueApp(
             "item-4-autogen",
-            {"OAI_CONFIG_LIST": f'[{{"model": "gpt-4o", "api_key": "{SECRET}"}}]\n'},
+            {
+                "app.py": "import autogen\n\n"
+                f'config_list = [{{"model": "gpt-4o", "api_key": "{SECRET}"}}]\n'
+                'assistant = autogen.AssistantAgent("a", llm_config={"config_list": config_list})\n'
+            },
             3,
         ),
         IssueApp(
@@ -503,6 +516,7 @@ def issue_apps() -> list[IssueApp]:
                 "set_default_openai_client(AsyncOpenAI())\nagent = Agent(name='a')\n"
             },
             0,
+            listed="agents-tracing",
         ),
         IssueApp(
             "item-6-set-default-openai-key",
@@ -543,6 +557,16 @@ def issue_apps() -> list[IssueApp]:
             0,
             ("--sdk",),
             venv="instructor",
+        ),
+        IssueApp(
+            # the first run exits 3 and leaves the default literal as it was: the rerun (--check) still does
+            "item-10-runtime-url-rerun",
+            {
+                "app.py": "import os\nfrom openai import OpenAI\n\n"
+                f'client = OpenAI(base_url=os.getenv("LLM_URL", "{OPENAI_URL}"))\n\n\n{_RUN_CHAT}'
+            },
+            3,
+            venv="",
         ),
         IssueApp(
             "item-11-own-provider",

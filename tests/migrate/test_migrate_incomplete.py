@@ -5,6 +5,7 @@ silently skipped by ``--base-url-env``."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,27 @@ def test_exit_code_3_is_documented_everywhere_exit_codes_are_listed(monkeypatch:
         assert (
             "3 a site it could not complete" in text or "exits 3 for a site it could not complete" in text
         ), page
+
+
+def test_the_migration_guide_says_what_exit_0_means_beside_an_unchanged_exit_code_table() -> None:
+    """The guarantee in one paragraph, and the table it sits beside still saying what each code meant
+    before the proof (exit 3 wins over every other outcome; 0 is everything written and proven)."""
+    guide = (Path(__file__).resolve().parents[2] / "docs/guides/migrating.md").read_text()
+    section = guide.split("\n## What exit 0 means\n", 1)[1].split("\n## ", 1)[0]
+    paragraph = " ".join(section.strip().split("\n\n")[0].split())
+    assert paragraph.startswith(
+        "Exit 0 means migrate has proven, on the files as rewritten, that every client"
+    )
+    for said in ("with a HolySheep key", "no HolySheep key can reach api.openai.com", "incomplete (exit 3)"):
+        assert said in paragraph, said
+    assert "--check` and every rerun run the same proof" in paragraph
+    table = re.findall(r"^\| (\d) \| (.+) \|$", guide, re.M)
+    assert table == [
+        ("0", "nothing to change, or every change written and nothing failed"),
+        ("1", "`--check` / `--diff` found changes, or a file could not be parsed or written"),
+        ("2", "bad usage, a missing path, or files git could not restore (nothing written)"),
+        (
+            "3",
+            "a site migrate could not complete: listed first, with `file:line` and the fix, whatever else happened",
+        ),
+    ]

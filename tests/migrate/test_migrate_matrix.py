@@ -35,6 +35,7 @@ from recording import HOLYSHEEP_KEY, OPENAI_KEY, quiet_collect, run_app
 from test_migrate_sdk_runs import run_in_venv
 
 from holyclient._cli import main
+from holyclient.migrate import migrate
 
 PY = python_apps()
 FILES = file_apps() + ts_apps()
@@ -60,6 +61,8 @@ def test_each_case_of_the_issue_is_an_app_of_the_matrix(
 ) -> None:
     code, before, after = _migrate(tmp_path, app.files, capsys, *app.flags)
     assert code == app.expected, app.id
+    if app.listed:
+        assert app.listed in {s.kind for s in migrate([before], write=False).sites}, app.id
     assert main(["migrate", "--check", *app.flags, str(after)]) == (0 if code == 0 else 3)
     capsys.readouterr()
     if app.venv is None:
@@ -94,7 +97,10 @@ def test_the_matrix_has_several_hundred_apps() -> None:
         "partial",
         "subclass",
         "langchain",
+        "llamaindex",
         "pydantic-ai",
+        "agents",
+        "crewai",
     }
     assert {a.kind for a in FILES} >= {".env", "compose", "workflow", "yaml", "json", "toml", "ts", "ts+env"}
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from holyclient.migrate import FileResult, Report, Site, Skipped, migrate, process, unified_diff
+from holyclient.migrate._pysource import segment, source_lines
 from holyclient.migrate._rules import in_comment
 
 URL = b"https://api.openai.com/v1\n"
@@ -333,3 +335,20 @@ def test_python_azure_type_settings(line: str, azure: bool) -> None:
     src = f'import os\nimport openai\n{line}\nopenai.api_key = os.environ["OPENAI_API_KEY"]\n'.encode()
     renamed = b"HOLYSHEEP_API_KEY" in process("cfg.py", src).after
     assert renamed is not azure
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "a = 1\nb = (x +\r\n  y)\rc = 'é' + fn(1,\n 2)\n",
+        "x = [1,\n2,\n3]",
+        "s = '''a\nb'''\n\x0cq = f(z)\n",
+        "k = {'ключ': 'значение', 'π': 3.14}\n",
+    ],
+    ids=["mixed-line-ends", "no-final-newline", "form-feed", "non-ascii"],
+)
+def test_a_nodes_text_is_what_ast_gives_for_it(src: str) -> None:
+    """The proof's messages quote expressions from lines split once per module (the split the parser makes)."""
+    lines = source_lines(src)
+    nodes = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.expr)]
+    assert nodes and all(segment(lines, n) == ast.get_source_segment(src, n) for n in nodes)

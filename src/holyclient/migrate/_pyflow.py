@@ -12,15 +12,13 @@ named after it. ``self.x`` is every ``self.x = ...`` of the class. Calls migrate
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterator
 
 from . import _provenance as pv
 from ._pynames import Names
 from ._pyscopes import Scope, Scopes, chain, string
+from ._pysource import segment, source_lines
 
-#: a line with its end, split where the parser splits (not at form feeds or other Unicode breaks)
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _ENV_READS = {"os.getenv", "os.environ.get", "os.environ.setdefault"}
 _LOADERS = {
     "json.load",
@@ -178,24 +176,9 @@ class Flow(Scopes):
 
     # -- expressions -------------------------------------------------------------------------------
     def source_text(self, node: ast.expr) -> str:
-        """The expression's text, shortened for a message. ``ast.get_source_segment`` would split the
-        whole module into lines (in Python) on every call; the lines are split once here."""
         if self._lines is None:
-            self._lines = _LINE.findall(self.text)
-        end_line, end_col = node.end_lineno, node.end_col_offset
-        if end_line is None or end_col is None or end_line > len(self._lines):
-            return "..."
-        first, last = self._lines[node.lineno - 1].encode(), self._lines[end_line - 1].encode()
-        if node.lineno == end_line:
-            src = first[node.col_offset : end_col].decode(errors="replace")
-        else:
-            middle = "".join(self._lines[node.lineno : end_line - 1])
-            src = (
-                first[node.col_offset :].decode(errors="replace")
-                + middle
-                + last[:end_col].decode(errors="replace")
-            )
-        src = (src or "...").replace("\n", " ")
+            self._lines = source_lines(self.text)
+        src = (segment(self._lines, node) or "...").replace("\n", " ")
         return src if len(src) <= 60 else src[:57] + "..."
 
     def translate(self, expr: ast.expr, scope: Scope, depth: int = 0, name: str = "") -> pv.Src:

@@ -1,5 +1,5 @@
 """Positions in a Python source: which files need parsing at all, ``ast`` offsets mapped to
-character offsets, and the spans of string literals and comments from ``tokenize``."""
+character offsets, a node's text, and the spans of string literals and comments from ``tokenize``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 from ._edits import Lines
 
+#: a line with its end, split where the parser splits (not at form feeds or other Unicode breaks)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FSTART = {getattr(tokenize, n) for n in ("FSTRING_START", "TSTRING_START") if hasattr(tokenize, n)}
 _FEND = {getattr(tokenize, n) for n in ("FSTRING_END", "TSTRING_END") if hasattr(tokenize, n)}
 
@@ -90,3 +92,23 @@ def token_spans(text: str, lines: Lines) -> Iterator[tuple[str, int, int]]:
         elif depth == 0 and tok.type in (tokenize.STRING, tokenize.COMMENT):
             start = lines.start(tok.start[0]) + tok.start[1]
             yield ("string" if tok.type == tokenize.STRING else "comment"), start, start + len(tok.string)
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a module as the parser counts them, each with its end."""
+    return _LINE.findall(text)
+
+
+def segment(lines: list[str], node: ast.expr) -> str | None:
+    """``ast.get_source_segment`` over lines split once (that function splits the whole module, in
+    Python, on every call): the node's text; its columns are UTF-8 byte offsets."""
+    end_line, end_col = node.end_lineno, node.end_col_offset
+    if end_line is None or end_col is None or end_line > len(lines):
+        return None
+    first, last = lines[node.lineno - 1].encode(), lines[end_line - 1].encode()
+    if node.lineno == end_line:
+        return first[node.col_offset : end_col].decode(errors="replace")
+    middle = "".join(lines[node.lineno : end_line - 1])
+    return (
+        first[node.col_offset :].decode(errors="replace") + middle + last[:end_col].decode(errors="replace")
+    )

@@ -111,7 +111,7 @@ def extract(path: str, raw: bytes) -> Facts:
             facts.keys.append(ScopeKey(lines.line_of(m.start()), pv.Env(name, required=True), name))
             facts.key_reads.add(name)
     comments = [m.span() for m in _js._LITERAL.finditer(text) if m.group().startswith(("//", "/*"))]
-    for m in re.finditer(r"""(["'`])((?:https?|wss?)://[^"'`\s]+)\1""", text):
+    for m in re.finditer(r"""(["'`])((?:https?|wss?)://[^"'`\s]+)\1""", text) if "://" in text else ():
         if any(a <= m.start() < b for a, b in (*comments, *consumed)):
             continue
         cls = pv.url_class(m.group(2))
@@ -119,7 +119,7 @@ def extract(path: str, raw: bytes) -> Facts:
             facts.raw_relay.append(lines.line_of(m.start()))
         elif cls == pv.OPENAI:
             facts.raw_openai.append(lines.line_of(m.start()))
-    for m in re.finditer(r"""(["'`])(sk-[A-Za-z0-9_-]{8,})\1""", text):
+    for m in re.finditer(r"""(["'`])(sk-[A-Za-z0-9_-]{8,})\1""", text) if "sk-" in text else ():
         lit = pv.literal(m.group(2))
         if lit.key not in (pv.NONE, pv.PLACEHOLDER) and not any(a <= m.start() < b for a, b in comments):
             facts.keys.append(ScopeKey(lines.line_of(m.start()), lit, "a literal key"))

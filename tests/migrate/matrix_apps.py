@@ -44,6 +44,23 @@ URLS = [
     Way("env-openai-base-url", f'os.getenv("OPENAI_BASE_URL", "{OPENAI_URL}")', completes=False),
     Way("env-var-set-by-dotenv", 'os.environ["LLM_BASE_URL"]', {".env": f"LLM_BASE_URL={OPENAI_URL}\n"}),
     Way("env-var-unset", 'os.environ["LLM_BASE_URL"]', completes=False),
+    # the environment a container or a CI job gets (set, not beneath the shell as a .env is)
+    Way(
+        "env-var-set-by-compose",
+        'os.environ["LLM_BASE_URL"]',
+        {
+            "docker-compose.yml": "services:\n  app:\n    build: .\n    environment:\n"
+            f"      LLM_BASE_URL: {OPENAI_URL}\n"
+        },
+    ),
+    Way(
+        "env-var-set-by-workflow",
+        'os.environ["LLM_BASE_URL"]',
+        {
+            ".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    env:\n"
+            f"      LLM_BASE_URL: {OPENAI_URL}\n    steps:\n      - run: python -m app\n"
+        },
+    ),
     Way("module-constant", "BASE_URL", imports=f'BASE_URL = "{OPENAI_URL}"\n'),
     Way(
         "imported-constant",
@@ -257,6 +274,8 @@ def python_app(spelling: Spelling, url: Way, key: Way, shape: str, sdk: bool = F
     return PyApp(spelling, url, key, shape, files, _expected(spelling, url, key, shape, sdk), sdk)
 
 
+#: base URLs set by a compose file or a CI workflow (the app runs with what they set)
+PROVIDED_URLS = {"env-var-set-by-compose", "env-var-set-by-workflow"}
 #: a framework's own venv runs a subset (each of its runs imports the framework): every URL and key kind
 FRAMEWORK_URLS = {
     "none",
@@ -278,6 +297,8 @@ def python_apps() -> list[PyApp]:
                     continue
                 if spelling.name == "module-client" and url.name == "parameter":
                     continue  # a module attribute set in a function is the same as one set at import
+                if url.name in PROVIDED_URLS and spelling.name != "openai":
+                    continue  # the file kinds that set the environment, crossed with openai's client only
                 for sdk in (False, True) if spelling.venv is None else (False,):
                     apps.append(python_app(spelling, url, key, "kwargs", sdk))
                     if spelling.kwargs_dict and url.name not in ("parameter",):

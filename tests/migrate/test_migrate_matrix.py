@@ -128,7 +128,20 @@ def _environment(app: PyApp, root: Path) -> dict[str, str]:
         )
     for name, value in _env_file(root).items():
         env.setdefault(name, value)
+    env.update(_provided(root))
     return env
+
+
+def _provided(root: Path) -> dict[str, str]:
+    """What the app's compose file or CI workflow sets: the environment the container or job runs with."""
+    values: dict[str, str] = {}
+    for name in ("docker-compose.yml", ".github/workflows/ci.yml"):
+        if (root / name).exists():
+            for m in re.finditer(
+                r"^[ \t]+([A-Z][A-Z0-9_]*):[ \t]*(\S+)[ \t]*$", (root / name).read_text(), re.M
+            ):
+                values[m.group(1)] = m.group(2)
+    return values
 
 
 def _migrate(

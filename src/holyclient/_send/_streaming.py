@@ -14,13 +14,22 @@ part-way (its outcome is unknown: the server may have gone on and billed the res
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import weakref
+from asyncio import current_task
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
+from time import monotonic
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from .._constants import LOGGER_NAME
 from .._core import DONE, SSEDecoder, parse_model, stream_error
+from .._core._deadlines import EventClock
+from .._exceptions import APIResponseValidationError
 from ._stream_ending import Ending
+
+logger = logging.getLogger(LOGGER_NAME)
 
 if TYPE_CHECKING:
     from ..pricing import StreamMeter
@@ -36,26 +45,27 @@ def _watch(stream: object, meter: StreamMeter | None) -> None:
         weakref.finalize(stream, meter.abandon).atexit = False
 
 
-def first_event(chunks: Iterator[bytes]) -> bytes:
+def first_event(chunks: Iterator[bytes], clock: EventClock | None = None) -> bytes:
     """The bytes up to the stream's first event, read before the stream is handed over.
 
     SSE comments (``: PROCESSING`` keep-alives) carry no event: reading stops at the first real one, so
-    an error the server opens with is seen whatever came before it (a Router fails over on it).
+    an error the server opens with is seen whatever came before it (a Router fails over on it). Reading
+    stops too when ``clock``'s first-event limit passed (see :mod:`._deadlines`).
     """
     probe, head = SSEDecoder(), bytearray()
     for chunk in chunks:
         head += chunk
-        if probe.feed(chunk):
+        if probe.feed(chunk) or (clock is not None and clock.fired):
             break
     return bytes(head)
 
 
-async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
+async def afirst_event(chunks: AsyncIterator[bytes], clock: EventClock | None = None) -> bytes:
     """Async twin of :func:`first_event`."""
     probe, head = SSEDecoder(), bytearray()
     async for chunk in chunks:
         head += chunk
-        if probe.feed(chunk):
+        if probe.feed(chunk) or (clock is not None and clock.fired):
             break
     return bytes(head)
 
@@ -88,6 +98,10 @@ class ChunkDecoder(Generic[T]):
         self._on_chunk = on_chunk
         self._pending: Exception | None = None
         self.done = False
+        #: Events skipped because they were not JSON (see :meth:`_skip`).
+        self.skipped = 0
+        #: Told of each skipped event (the call's span, when traced).
+        self.on_skip: Callable[[], None] | None = None
         #: The last item decoded: whether the stream said it ended is read from it (:meth:`ended_early`).
         self.last: Any = None
 
@@ -120,6 +134,15 @@ class ChunkDecoder(Generic[T]):
             return getattr(last, "usage", None) is None
         return all(getattr(choice, "finish_reason", None) is None for choice in choices)
 
+    def _skip(self) -> None:
+        """An event that is not JSON (a relay garbled it) is skipped and counted, and reading goes on:
+        the stream fails only if it cannot be completed (its end was in the garbled event: then it ended
+        early). openai raises ``json.JSONDecodeError`` on it instead (see the streaming guide)."""
+        self.skipped += 1
+        logger.warning("Skipped a stream event that is not valid JSON (%d in this stream).", self.skipped)
+        if self.on_skip is not None:
+            self.on_skip()
+
     def close(self) -> None:
         """Run the close hook once (it releases a budget reservation a usage chunk did not settle)."""
         on_close, self._on_close = self._on_close, None
@@ -142,7 +165,13 @@ class ChunkDecoder(Generic[T]):
                 # chunks that arrived in the same read come first; the error on the next feed or flush
                 self._pending = error
                 break
-            item = parse_model(self._cast_to, data, self._response, request=self._request)  # type: ignore[type-var]
+            try:
+                item = parse_model(self._cast_to, data, self._response, request=self._request)  # type: ignore[type-var]
+            except APIResponseValidationError as exc:
+                if not getattr(exc, "retryable", False):  # JSON of the wrong shape: not a garbled event
+                    raise
+                self._skip()
+                continue
             if self._on_chunk is not None:
                 self._on_chunk(item)
             items.append(item)
@@ -175,57 +204,129 @@ def _shown(items: list[T], show: Callable[[Any], bool] | None) -> Iterator[T]:
 
 
 def _items(
-    decoder: ChunkDecoder[T], meter: StreamMeter | None, first: bytes, chunks: Iterator[bytes]
+    decoder: ChunkDecoder[T],
+    meter: StreamMeter | None,
+    first: bytes,
+    chunks: Iterator[bytes],
+    clock: EventClock,
 ) -> Iterator[T]:
-    """The stream's chunks, parsed; the usage-only chunk the caller did not ask for is hidden by the meter."""
+    """The stream's chunks, parsed; the usage-only chunk the caller did not ask for is hidden by the meter.
+    ``clock`` says when each wait for an event began (``since``: None while the caller holds the stream);
+    a read its watchdog interrupted ends in the clock's error (see :mod:`._deadlines`)."""
     show = meter.observe if meter is not None else None
     yield from _shown(decoder.feed(first), show)
-    for chunk in chunks:
-        if decoder.done:
-            break
-        for item in decoder.feed(chunk):
-            if show is None or show(item):
-                yield item
+    clock.since = monotonic()
+    try:
+        for chunk in chunks:
+            if decoder.done:
+                break
+            items = decoder.feed(chunk)
+            if items:
+                clock.since = None
+                for item in items:
+                    if show is None or show(item):
+                        yield item
+                clock.since = monotonic()
+            elif clock.fired:  # only comments came while the limit passed (no socket to shut down)
+                break
+    except Exception:
+        if not clock.fired:
+            raise
+    if clock.fired:
+        raise clock.error()
     yield from _shown(decoder.flush(), show)
 
 
 async def _aitems(
-    decoder: ChunkDecoder[T], meter: StreamMeter | None, first: bytes, chunks: AsyncIterator[bytes]
+    decoder: ChunkDecoder[T],
+    meter: StreamMeter | None,
+    first: bytes,
+    chunks: AsyncIterator[bytes],
+    clock: EventClock,
 ) -> AsyncIterator[T]:
-    """Async twin of :func:`_items`."""
+    """Async twin of :func:`_items`: a read whose limit passed is cancelled by the clock's timer."""
     show = meter.observe if meter is not None else None
     for item in _shown(decoder.feed(first), show):
         yield item
-    async for chunk in chunks:
-        if decoder.done:
-            break
-        for item in decoder.feed(chunk):
-            if show is None or show(item):
-                yield item
+    clock.since, clock.task = monotonic(), current_task()
+    try:
+        async for chunk in chunks:
+            if decoder.done:
+                break
+            items = decoder.feed(chunk)
+            if items:
+                clock.since = None
+                for item in items:
+                    if show is None or show(item):
+                        yield item
+                clock.since, clock.task = monotonic(), current_task()
+    except asyncio.CancelledError:
+        if not cancelled_by(clock):
+            raise
+    if clock.fired:
+        raise clock.error()
     for item in _shown(decoder.flush(), show):
         yield item
 
 
+def cancelled_by(clock: EventClock) -> bool:
+    """Whether the cancellation being handled is ``clock``'s own: taken back, the clock's error is raised
+    instead; another cancellation propagates."""
+    if not clock.fired:
+        return False
+    task = current_task()
+    return task is None or task.uncancel() == 0
+
+
 def _bytes(
-    decoder: ChunkDecoder[Any], meter: StreamMeter | None, first: bytes, chunks: Iterator[bytes]
+    decoder: ChunkDecoder[Any],
+    meter: StreamMeter | None,
+    first: bytes,
+    chunks: Iterator[bytes],
+    clock: EventClock,
 ) -> Iterator[bytes]:
-    """The body as it arrives, decoded on the side only so that the meter sees its text."""
+    """The body as it arrives, decoded on the side only so that the meter sees its text; a chunk with a
+    ``data:`` line counts as an event for ``clock``."""
     _observe_bytes(decoder, meter, first)
+    clock.since = None
     yield first
-    for chunk in chunks:
-        _observe_bytes(decoder, meter, chunk)
-        yield chunk
+    clock.since = monotonic()
+    try:
+        for chunk in chunks:
+            _observe_bytes(decoder, meter, chunk)
+            waited, clock.since = clock.since, None
+            yield chunk
+            clock.since = monotonic() if b"data:" in chunk else waited
+    except Exception:
+        if not clock.fired:
+            raise
+    if clock.fired:
+        raise clock.error()
 
 
 async def _abytes(
-    decoder: ChunkDecoder[Any], meter: StreamMeter | None, first: bytes, chunks: AsyncIterator[bytes]
+    decoder: ChunkDecoder[Any],
+    meter: StreamMeter | None,
+    first: bytes,
+    chunks: AsyncIterator[bytes],
+    clock: EventClock,
 ) -> AsyncIterator[bytes]:
     """Async twin of :func:`_bytes`."""
     _observe_bytes(decoder, meter, first)
+    clock.since = None
     yield first
-    async for chunk in chunks:
-        _observe_bytes(decoder, meter, chunk)
-        yield chunk
+    clock.since, clock.task = monotonic(), current_task()
+    try:
+        async for chunk in chunks:
+            _observe_bytes(decoder, meter, chunk)
+            waited, clock.since = clock.since, None
+            yield chunk
+            clock.since, clock.task = (monotonic() if b"data:" in chunk else waited), current_task()
+    except asyncio.CancelledError:
+        if not cancelled_by(clock):
+            raise
+    if clock.fired:
+        raise clock.error()
 
 
 class _Reading(Generic[T, ChunksT]):
@@ -243,8 +344,11 @@ class _Reading(Generic[T, ChunksT]):
         chunks: ChunksT,
         first: bytes,
         meter: StreamMeter | None = None,
+        clock: EventClock | None = None,
     ) -> None:
         self.response = response
+        #: The stream's deadlines (see :mod:`._deadlines`); none for a stream opened without them.
+        self._clock = clock if clock is not None else EventClock(None, None, 0.0)
         self._decoder = decoder
         self._chunks = chunks
         self._first = first
@@ -254,15 +358,25 @@ class _Reading(Generic[T, ChunksT]):
         self._iterator = self._iterate()
         _watch(self, meter)
 
+    @property
+    def malformed_events(self) -> int:
+        """Events skipped so far because they were not valid JSON (a relay garbled them); the stream
+        read on past each one (openai's raises on the first)."""
+        return self._decoder.skipped
+
     def _guarded(self, body: Any) -> Any:
         raise NotImplementedError
 
     def _iterate(self) -> Any:
-        return self._guarded(type(self)._items_of(self._decoder, self._meter, self._first, self._chunks))
+        return self._guarded(
+            type(self)._items_of(self._decoder, self._meter, self._first, self._chunks, self._clock)
+        )
 
     def _raw(self) -> Any:
         """The body as it arrives (``with_streaming_response``), still charged: the meter counts its text."""
-        return self._guarded(type(self)._bytes_of(self._decoder, self._meter, self._first, self._chunks))
+        return self._guarded(
+            type(self)._bytes_of(self._decoder, self._meter, self._first, self._chunks, self._clock)
+        )
 
 
 class Stream(_Reading[T, Iterator[bytes]]):
@@ -283,6 +397,7 @@ class Stream(_Reading[T, Iterator[bytes]]):
             if ending.caught(exc, self):
                 raise
         finally:
+            self._clock.stopped = True
             ending.settle(self._meter)
             self.response.close()
             self._decoder.close()
@@ -296,6 +411,7 @@ class Stream(_Reading[T, Iterator[bytes]]):
 
     def close(self) -> None:
         """Close the connection; safe to call more than once."""
+        self._clock.stopped = True
         self._iterator.close()
         self.response.close()
         self._decoder.close()
@@ -336,6 +452,7 @@ class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
             if ending.caught(exc, self):
                 raise
         finally:
+            self._clock.stopped = True
             ending.settle(self._meter)  # before the await: a cancelled close must not skip the charge
             await self.response.aclose()
             self._decoder.close()
@@ -349,6 +466,7 @@ class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
 
     async def close(self) -> None:
         """Close the connection; safe to call more than once."""
+        self._clock.stopped = True
         if self._meter is not None:
             self._meter.finish("early")  # first: the awaits below may be cancelled
         await self._iterator.aclose()

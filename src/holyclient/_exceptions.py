@@ -182,8 +182,14 @@ class FirstEventTimeoutError(APITimeoutError):
         seconds: the limit that passed.
     """
 
-    def __init__(self, seconds: float, *, request: Any = None) -> None:
-        super().__init__(f"No stream event arrived within first_event_timeout={seconds:g}s.", request=request)
+    def __init__(
+        self,
+        message: str = "No stream event arrived within first_event_timeout.",
+        *,
+        seconds: float | None = None,
+        request: Any = None,
+    ) -> None:
+        super().__init__(message, request=request)
         self.seconds = seconds
 
 
@@ -196,11 +202,14 @@ class StreamIdleTimeoutError(APITimeoutError):
         seconds: the limit that passed.
     """
 
-    def __init__(self, seconds: float, *, request: Any = None) -> None:
-        super().__init__(
-            f"The stream sent no event for stream_idle_timeout={seconds:g}s: its answer is incomplete.",
-            request=request,
-        )
+    def __init__(
+        self,
+        message: str = "The stream sent no event for stream_idle_timeout: its answer is incomplete.",
+        *,
+        seconds: float | None = None,
+        request: Any = None,
+    ) -> None:
+        super().__init__(message, request=request)
         self.seconds = seconds
 
 

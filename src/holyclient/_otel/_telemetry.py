@@ -109,7 +109,6 @@ class Call:
 
     __slots__ = (
         "_attempts",
-        "_malformed",
         "_metric",
         "_pieces",
         "_started",
@@ -146,7 +145,6 @@ class Call:
         self._token: object = None
         self._attempts: Callable[[], int] | None = None
         self._pieces: list[str] | None = None
-        self._malformed = 0
         self.recording = span.is_recording()
         if self.recording:
             api = _semconv.OPENAI_API_TYPES.get(path)
@@ -339,13 +337,6 @@ class Call:
         status = getattr(response, "status", None) if response is not None else None
         if isinstance(status, str) and getattr(item, "type", "") in _RESPONSE_END:
             self.span.set_attribute("gen_ai.response.finish_reasons", [status])
-
-    def malformed_event(self) -> None:
-        """An event that was not valid JSON was skipped: an event on the span, and the count so far."""
-        self._malformed += 1
-        if self.recording:
-            self.span.add_event("holyclient.stream.malformed_event")
-            self.span.set_attribute("holyclient.stream.malformed_events", self._malformed)
 
     def ended(self, outcome: str, usage: Any, approximate: bool, error: BaseException | None = None) -> None:
         """The stream was settled: read to the end, closed early, or ended by ``error`` (an error event,

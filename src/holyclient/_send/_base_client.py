@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config, _otel
-from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
-from .._core._deadlines import EventClock, stream_limits
+from .._core import NOT_GIVEN, EventClock, RequestOptions, RetryPolicy, omitted, parse_response, stream_limits
 from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
 from ..pricing import StreamMeter, ask_for_usage, charging_for
@@ -248,7 +247,7 @@ class BaseClient(ResponseModes):
 
     def _set_stream_limits(self, first_event: Any = NOT_GIVEN, idle: Any = NOT_GIVEN) -> None:
         """A stream's two deadlines as given (checked now: a bad value fails here, not on a call);
-        ``NOT_GIVEN`` keeps the per-model default (:func:`~holyclient._core._deadlines.stream_limits`)."""
+        ``NOT_GIVEN`` keeps the per-model default (:func:`~holyclient._core._event_clock.stream_limits`)."""
         stream_limits(first_event, idle, None)
         if not omitted(first_event) or "first_event_timeout" not in self.__dict__:
             self.first_event_timeout: float | None = first_event
@@ -256,7 +255,7 @@ class BaseClient(ResponseModes):
             self.stream_idle_timeout: float | None = idle
 
     def _event_clock(self, options: RequestOptions, started: float, request: Any) -> EventClock:
-        """The deadlines of one stream attempt sent at ``started`` (see :mod:`._deadlines`)."""
+        """The deadlines of one stream attempt sent at ``started`` (see :mod:`._stream_deadlines`)."""
         first, idle = stream_limits(self.first_event_timeout, self.stream_idle_timeout, options.body)
         return EventClock(first, idle, started, request)
 

@@ -22,13 +22,16 @@ The functions below are what a caller outside this package may need from a clien
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ._deadlines import afirst_event_within, first_event_within
+from .._otel import malformed_event
+from ._chunk_reads import ChunkDecoder
 from ._response import ResponseModes
 from ._steps import asent, sent
-from ._streaming import AsyncStream, ChunkDecoder, Stream
+from ._stream_deadlines import afirst_event_within, first_event_within
+from ._streaming import AsyncStream, Stream
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
@@ -141,7 +144,7 @@ class RetryingCaller:
             decoder = ChunkDecoder(cast_to, response, request)
             meter = client._meter(exchange, hide, attempts.call)
             if attempts.call is not None:
-                decoder.on_skip = attempts.call.malformed_event
+                decoder.on_skip = partial(malformed_event, attempts.call)
             return Stream(decoder, response, chunks, first, meter, clock)
 
         def run() -> Stream[Any]:
@@ -208,7 +211,7 @@ class AsyncRetryingCaller:
             decoder = ChunkDecoder(cast_to, response, request)
             meter = client._meter(exchange, hide, attempts.call)
             if attempts.call is not None:
-                decoder.on_skip = attempts.call.malformed_event
+                decoder.on_skip = partial(malformed_event, attempts.call)
             return AsyncStream(decoder, response, chunks, first, meter, clock)
 
         async def run() -> AsyncStream[Any]:

@@ -12,7 +12,7 @@ every few seconds resets it forever, and its default (600 s) is long. These two 
   raises :class:`~holyclient.StreamIdleTimeoutError`; a Router takes the stream over on another target.
 
 :class:`EventClock` is the clock both readers keep (one object per attempt, a few attribute writes per
-chunk); the sync and async shells (``holyclient._send._deadlines``) only look at it and interrupt the
+chunk); the sync and async shells (``holyclient._send._stream_deadlines``) only look at it and interrupt the
 read when :meth:`EventClock.due` says a limit passed. Nothing here reads a clock or sleeps.
 """
 
@@ -131,6 +131,14 @@ class EventClock:
         request = redacted_request(self.request) if self.request is not None else None
         if self.seen:
             assert self.idle is not None
-            return StreamIdleTimeoutError(self.idle, request=request)
-        assert self.first_event is not None
-        return FirstEventTimeoutError(self.first_event, request=request)
+            idle = self.idle
+            return StreamIdleTimeoutError(
+                f"The stream sent no event for stream_idle_timeout={idle:g}s: its answer is incomplete.",
+                seconds=idle,
+                request=request,
+            )
+        first = self.first_event
+        assert first is not None
+        return FirstEventTimeoutError(
+            f"No stream event arrived within first_event_timeout={first:g}s.", seconds=first, request=request
+        )

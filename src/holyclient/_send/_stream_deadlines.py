@@ -1,4 +1,4 @@
-"""The shells that keep a stream to its deadlines (:class:`~holyclient._core._deadlines.EventClock`).
+"""The shells that keep a stream to its deadlines (:class:`~holyclient._core._event_clock.EventClock`).
 
 A read cannot be bounded from inside it, so something else watches the clock and interrupts the read
 when a limit passed; the reader then raises the clock's error in place of what the interrupted read
@@ -28,8 +28,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import suppress
 from typing import Any
 
-from .._core._deadlines import EventClock
-from ._streaming import afirst_event, cancelled_by, first_event
+from .._core import EventClock
+from ._chunk_reads import cancelled_by
+from ._streaming import afirst_event, first_event
 
 __all__ = ["afirst_event_within", "awatch", "first_event_within", "watch"]
 

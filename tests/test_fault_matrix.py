@@ -113,7 +113,9 @@ def expected(fault: str, surface: str, stream: bool) -> Expect:
 
 
 @pytest.fixture
-def served(pair: tuple[LocalServer, LocalServer], request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
+def served(
+    pair: tuple[LocalServer, LocalServer], request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Any]]:
     """``served(fault, surface, stream)``: the call's outcome and the (primary, backup) servers it met."""
     _, backup = pair
     opened: list[LocalServer] = []
@@ -154,7 +156,9 @@ def test_each_fault_ends_in_the_whole_answer_or_a_typed_error_within_its_bound(
     if want.outcome == "whole":
         assert got.error is None and got.text == ANSWER, got.error
     elif want.outcome == "truncated":
-        assert got.error is None and got.stream.truncated and ANSWER.startswith(got.text) and got.text != ANSWER
+        assert (
+            got.error is None and got.stream.truncated and ANSWER.startswith(got.text) and got.text != ANSWER
+        )
     else:
         assert isinstance(want.outcome, type)
         error = got.error

@@ -36,12 +36,12 @@ __all__ = ["afirst_event_within", "awatch", "first_event_within", "watch"]
 
 
 def _next_look(clock: EventClock, now: float) -> float | None:
-    """When to look at ``clock`` again (monotonic seconds), or None: never (ended, or no limit)."""
-    due = clock.due(now)
-    if due is not None:
-        return now + max(due, 0.0)
-    again = clock.recheck()
-    return None if again is None else now + again
+    """When to look at ``clock`` again (monotonic seconds), or None: never (ended, or no limit). At the
+    latest after the shortest limit: a wait may end and a shorter one begin (the first event came, and
+    the idle limit is shorter) without the watcher being told."""
+    due, shortest = clock.due(now), clock.recheck()
+    waits = [max(wait, 0.0) for wait in (due, shortest) if wait is not None]
+    return now + min(waits) if waits else None
 
 
 def _passed(clock: EventClock, now: float) -> bool:

@@ -50,7 +50,7 @@ def _recommended() -> Any:
     block = re.search(r"```python\n(.*?)```", text[marker:], re.S)
     assert block is not None
     scope: dict[str, Any] = {}
-    exec(compile(block.group(1), str(PAGE), "exec"), scope)  # noqa: S102 -- our own documentation page
+    exec(compile(block.group(1), str(PAGE), "exec"), scope)  # our own documentation page
     return scope["resilient_router"]
 
 

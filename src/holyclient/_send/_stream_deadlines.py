@@ -24,6 +24,7 @@ import itertools
 import socket
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import suppress
 from typing import Any
@@ -91,9 +92,18 @@ _WATCHDOG = _Watchdog()
 
 
 def _shut_down(response: Any) -> Callable[[], None]:
-    """How to end a sync response's blocked read: shut its socket down (the read returns at once)."""
+    """How to end a sync response's blocked read: shut its socket down (the read returns at once). The
+    response is held weakly: a stream that ended is not kept alive by the watchdog's next look."""
+    held: Callable[[], Any]
+    try:
+        held = weakref.ref(response)
+    except TypeError:  # a response type that cannot be referred to weakly: held until the next look
+        held = lambda: response  # noqa: E731
 
     def interrupt() -> None:
+        response = held()
+        if response is None:
+            return
         stream = getattr(response, "extensions", {}).get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
         if isinstance(sock, socket.socket):

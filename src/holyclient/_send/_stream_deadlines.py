@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import os
 import socket
 import threading
 import time
@@ -54,6 +55,11 @@ class _Watchdog:
     """One thread for the process: a heap of (when to look, clock, how to interrupt its read)."""
 
     def __init__(self) -> None:
+        self._forget()
+        if hasattr(os, "register_at_fork"):  # a forked child has no thread: it starts its own
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
         self._ready = threading.Condition()
         self._heap: list[tuple[float, int, EventClock, Callable[[], None]]] = []
         self._order = itertools.count()

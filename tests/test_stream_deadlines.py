@@ -230,7 +230,7 @@ def test_a_call_s_options_set_its_limits_and_none_lifts_them(fresh: LocalServer,
     assert isinstance(error, FirstEventTimeoutError)
     limited = _client(kind, fresh, first_event_timeout=LIMIT)
     fresh.enqueue(Fault.slow_first_event(0.6))
-    text, error, _ = _read(limited.with_options(first_event_timeout=None))  # no limit for this call
+    text, error, _ = _read(limited.with_options(first_event_timeout=None), limited)  # no limit for this call
     assert error is None and text == ANSWER
     assert (
         limited.first_event_timeout == LIMIT and limited.with_options(timeout=5).first_event_timeout == LIMIT

@@ -3,8 +3,8 @@ fault"), built from the page itself so that the page cannot promise what it does
 fault of issue 40 played by the local fault server, on a Router, an AsyncRouter and a Router's
 ``as_openai()``, streamed and not: every fault but the content filter ends in the whole answer.
 
-Time is scaled down 50 times with ``with_options`` (its timeouts and deadlines; the rest is the page's):
-a 60 s read timeout is 1.2 s, a first token after 20 s comes after 0.4 s, an outage lasts 1.2 s.
+Time is scaled down 25 times with ``with_options`` (its timeouts and deadlines; the rest is the page's):
+a 60 s read timeout is 2.4 s, a first token after 20 s comes after 0.8 s, an outage lasts 2.4 s.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from holyclient import AsyncRouter, BadRequestError, Router
 from holyclient.testing import Fault, LocalServer, Outage
 
 PAGE = Path(__file__).resolve().parents[1] / "docs/guides/rolling-out.md"
-SCALE = 1 / 50
+SCALE = 1 / 25
 WORDS = " ".join(f"w{i}" for i in range(60))
 MESSAGES = [{"role": "user", "content": WORDS}]
 ANSWER = f"Echo: {WORDS}"

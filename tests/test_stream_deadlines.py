@@ -25,7 +25,8 @@ from holyclient.testing import Fault, LocalServer
 KEY = "sk-deadlines-0000aaaa"
 MESSAGES = [{"role": "user", "content": "one two three four five six seven eight"}]
 ANSWER = "Echo: one two three four five six seven eight"
-LIMIT = 0.3
+#: Long enough for a loaded machine to deliver a healthy stream's first event within it.
+LIMIT = 0.5
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +134,8 @@ def test_a_first_event_that_comes_too_late_is_a_first_event_timeout_whatever_com
     fresh.enqueue(Fault.slow_first_event(3.0, comments_every=comments))
     text, error, seconds = _read(_client(kind, fresh, first_event_timeout=LIMIT))
     assert isinstance(error, FirstEventTimeoutError) and text == ""
-    assert "first_event_timeout=0.3s" in str(error)
-    assert seconds < 2.0  # not the 3 s the server took
+    assert "first_event_timeout=0.5s" in str(error)
+    assert seconds < 2.5  # not the 3 s the server took
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -145,7 +146,7 @@ def test_a_stream_silent_past_its_idle_limit_raises_a_stream_idle_timeout(
     fresh.enqueue(Fault.stall(after_chunks=3, seconds=3.0, comments_every=comments))
     text, error, seconds = _read(_client(kind, fresh, stream_idle_timeout=LIMIT))
     assert isinstance(error, StreamIdleTimeoutError) and text and ANSWER.startswith(text)
-    assert seconds < 2.0
+    assert seconds < 2.5
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -155,7 +156,7 @@ def test_an_idle_limit_shorter_than_the_first_event_s_ends_a_silence_on_time(
     """The watcher looked next when the first-event limit would pass: a shorter idle limit went unseen."""
     fresh.enqueue(Fault.stall(after_chunks=3, seconds=3.0))
     _, error, seconds = _read(_client(kind, fresh, first_event_timeout=30, stream_idle_timeout=LIMIT))
-    assert isinstance(error, StreamIdleTimeoutError) and seconds < 2.0
+    assert isinstance(error, StreamIdleTimeoutError) and seconds < 2.5
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -225,11 +226,11 @@ def test_an_async_stream_s_deadline_cancels_its_read_only(fresh: LocalServer) ->
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_call_s_options_set_its_limits_and_none_lifts_them(fresh: LocalServer, kind: str) -> None:
     client = _client(kind, fresh)
-    fresh.enqueue(Fault.slow_first_event(0.6))
+    fresh.enqueue(Fault.slow_first_event(1.5))
     _, error, _ = _read(client.with_options(first_event_timeout=LIMIT), client)
     assert isinstance(error, FirstEventTimeoutError)
     limited = _client(kind, fresh, first_event_timeout=LIMIT)
-    fresh.enqueue(Fault.slow_first_event(0.6))
+    fresh.enqueue(Fault.slow_first_event(1.5))
     text, error, _ = _read(limited.with_options(first_event_timeout=None), limited)  # no limit for this call
     assert error is None and text == ANSWER
     assert (
@@ -245,10 +246,10 @@ def test_a_target_s_own_limit_wins_over_the_router_s(fresh: LocalServer) -> None
         )
         with Router([primary], first_event_timeout=30, max_retries=0) as router:
             fresh.enqueue(Fault.slow_first_event(3.0))
-            backup.enqueue(Fault.slow_first_event(0.6))  # within the router's 30 s
+            backup.enqueue(Fault.slow_first_event(1.0))  # within the router's 30 s
             started = time.monotonic()
             chunks = list(router.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True))
             seconds = time.monotonic() - started
-            assert _text(chunks) == ANSWER and seconds < 2.5
+            assert _text(chunks) == ANSWER and seconds < 2.9
             stats = router.stats()
         assert (stats["primary"].failovers, stats["backup"].successes) == (1, 1)

@@ -253,3 +253,58 @@ def test_a_target_s_own_limit_wins_over_the_router_s(fresh: LocalServer) -> None
             assert _text(chunks) == ANSWER and seconds < 2.9
             stats = router.stats()
         assert (stats["primary"].failovers, stats["backup"].successes) == (1, 1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stream_read_as_bytes_keeps_the_same_deadlines(fresh: LocalServer, kind: str) -> None:
+    """``with_streaming_response`` hands over the body as sent: a chunk with an event restarts the idle
+    clock, and a silence past it ends the read with the same error."""
+    fresh.enqueue(Fault.stall(after_chunks=3, seconds=3.0, comments_every=0.05))
+    client = _client(kind, fresh, stream_idle_timeout=LIMIT)
+    create = client.chat.completions.with_streaming_response.create
+    request = {"model": "gpt-4o-mini", "messages": MESSAGES, "stream": True}
+    started = time.monotonic()
+
+    async def read_async() -> bytes:
+        body = b""
+        try:
+            async with create(**request) as response:
+                async for chunk in response.iter_bytes():
+                    body += chunk
+        finally:
+            await client.close()
+        return body
+
+    with pytest.raises(StreamIdleTimeoutError):
+        if kind == "async":
+            asyncio.run(read_async())
+        else:
+            with client, create(**request) as response:
+                for _ in response.iter_bytes():
+                    pass
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_sync_stream_without_a_socket_ends_at_its_next_bytes_once_its_limit_passed() -> None:
+    """Through ``httpx2.MockTransport`` there is no socket to shut down: the limit is checked as the next
+    keep-alive comment arrives, and the stream ends there instead of waiting for its first event."""
+    import httpx2
+
+    def keepalives() -> Iterator[bytes]:
+        for _ in range(40):
+            time.sleep(0.05)
+            yield b": PROCESSING\n\n"
+        yield b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": []}\n\n'
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=keepalives())
+
+    http = httpx2.Client(transport=httpx2.MockTransport(answer))
+    client = Client(api_key=KEY, base_url="https://relay.test/v1", http_client=http, max_retries=0)
+    started = time.monotonic()
+    with pytest.raises(FirstEventTimeoutError):
+        client.with_options(first_event_timeout=LIMIT).chat.completions.create(
+            model="gpt-4o-mini", messages=MESSAGES, stream=True
+        )
+    assert time.monotonic() - started < 1.5  # not the 2 s of comments
+    http.close()

@@ -98,7 +98,7 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
             thinking); None: no limit but the read timeout. Per call: ``with_options(...)``.
         stream_idle_timeout: seconds a stream's read may wait for its next event once it has started
             (keep-alive comments do not count); past it the stream raises ``StreamIdleTimeoutError``.
-            Defaults as ``first_event_timeout``. See the streaming guide, "Deadlines".
+            Defaults as ``first_event_timeout``. See docs/guides/rolling-out.md, "Deadlines".
         max_retries: retries after the first attempt (default 2); per call with ``max_retries=``.
         default_headers: sent with every request.
         default_query: query parameters sent with every request (per call: ``extra_query=``).

@@ -84,7 +84,7 @@ class ChunkDecoder(Generic[T]):
     def _skip(self) -> None:
         """An event that is not JSON (a relay garbled it) is skipped and counted, and reading goes on:
         the stream fails only if it cannot be completed (its end was in the garbled event: then it ended
-        early). openai raises ``json.JSONDecodeError`` on it instead (see the streaming guide)."""
+        early). openai raises ``json.JSONDecodeError`` on it instead (docs/guides/switching-from-openai.md)."""
         self.skipped += 1
         logger.warning("Skipped a stream event that is not valid JSON (%d in this stream).", self.skipped)
         if self.on_skip is not None:

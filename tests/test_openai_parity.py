@@ -19,6 +19,8 @@ from holyclient.resources import ASYNC_RESOURCES, SYNC_RESOURCES
 #: Our additions to openai's signatures, documented in README "Switching from openai".
 CLIENT_EXTENSIONS = {
     "allow_insecure_http",
+    "first_event_timeout",
+    "stream_idle_timeout",
     "max_retry_after",
     "budget_usd",
     "budget_policy",

@@ -170,3 +170,27 @@ def test_a_target_declared_without_prefill_restarts_what_ended_early(
         "".join(c.choices[0].delta.content or "" for c in restart.value.stream if c.choices)
         == "Echo: a b c d e"
     )
+
+
+@pytest.mark.parametrize("garbled", [True, False], ids=["garbled-then-ended", "ended"])
+def test_a_stream_that_skipped_a_garbled_event_and_then_ended_early_raises(garbled: bool) -> None:
+    """Its end may have been in the event that could not be read (openai raises at that event): the
+    answer is incomplete, and the client says so with an error, not only ``stream.truncated``."""
+    chunk = b'data: {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": '
+    body = chunk + b'[{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}]}\n\n'
+    if garbled:
+        body += b'data: {"id": "c", "choices": [{"index": 0, "finish_re\n\n'
+    transport = httpx2.MockTransport(
+        lambda request: httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    )
+    with httpx2.Client(transport=transport) as http:
+        client = Client(api_key="sk-k", base_url="https://relay.test/v1", http_client=http, max_retries=0)
+        stream = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        if not garbled:
+            assert len(list(stream)) == 1 and stream.truncated  # as openai: no error
+            return
+        with pytest.raises(IncompleteStreamError, match="1 event\\(s\\) that were not valid JSON"):
+            list(stream)
+        assert stream.malformed_events == 1

@@ -14,6 +14,20 @@ CAPABILITIES_ENV = "HOLYSHEEP_CAPABILITIES"
 DEFAULT_TIMEOUT = 600
 DEFAULT_CONNECT_TIMEOUT = 5.0
 
+#: Seconds a stream may wait for its first event (from sending) and between two events, unless the
+#: client or the call says otherwise. A chat model's first token comes within seconds even on a long
+#: prompt and its tokens follow each other within a second: a minute of silence is a stalled provider,
+#: found ten times sooner than by the read timeout (which keep-alive comments also reset).
+DEFAULT_FIRST_EVENT_TIMEOUT = 60.0
+DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
+#: The same for a request to a model that may think silently before (or between) its events: a
+#: reasoning model, or any request that asks for reasoning or thinking. As long as the read timeout.
+REASONING_STREAM_TIMEOUT = 600.0
+#: Model name prefixes of models that reason before they answer (matched after any ``provider/``).
+REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5", "deepseek-reasoner", "deepseek-r1", "qwq")
+#: Request fields that ask a model to reason or think first.
+REASONING_FIELDS = ("reasoning_effort", "reasoning", "thinking")
+
 DEFAULT_MAX_RETRIES = 2
 INITIAL_RETRY_DELAY = 0.5
 MAX_RETRY_DELAY = 8.0

@@ -22,8 +22,10 @@ The tree::
         │   └── InternalServerError       >= 500
         ├── APIConnectionError        no usable HTTP response (refused, reset, dropped, undecodable body,
         │   │                         redirect loop: anything raised while sending or reading)
-        │   ├── APITimeoutError       any timeout: pool, connect (DNS included), write, read; a stream's
-        │   │                         first event or next event that did not come in time
+        │   ├── APITimeoutError       any timeout: pool, connect (DNS included), write, read
+        │   │   ├── FirstEventTimeoutError  a stream's first event did not come in time (nothing was
+        │   │   │                         handed over: retried, or failed over by a Router)
+        │   │   └── StreamIdleTimeoutError  a stream went silent between two events for too long
         │   └── IncompleteStreamError a stream that ended before its answer did (a Router that could not
         │       │                     recover it; a client only marks it: ``stream.truncated``)
         │       └── StreamRestartError  a Router's stream broke part-way and was restarted on another
@@ -169,6 +171,46 @@ class APITimeoutError(APIConnectionError):
         self, message: str = "Request timed out.", *, request: Any = None, attempts: int = 1
     ) -> None:
         super().__init__(message, request=request, attempts=attempts)
+
+
+class FirstEventTimeoutError(APITimeoutError):
+    """A stream's first event did not arrive within ``first_event_timeout`` of its request being sent
+    (keep-alive comments do not count): nothing reached the caller, so the attempt is retried like any
+    timeout, or sent to the next target by a Router.
+
+    Attributes:
+        seconds: the limit that passed.
+    """
+
+    def __init__(
+        self,
+        message: str = "No stream event arrived within first_event_timeout.",
+        *,
+        seconds: float | None = None,
+        request: Any = None,
+    ) -> None:
+        super().__init__(message, request=request)
+        self.seconds = seconds
+
+
+class StreamIdleTimeoutError(APITimeoutError):
+    """A stream waited longer than ``stream_idle_timeout`` for its next event (keep-alive comments do not
+    count): the answer read so far is incomplete. A client raises it from the stream; a Router takes the
+    stream over on another target (see ``stream_recovery``).
+
+    Attributes:
+        seconds: the limit that passed.
+    """
+
+    def __init__(
+        self,
+        message: str = "The stream sent no event for stream_idle_timeout: its answer is incomplete.",
+        *,
+        seconds: float | None = None,
+        request: Any = None,
+    ) -> None:
+        super().__init__(message, request=request)
+        self.seconds = seconds
 
 
 class IncompleteStreamError(APIConnectionError):

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._constants import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER
-from .._core import RequestOptions
+from .._core import NOT_GIVEN, RequestOptions
 from .._http import default_timeout, new_async_client, new_sync_client
 from .._send import (
     RESOURCE_NAMES,
@@ -91,6 +91,14 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         project: sent as ``OpenAI-Project``.
         base_url: defaults to ``HOLYSHEEP_BASE_URL``, then ``https://api.holysheep.ai/v1``.
         timeout: seconds or an ``httpx.Timeout`` (default 600 s, 5 s to connect).
+        first_event_timeout: seconds a stream may take from its request to its first event (keep-alive
+            comments do not count); past it the attempt ends with a ``FirstEventTimeoutError``, retried
+            as a timeout (nothing reached the caller). Default 60 s, or 600 s for a model that may think
+            silently first (o1/o3/o4/gpt-5, deepseek-reasoner ..., or a request asking for reasoning or
+            thinking); None: no limit but the read timeout. Per call: ``with_options(...)``.
+        stream_idle_timeout: seconds a stream's read may wait for its next event once it has started
+            (keep-alive comments do not count); past it the stream raises ``StreamIdleTimeoutError``.
+            Defaults as ``first_event_timeout``. See docs/guides/rolling-out.md, "Deadlines".
         max_retries: retries after the first attempt (default 2); per call with ``max_retries=``.
         default_headers: sent with every request.
         default_query: query parameters sent with every request (per call: ``extra_query=``).
@@ -151,6 +159,8 @@ class Client(_LazyResources, SyncRequestMethods, BaseClient):
         project: str | None = None,
         base_url: str | None = None,
         timeout: Any = None,
+        first_event_timeout: float | None = NOT_GIVEN,
+        stream_idle_timeout: float | None = NOT_GIVEN,
         max_retries: int = DEFAULT_MAX_RETRIES,
         default_headers: Mapping[str, str] | None = None,
         default_query: Mapping[str, object] | None = None,
@@ -252,6 +262,8 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
         project: str | None = None,
         base_url: str | None = None,
         timeout: Any = None,
+        first_event_timeout: float | None = NOT_GIVEN,
+        stream_idle_timeout: float | None = NOT_GIVEN,
         max_retries: int = DEFAULT_MAX_RETRIES,
         default_headers: Mapping[str, str] | None = None,
         default_query: Mapping[str, object] | None = None,

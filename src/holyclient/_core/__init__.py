@@ -11,6 +11,7 @@ from ._binary import (
     StreamedBinaryResponse,
     parse_response,
 )
+from ._event_clock import EventClock, reasons_silently, stream_limits
 from ._message_checks import ROLES, kind, message_problem, messages_problem
 from ._messages import as_mapping, message_mapping
 from ._multipart import FileTypes, encode_multipart, form_fields, multipart_body, read_file
@@ -41,6 +42,7 @@ __all__ = [
     "USER_AGENT",
     "AsyncStreamedBinaryContext",
     "AsyncStreamedBinaryResponse",
+    "EventClock",
     "FileTypes",
     "ForeignRequest",
     "HttpxBinaryResponseContent",
@@ -70,11 +72,13 @@ __all__ = [
     "prefer_base64",
     "printable",
     "read_file",
+    "reasons_silently",
     "redacted_request",
     "redacted_text",
     "retry_after_seconds",
     "safe_url",
     "stream_error",
+    "stream_limits",
     "to_jsonable",
     "write_atomically",
 ]

@@ -29,11 +29,21 @@ __all__ = [
     "TARGET",
     "batch_span",
     "counts",
+    "malformed_event",
     "routed",
     "structured_output",
     "telemetry",
     "wanted",
 ]
+
+
+def malformed_event(call: Any, count: int) -> None:
+    """A stream skipped its ``count``-th event that was not valid JSON (and read on): an event on the
+    call's span (a :class:`~._telemetry.Call`), with the count so far."""
+    if call.recording:
+        call.span.add_event(
+            "holyclient.stream.malformed_event", {"holyclient.stream.malformed_events": count}
+        )
 
 
 def wanted(instrument: bool, tracer_provider: Any = None, meter_provider: Any = None) -> bool:

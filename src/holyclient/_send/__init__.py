@@ -26,6 +26,7 @@ from ._calls import (
     unwrap,
 )
 from ._callsite import AsyncCallSite, SyncCallSite
+from ._chunk_reads import ChunkDecoder
 from ._custom_requests import AsyncRequestMethods, SyncRequestMethods
 from ._event_stream import AsyncEventStream, AsyncStreamManager, EventStream, StreamManager
 from ._features import (
@@ -45,7 +46,6 @@ from ._steps import AsyncSend, Exchange, Prepared, Preparer, Sender, SendStep, a
 from ._stream_ending import opening_error
 from ._streaming import (
     AsyncStream,
-    ChunkDecoder,
     Stream,
     afirst_event,
     first_event,

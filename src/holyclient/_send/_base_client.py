@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from .. import _config, _otel
-from .._core import NOT_GIVEN, RequestOptions, RetryPolicy, omitted, parse_response
+from .._core import NOT_GIVEN, EventClock, RequestOptions, RetryPolicy, omitted, parse_response, stream_limits
 from .._exceptions import APIError, ConfigurationError
 from .._http import default_timeout
 from ..pricing import StreamMeter, ask_for_usage, charging_for
@@ -89,6 +89,7 @@ class BaseClient(ResponseModes):
             self._http = http_client
         self._sleep = settings["sleep"]  # how to wait between retries (tests pass a recorder)
         self._given_timeout(settings["timeout"])
+        self._set_stream_limits(settings["first_event_timeout"], settings["stream_idle_timeout"])
         self.max_retries = settings["max_retries"]
         self.default_headers = dict(settings["default_headers"] or {})
         self.default_query = dict(settings["default_query"] or {})
@@ -137,6 +138,8 @@ class BaseClient(ResponseModes):
         project: str | None = NOT_GIVEN,
         base_url: str | None = NOT_GIVEN,
         timeout: Any = NOT_GIVEN,
+        first_event_timeout: float | None = NOT_GIVEN,
+        stream_idle_timeout: float | None = NOT_GIVEN,
         max_retries: int = NOT_GIVEN,
         default_headers: Mapping[str, str] | None = NOT_GIVEN,
         default_query: Mapping[str, object] | None = NOT_GIVEN,
@@ -241,6 +244,20 @@ class BaseClient(ResponseModes):
     @timeout.setter
     def timeout(self, value: Any) -> None:
         self.__dict__["_timeout_"] = value
+
+    def _set_stream_limits(self, first_event: Any = NOT_GIVEN, idle: Any = NOT_GIVEN) -> None:
+        """A stream's two deadlines as given (checked now: a bad value fails here, not on a call);
+        ``NOT_GIVEN`` keeps the per-model default (:func:`~holyclient._core._event_clock.stream_limits`)."""
+        stream_limits(first_event, idle, None)
+        if not omitted(first_event) or "first_event_timeout" not in self.__dict__:
+            self.first_event_timeout: float | None = first_event
+        if not omitted(idle) or "stream_idle_timeout" not in self.__dict__:
+            self.stream_idle_timeout: float | None = idle
+
+    def _event_clock(self, options: RequestOptions, started: float, request: Any) -> EventClock:
+        """The deadlines of one stream attempt sent at ``started`` (see :mod:`._stream_deadlines`)."""
+        first, idle = stream_limits(self.first_event_timeout, self.stream_idle_timeout, options.body)
+        return EventClock(first, idle, started, request)
 
     def _given_timeout(self, timeout: Any) -> None:
         """A timeout given to the constructor or ``with_options`` (a number, a ``Timeout``, None: the default)."""
@@ -359,6 +376,8 @@ _COPY_CHANGES: dict[str, Callable[[BaseClient, Any], None]] = {
     "project": _set("project"),
     "base_url": lambda client, value: setattr(client, "_base_url", _config.resolve_base_url(value)),
     "timeout": BaseClient._given_timeout,
+    "first_event_timeout": lambda client, value: client._set_stream_limits(first_event=value),
+    "stream_idle_timeout": lambda client, value: client._set_stream_limits(idle=value),
     "max_retries": _set("max_retries"),
     "default_headers": lambda client, value: client.default_headers.update(value or {}),  # merged
     "default_query": lambda client, value: client.default_query.update(value or {}),  # merged

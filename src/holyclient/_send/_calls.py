@@ -22,11 +22,16 @@ The functions below are what a caller outside this package may need from a clien
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
+from time import monotonic
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from .._otel import malformed_event
+from ._chunk_reads import ChunkDecoder
 from ._response import ResponseModes
 from ._steps import asent, sent
-from ._streaming import AsyncStream, ChunkDecoder, Stream, afirst_event, first_event
+from ._stream_deadlines import afirst_event_within, first_event_within
+from ._streaming import AsyncStream, Stream
 
 if TYPE_CHECKING:
     from .._core import RequestOptions
@@ -118,14 +123,17 @@ class RetryingCaller:
         attempts, hide = client._start_stream(options)
 
         def attempt() -> Stream[Any]:
+            started = monotonic()  # a stream's first-event deadline counts from its sending
             exchange = client._sender.send(attempts.next())
             request, response = exchange.request, exchange.response
+            clock = client._event_clock(options, started, request)
 
             def opening() -> tuple[Iterator[bytes], bytes]:
                 if response.status_code >= 400:
                     raise client._status_error(response, response.read(), request)
                 chunks = response.iter_bytes()
-                return chunks, first_event(chunks)  # retried only before the first event
+                # retried only before the first event, which must come within the clock's limit
+                return chunks, first_event_within(chunks, clock, response)
 
             try:
                 chunks, first = sent(opening, lambda: request)  # our errors only: the library's translated
@@ -134,7 +142,10 @@ class RetryingCaller:
                 exchange.failed(failure)
                 raise
             decoder = ChunkDecoder(cast_to, response, request)
-            return Stream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
+            meter = client._meter(exchange, hide, attempts.call)
+            if attempts.call is not None:
+                decoder.on_skip = partial(malformed_event, attempts.call)
+            return Stream(decoder, response, chunks, first, meter, clock)
 
         def run() -> Stream[Any]:
             stream: Stream[Any] = client._policy_for(options).run(
@@ -180,14 +191,16 @@ class AsyncRetryingCaller:
         attempts, hide = client._start_stream(options)
 
         async def attempt() -> AsyncStream[Any]:
+            started = monotonic()
             exchange = await client._sender.asend(attempts.next())
             request, response = exchange.request, exchange.response
+            clock = client._event_clock(options, started, request)
 
             async def opening() -> tuple[AsyncIterator[bytes], bytes]:
                 if response.status_code >= 400:
                     raise client._status_error(response, await response.aread(), request)
                 chunks = response.aiter_bytes()
-                return chunks, await afirst_event(chunks)  # retried only before the first event
+                return chunks, await afirst_event_within(chunks, clock)  # retried only before it
 
             try:
                 chunks, first = await asent(opening, lambda: request)  # our errors only
@@ -196,7 +209,10 @@ class AsyncRetryingCaller:
                 exchange.failed(failure)
                 raise
             decoder = ChunkDecoder(cast_to, response, request)
-            return AsyncStream(decoder, response, chunks, first, client._meter(exchange, hide, attempts.call))
+            meter = client._meter(exchange, hide, attempts.call)
+            if attempts.call is not None:
+                decoder.on_skip = partial(malformed_event, attempts.call)
+            return AsyncStream(decoder, response, chunks, first, meter, clock)
 
         async def run() -> AsyncStream[Any]:
             stream: AsyncStream[Any] = await client._policy_for(options).arun(

@@ -25,6 +25,8 @@ class ClientSettings(TypedDict):
     project: str | None
     base_url: Any
     timeout: Any
+    first_event_timeout: Any
+    stream_idle_timeout: Any
     max_retries: int
     default_headers: Mapping[str, str] | None
     default_query: Mapping[str, object] | None

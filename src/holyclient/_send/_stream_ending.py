@@ -12,8 +12,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .._constants import LOGGER_NAME
-from .._core import SSEDecoder, stream_error
-from .._exceptions import IncompleteStreamError
+from .._core import SSEDecoder, redacted_request, stream_error
+from .._exceptions import APIConnectionError, IncompleteStreamError
 from ._steps import clean_failure
 
 if TYPE_CHECKING:
@@ -70,6 +70,13 @@ class Ending:
         self.outcome = "unknown"  # the server may have gone on generating (and billing) after the cut
         stream.truncated = True
         request_id = stream.response.headers.get("x-request-id")
+        skipped = stream._decoder.skipped
+        if skipped:  # its end may have been in what could not be read: an error, as openai's would be
+            raise IncompleteStreamError(
+                f"The stream ended without a finish_reason or [DONE] after {skipped} event(s) that were not "
+                "valid JSON: its answer is incomplete" + (f" (request {request_id})." if request_id else "."),
+                request=redacted_request(stream.response.request),
+            )
         self.said = IncompleteStreamError(
             "The stream ended without a finish_reason or [DONE]: its answer is incomplete"
             + (f" (request {request_id})." if request_id else ".")
@@ -85,9 +92,11 @@ class Ending:
         caller's ``raise``. Our own error, when it is the error the stream opened with, means nothing
         was generated."""
         self.failure = clean_failure(exc, lambda: stream.response.request)
-        if self.failure is exc:  # our own error: the outcome is known, nothing to translate
+        if self.failure is exc:  # our own error: nothing to translate
             if opening_error(stream) is not None:
                 self.outcome = "refused"
+            elif isinstance(exc, APIConnectionError):  # a deadline, an answer incomplete: it may go on
+                self.outcome = "unknown"
             return True
         self.outcome = "unknown"
         return False

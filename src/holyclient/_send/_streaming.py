@@ -19,7 +19,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, 
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from .._core import DONE, SSEDecoder, parse_model, stream_error
+from .._core import EventClock, SSEDecoder
+from ._chunk_reads import ChunkDecoder, aread_bytes, aread_items, read_bytes, read_items
 from ._stream_ending import Ending
 
 if TYPE_CHECKING:
@@ -36,26 +37,27 @@ def _watch(stream: object, meter: StreamMeter | None) -> None:
         weakref.finalize(stream, meter.abandon).atexit = False
 
 
-def first_event(chunks: Iterator[bytes]) -> bytes:
+def first_event(chunks: Iterator[bytes], clock: EventClock | None = None) -> bytes:
     """The bytes up to the stream's first event, read before the stream is handed over.
 
     SSE comments (``: PROCESSING`` keep-alives) carry no event: reading stops at the first real one, so
-    an error the server opens with is seen whatever came before it (a Router fails over on it).
+    an error the server opens with is seen whatever came before it (a Router fails over on it). Reading
+    stops too when ``clock``'s first-event limit passed (see :mod:`._stream_deadlines`).
     """
     probe, head = SSEDecoder(), bytearray()
     for chunk in chunks:
         head += chunk
-        if probe.feed(chunk):
+        if probe.feed(chunk) or (clock is not None and clock.fired):
             break
     return bytes(head)
 
 
-async def afirst_event(chunks: AsyncIterator[bytes]) -> bytes:
+async def afirst_event(chunks: AsyncIterator[bytes], clock: EventClock | None = None) -> bytes:
     """Async twin of :func:`first_event`."""
     probe, head = SSEDecoder(), bytearray()
     async for chunk in chunks:
         head += chunk
-        if probe.feed(chunk):
+        if probe.feed(chunk) or (clock is not None and clock.fired):
             break
     return bytes(head)
 
@@ -67,165 +69,6 @@ def reported_usage(stream: Any) -> Any:
     fallbacks)."""
     meter = getattr(stream, "_meter", None)
     return meter.usage if meter is not None else None
-
-
-class ChunkDecoder(Generic[T]):
-    """Sans-IO: bytes in, parsed chunks out; raises the server's error event as a status error."""
-
-    def __init__(
-        self,
-        cast_to: type[T],
-        response: Any,
-        request: Any,
-        on_chunk: Callable[[Any], None] | None = None,
-        on_close: Callable[[], None] | None = None,
-    ) -> None:
-        self._sse = SSEDecoder()
-        self._on_close = on_close
-        self._cast_to = cast_to
-        self._response = response
-        self._request = request
-        self._on_chunk = on_chunk
-        self._pending: Exception | None = None
-        self.done = False
-        #: The last item decoded: whether the stream said it ended is read from it (:meth:`ended_early`).
-        self.last: Any = None
-
-    def feed(self, chunk: bytes) -> list[T]:
-        if self._pending is not None:
-            self._raise_pending()
-        return self._decode(self._sse.feed(chunk))
-
-    def flush(self) -> list[T]:
-        """The events left when the body ends, including a last one with no trailing newline."""
-        self._raise_pending()
-        return self._decode(self._sse.flush())
-
-    def _raise_pending(self) -> None:
-        error, self._pending = self._pending, None
-        if error is not None:
-            raise error
-
-    def ended_early(self) -> bool:
-        """Whether a chat (or completions) stream whose body ended stopped before its answer did: no
-        ``[DONE]``, and its last chunk neither finished a choice nor carried the usage (which comes after
-        the finish). Other streams (a Responses stream's events carry no ``choices``) are not judged."""
-        last = self.last
-        if self.done or last is None:
-            return False
-        choices = getattr(last, "choices", None)
-        if choices is None:
-            return False
-        if not choices:
-            return getattr(last, "usage", None) is None
-        return all(getattr(choice, "finish_reason", None) is None for choice in choices)
-
-    def close(self) -> None:
-        """Run the close hook once (it releases a budget reservation a usage chunk did not settle)."""
-        on_close, self._on_close = self._on_close, None
-        if on_close is not None:
-            on_close()
-
-    def _decode(self, events: list[bytes]) -> list[T]:
-        items: list[T] = []
-        for data in events:
-            if self.done:
-                break
-            if data == DONE:
-                self.done = True
-                break
-            # ``stream_error``'s own first test, made here first: every chunk passes this line
-            error = stream_error(data, self._response, request=self._request) if b'"error"' in data else None
-            if error is not None:
-                if not items:
-                    raise error
-                # chunks that arrived in the same read come first; the error on the next feed or flush
-                self._pending = error
-                break
-            item = parse_model(self._cast_to, data, self._response, request=self._request)  # type: ignore[type-var]
-            if self._on_chunk is not None:
-                self._on_chunk(item)
-            items.append(item)
-        if items:
-            self.last = items[-1]
-        return items
-
-
-def _observe_bytes(decoder: ChunkDecoder[Any], meter: StreamMeter | None, chunk: bytes) -> None:
-    """Decode a chunk the caller reads as bytes, only so that the meter sees its text."""
-    if meter is None or decoder.done:
-        return
-    try:
-        for item in decoder.feed(chunk):
-            meter.observe(item)
-    except Exception:  # an error event or a bad chunk: the caller sees it in the bytes; we stop counting
-        decoder.done = True
-
-
-def _shown(items: list[T], show: Callable[[Any], bool] | None) -> Iterator[T]:
-    """``items`` as the caller sees them: the meter (``show``) hides the usage-only chunk the caller did
-    not ask for. Read item by item, so that a caller who stops early leaves the rest unseen."""
-    for item in items:
-        if show is None or show(item):
-            yield item
-
-
-# The sync and async readers share their opening and closing reads (:func:`_shown`); the read of each
-# chunk is written out in both, so that a chunk costs no call beyond the decoder's and the meter's.
-
-
-def _items(
-    decoder: ChunkDecoder[T], meter: StreamMeter | None, first: bytes, chunks: Iterator[bytes]
-) -> Iterator[T]:
-    """The stream's chunks, parsed; the usage-only chunk the caller did not ask for is hidden by the meter."""
-    show = meter.observe if meter is not None else None
-    yield from _shown(decoder.feed(first), show)
-    for chunk in chunks:
-        if decoder.done:
-            break
-        for item in decoder.feed(chunk):
-            if show is None or show(item):
-                yield item
-    yield from _shown(decoder.flush(), show)
-
-
-async def _aitems(
-    decoder: ChunkDecoder[T], meter: StreamMeter | None, first: bytes, chunks: AsyncIterator[bytes]
-) -> AsyncIterator[T]:
-    """Async twin of :func:`_items`."""
-    show = meter.observe if meter is not None else None
-    for item in _shown(decoder.feed(first), show):
-        yield item
-    async for chunk in chunks:
-        if decoder.done:
-            break
-        for item in decoder.feed(chunk):
-            if show is None or show(item):
-                yield item
-    for item in _shown(decoder.flush(), show):
-        yield item
-
-
-def _bytes(
-    decoder: ChunkDecoder[Any], meter: StreamMeter | None, first: bytes, chunks: Iterator[bytes]
-) -> Iterator[bytes]:
-    """The body as it arrives, decoded on the side only so that the meter sees its text."""
-    _observe_bytes(decoder, meter, first)
-    yield first
-    for chunk in chunks:
-        _observe_bytes(decoder, meter, chunk)
-        yield chunk
-
-
-async def _abytes(
-    decoder: ChunkDecoder[Any], meter: StreamMeter | None, first: bytes, chunks: AsyncIterator[bytes]
-) -> AsyncIterator[bytes]:
-    """Async twin of :func:`_bytes`."""
-    _observe_bytes(decoder, meter, first)
-    yield first
-    async for chunk in chunks:
-        _observe_bytes(decoder, meter, chunk)
-        yield chunk
 
 
 class _Reading(Generic[T, ChunksT]):
@@ -243,8 +86,11 @@ class _Reading(Generic[T, ChunksT]):
         chunks: ChunksT,
         first: bytes,
         meter: StreamMeter | None = None,
+        clock: EventClock | None = None,
     ) -> None:
         self.response = response
+        #: The stream's deadlines (see :mod:`._stream_deadlines`); none for a stream opened without them.
+        self._clock = clock if clock is not None else EventClock(None, None, 0.0)
         self._decoder = decoder
         self._chunks = chunks
         self._first = first
@@ -254,22 +100,32 @@ class _Reading(Generic[T, ChunksT]):
         self._iterator = self._iterate()
         _watch(self, meter)
 
+    @property
+    def malformed_events(self) -> int:
+        """Events skipped so far because they were not valid JSON (a relay garbled them); the stream
+        read on past each one (openai's raises on the first)."""
+        return self._decoder.skipped
+
     def _guarded(self, body: Any) -> Any:
         raise NotImplementedError
 
     def _iterate(self) -> Any:
-        return self._guarded(type(self)._items_of(self._decoder, self._meter, self._first, self._chunks))
+        return self._guarded(
+            type(self)._items_of(self._decoder, self._meter, self._first, self._chunks, self._clock)
+        )
 
     def _raw(self) -> Any:
         """The body as it arrives (``with_streaming_response``), still charged: the meter counts its text."""
-        return self._guarded(type(self)._bytes_of(self._decoder, self._meter, self._first, self._chunks))
+        return self._guarded(
+            type(self)._bytes_of(self._decoder, self._meter, self._first, self._chunks, self._clock)
+        )
 
 
 class Stream(_Reading[T, Iterator[bytes]]):
     """An iterator of parsed chunks from a server-sent-events response."""
 
-    _items_of = _items
-    _bytes_of = _bytes
+    _items_of = read_items
+    _bytes_of = read_bytes
     _iterator: Generator[T, None, None]
 
     def _guarded(self, body: Iterator[X]) -> Generator[X, None, None]:
@@ -283,6 +139,7 @@ class Stream(_Reading[T, Iterator[bytes]]):
             if ending.caught(exc, self):
                 raise
         finally:
+            self._clock.stopped = True
             ending.settle(self._meter)
             self.response.close()
             self._decoder.close()
@@ -296,6 +153,7 @@ class Stream(_Reading[T, Iterator[bytes]]):
 
     def close(self) -> None:
         """Close the connection; safe to call more than once."""
+        self._clock.stopped = True
         self._iterator.close()
         self.response.close()
         self._decoder.close()
@@ -321,8 +179,8 @@ class Stream(_Reading[T, Iterator[bytes]]):
 class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
     """The async twin of :class:`Stream`."""
 
-    _items_of = _aitems
-    _bytes_of = _abytes
+    _items_of = aread_items
+    _bytes_of = aread_bytes
     _iterator: AsyncGenerator[T, None]
 
     async def _guarded(self, body: AsyncIterator[X]) -> AsyncGenerator[X, None]:
@@ -336,6 +194,7 @@ class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
             if ending.caught(exc, self):
                 raise
         finally:
+            self._clock.stopped = True
             ending.settle(self._meter)  # before the await: a cancelled close must not skip the charge
             await self.response.aclose()
             self._decoder.close()
@@ -349,6 +208,7 @@ class AsyncStream(_Reading[T, AsyncIterator[bytes]]):
 
     async def close(self) -> None:
         """Close the connection; safe to call more than once."""
+        self._clock.stopped = True
         if self._meter is not None:
             self._meter.finish("early")  # first: the awaits below may be cancelled
         await self._iterator.aclose()

@@ -147,6 +147,7 @@ class RouterCore:
                 completion_tokens=sum(m.completion_tokens for m in models),
                 cost_usd=None if snap.unpriced_models else snap.total_cost_usd,
                 streams_broken=c.streams_broken,
+                malformed_events=c.malformed_events,
                 **(_mirror_counts(mirror) if is_shadow and mirror is not None else {}),
             )
         return result
@@ -304,6 +305,11 @@ class Routing:
         self._core.counters[name].add("streams_broken")
         self._tried.append(f"{name} (broke part-way: {_reason(exc)})")
         mark(exc, name)
+
+    def malformed(self, count: int) -> None:
+        """The current target's stream skipped ``count`` events that were not valid JSON."""
+        assert self.target is not None
+        self._core.counters[self.target.name].add("malformed_events", count)
 
     def refused(self, exc: BaseException, why: str) -> None:
         """The current target answered ``exc`` to a variant of the request (a continuation's prefill): it

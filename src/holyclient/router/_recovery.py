@@ -216,6 +216,19 @@ class Recovery:
         self._kind: Takeover = "seamless"
         self._given = ""  # what the broken stream had delivered, when the answer restarts
         self._no_prefill: set[str] = set()  # targets that refused this call's prefill
+        #: Events skipped (not valid JSON) by the target streams read so far.
+        self.malformed = 0
+        #: The target stream counted last (its count is in ``malformed``).
+        self.last_read: Any = None
+
+    def read(self, stream: Any) -> None:
+        """A target's stream was read (to its end, or until it broke): its skipped events are counted
+        on its target."""
+        self.last_read = stream
+        count = getattr(stream, "malformed_events", 0)
+        if count:
+            self.malformed += count
+            self.routing.malformed(count)
 
     @property
     def holds(self) -> bool:

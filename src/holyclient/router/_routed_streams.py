@@ -70,6 +70,12 @@ class _Routed:
         self._current.truncated = truncated
 
     @property
+    def malformed_events(self) -> int:
+        """Events skipped (not valid JSON) by every target's stream this stream read."""
+        recovery, current = self._recovery, self._current
+        return recovery.malformed + (0 if recovery.last_read is current else current.malformed_events)
+
+    @property
     def recovered(self) -> list[BaseException]:
         """The errors this stream broke with and was taken over from, oldest first."""
         return list(self._recovery.recovered)
@@ -109,6 +115,8 @@ class RoutedStream(_Routed, Stream[Any]):
                 failure: BaseException = recovery.ended_early(stream)
             except Exception as exc:  # the target's own errors, already redacted
                 failure = exc
+            finally:
+                recovery.read(stream)
             if held is not None:
                 held.clear()
             self._take_over(failure)
@@ -189,6 +197,8 @@ class AsyncRoutedStream(_Routed, AsyncStream[Any]):
                 failure: BaseException = recovery.ended_early(stream)
             except Exception as exc:
                 failure = exc
+            finally:
+                recovery.read(stream)
             if held is not None:
                 held.clear()
             await self._take_over(failure)

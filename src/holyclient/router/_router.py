@@ -71,7 +71,12 @@ class Router(RouterShell, Client):
         budget_policy: as for :class:`~holyclient.Client`: what a request without ``max_tokens`` holds.
         record_to: as for :class:`~holyclient.Client`: the caller's requests, before any model map.
         record_rate: as for :class:`~holyclient.Client`.
-        timeout: passed to every target's client (a ``Target``'s own options win), as the next three.
+        timeout: passed to every target's client (a ``Target``'s own options win), as the next five.
+        first_event_timeout: how long a target's stream may take to its first event before the call
+            goes to the next target (nothing reached the caller yet); per target:
+            ``Target(..., first_event_timeout=...)``. Default as for :class:`~holyclient.Client`.
+        stream_idle_timeout: how long a target's stream may go silent between events before
+            ``stream_recovery`` takes it over on another target.
         max_retries: each target's retries before the router fails over.
         default_headers: headers sent to every target.
         max_retry_after: longest ``Retry-After`` a target's client honours.

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from .._constants import DEFAULT_MAX_RETRIES
-from .._core import NOT_GIVEN
+from .._core import NOT_GIVEN, omitted
 from .._exceptions import ConfigurationError
 from .._send import NO_KEY, share_usage
 from ._core import RouterCore
@@ -63,6 +63,8 @@ class RouterShell:
         record_to: str | os.PathLike[str] | None = None,
         record_rate: float = 1.0,
         timeout: Any = None,
+        first_event_timeout: float | None = NOT_GIVEN,
+        stream_idle_timeout: float | None = NOT_GIVEN,
         max_retries: int | None = None,
         default_headers: Mapping[str, str] | None = None,
         max_retry_after: float | None = None,
@@ -89,6 +91,8 @@ class RouterShell:
             record_rate=record_rate,
             client_options={
                 "timeout": timeout,
+                "first_event_timeout": first_event_timeout,
+                "stream_idle_timeout": stream_idle_timeout,
                 "max_retries": max_retries,
                 "default_headers": default_headers,
                 "max_retry_after": max_retry_after,
@@ -158,6 +162,8 @@ class RouterShell:
             api_key=NO_KEY,
             base_url=first.base_url,
             timeout=client_options.get("timeout"),
+            first_event_timeout=client_options.get("first_event_timeout", NOT_GIVEN),
+            stream_idle_timeout=client_options.get("stream_idle_timeout", NOT_GIVEN),
             max_retries=DEFAULT_MAX_RETRIES if retries is None else retries,
             budget_usd=budget_usd,
             budget_policy=budget_policy,
@@ -165,7 +171,12 @@ class RouterShell:
             record_rate=record_rate,
         )
         keys = {target.name: target.resolve_key() for target in self._core.targets}  # all, before any client
-        options = {k: v for k, v in client_options.items() if v is not None}
+        # None is "not given" but for the stream limits, where it is "no limit" (NOT_GIVEN: not given)
+        options = {
+            k: v
+            for k, v in client_options.items()
+            if not omitted(v) and (v is not None or k in ("first_event_timeout", "stream_idle_timeout"))
+        }
         total: UsageTracker = self.usage
         for target in self._core.targets:
             client = client_cls(

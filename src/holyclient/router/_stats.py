@@ -36,6 +36,7 @@ class TargetStats:
         mirror_refused: copies the budget refused before sending (nothing sent, no pair).
         streams_broken: streams it served that broke part-way (cut, stalled, an error event, ended
             early); each one the router recovered elsewhere also counts in ``failovers``.
+        malformed_events: events of its streams that were not valid JSON, skipped (the streams read on).
     """
 
     requests: int
@@ -55,6 +56,7 @@ class TargetStats:
     mirror_lost: int = 0
     mirror_refused: int = 0
     streams_broken: int = 0
+    malformed_events: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,6 +72,7 @@ class Counters:
         self.errors = 0
         self.failovers = 0
         self.streams_broken = 0
+        self.malformed_events = 0
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
 
     def sent(self) -> None:

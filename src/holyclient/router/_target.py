@@ -45,7 +45,8 @@ class Target:
             as one stream. Default: what the capabilities table says of the model's family (unknown:
             no).
         client_options: other :class:`~holyclient.Client` arguments for this target (``timeout``,
-            ``max_retries``, ``http_client``, ``default_headers`` ...).
+            ``first_event_timeout``, ``stream_idle_timeout``, ``max_retries``, ``http_client``,
+            ``default_headers`` ...).
 
     Raises:
         ConfigurationError: a negative weight, or both ``api_key`` and ``key_env``.

@@ -183,8 +183,8 @@ async def send(
 ) -> aiohttp.ClientResponse:
     """Send one request on ``session`` under httpx's four timeouts; errors come out as httpx2's.
 
-    The transport's wire step, also used as is by the batch runner's direct path
-    (:mod:`holyclient.batch._wire`), so that both send, time out and fail the same way. ``tls``: what
+    The transport's wire step, also used as is by the async client's direct wire
+    (:mod:`holyclient._send._direct`), so that both send, time out and fail the same way. ``tls``: what
     secures an https request (:meth:`AiohttpTransport.tls`).
     """
     phase = _Phase(timeouts)
@@ -381,6 +381,10 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
 
         _running_on_asyncio()
         self.tls("https:")
+
+    def current_session(self) -> aiohttp.ClientSession | None:
+        """This event loop's session if it was made (no coroutine: the wire's common case)."""
+        return self._sessions.current()
 
     async def session(self) -> aiohttp.ClientSession:
         """This event loop's session (made on first use): for a step that sends on the wire itself."""

@@ -58,7 +58,8 @@ class Answer:
     """A response read whole off the wire: status, headers, the decoded body (and the body as it came,
     from which :meth:`httpx` builds httpx2's response when one is asked for)."""
 
-    __slots__ = ("content", "headers", "raw", "status_code")
+    #: ``__dict__``: a caller may mark an answer as it marks httpx2's (a Router names its target on it)
+    __slots__ = ("__dict__", "content", "headers", "raw", "status_code")
 
     def __init__(self, status: int, headers: Any, content: bytes, raw: bytes | None = None) -> None:
         self.status_code = status

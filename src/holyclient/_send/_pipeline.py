@@ -338,17 +338,20 @@ class Pipeline:
             client = self.client
             key = client.api_key if client._api_key_provider is None else await self.akey()
             prepared = Prepared(self, options, key)
-            wire = self._chain(steps) if steps else self._awire
-            limiter = self.client.limiter if limited else None
-            if limiter is None:
-                ledger.sending = True
-                exchange = await wire(prepared)
-            else:
-                from ..ratelimit import admission_cost, response_feedback
+            limiter = client.limiter if limited else None
+            if limiter is not None:
+                from ..ratelimit import admission_cost
 
                 admission = await limiter.acquire(*admission_cost(limiter, options.body, ledger.charging))
-                ledger.sending = True  # from here a cancellation may come after the request left
-                exchange = await wire(prepared)
+            ledger.sending = True  # from here a cancellation may come after the request left
+            transport = None if steps or options.foreign is not None else self._direct.takes(prepared)
+            if transport is not None:
+                exchange = await self._direct.send(prepared, transport)
+            else:
+                exchange = await (self._chain(steps) if steps else self._awire)(prepared)
+            if limiter is not None:
+                from ..ratelimit import response_feedback
+
                 await limiter.observe(admission, response_feedback(exchange.response, stream=options.stream))
         except BaseException as exc:
             ledger.failed(exc)
@@ -381,15 +384,10 @@ class Pipeline:
         response = sent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)
 
-    async def _awire(self, prepared: Prepared) -> Exchange:  # on aiohttp directly, or else through httpx2
-        options = prepared.options
-        if options.foreign is None:
-            transport = self._direct.takes(prepared)
-            if transport is not None:
-                return await self._direct.send(prepared, transport)
-        return await self._ahttpx(prepared)
-
-    async def _ahttpx(self, prepared: Prepared) -> Exchange:
+    async def _awire(self, prepared: Prepared) -> Exchange:  # the end of a chain of steps
+        transport = None if prepared.options.foreign is not None else self._direct.takes(prepared)
+        if transport is not None:
+            return await self._direct.send(prepared, transport)
         request = prepared.request()
         if prepared.options.foreign is not None and request is prepared.options.foreign.request:
             return await self._as_is.asend(prepared, self.client)

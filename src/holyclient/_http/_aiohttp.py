@@ -146,6 +146,12 @@ def _translate(exc: BaseException) -> BaseException:
     return exc
 
 
+def translated(exc: BaseException) -> BaseException:
+    """The httpx2 exception for an aiohttp/OS error raised while reading an answer, or ``exc``: for a
+    wire that reads the body itself (``holyclient._send._direct``), as :func:`read_body` does."""
+    return _translate(exc)
+
+
 class _Body(httpx2.AsyncByteStream):
     """An aiohttp response body as an httpx2 stream; closing it early drops the connection."""
 
@@ -271,14 +277,27 @@ def _connector_class() -> type[aiohttp.TCPConnector]:
         bounded only by the pool timeout (600 s by default), and reported as a connect timeout.
         """
 
-        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
-            phase = _PHASE.get()
-            if phase is not None:
-                phase.enter("pool")  # left set on failure: the error is named after it
-            connection = await super().connect(req, traces, timeout)
-            if phase is not None:
-                phase.enter(None)
-            return connection
+        if hasattr(aiohttp.TCPConnector, "_wait_for_available_connection"):  # aiohttp 3.11 and later
+
+            async def _wait_for_available_connection(self, key: Any, traces: Any) -> None:
+                # only while the pool is full: a request that finds a free connection arms no deadline
+                phase = _PHASE.get()
+                if phase is not None:
+                    phase.enter("pool")  # left set on failure: the error is named after it
+                await super()._wait_for_available_connection(key, traces)
+                if phase is not None:
+                    phase.enter(None)
+
+        else:  # pragma: no cover  # an older aiohttp waits for a free connection inside connect()
+
+            async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+                phase = _PHASE.get()
+                if phase is not None:
+                    phase.enter("pool")
+                connection = await super().connect(req, traces, timeout)
+                if phase is not None:
+                    phase.enter(None)
+                return connection
 
         async def _create_connection(self, req: Any, traces: Any, timeout: Any) -> Any:
             phase = _PHASE.get()

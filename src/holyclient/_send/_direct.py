@@ -149,12 +149,16 @@ class DirectWire:
         if options.stream or options.content is not None:
             return None
         client = prepared.pipeline.client
-        if client._response_cls is not None:  # raw responses wrap httpx2's own response
+        http = client._http
+        transport = self._transport if http is self._http else self.transport(http)
+        # raw responses wrap httpx2's own response; httpx2 sends the jar's cookies
+        if transport is None or client._response_cls is not None or self._jar.held:
             return None
-        transport = self.transport(client._http)
-        if transport is None or self._jar.held or not self.usable():  # httpx2 sends the jar's cookies
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # trio's own loop
             return None
-        return transport
+        return transport if loop is self._loop or self.usable() else None
 
     async def send(self, prepared: Prepared, transport: Any) -> Exchange:
         """Send ``prepared`` on ``transport``'s session (a redirect is followed by httpx2).
@@ -162,7 +166,7 @@ class DirectWire:
         Raises:
             APIConnectionError: (or ``APITimeoutError``) when no answer was obtained.
         """
-        options = prepared.options
+        options, pipeline = prepared.options, prepared.pipeline
         wire = self._wire
         if wire is None:
             from .._http import _aiohttp as wire
@@ -171,19 +175,22 @@ class DirectWire:
         body = options.body if options.method != "GET" else None
         # outside the wire: a body that is not JSON fails the request (as httpx2's would), unretried
         data = b"" if body is None else _JSON.encode(body).encode()
-        timeouts = self._timeout(prepared.pipeline.client, options.timeout)
-        url = prepared.url()
-        headers = prepared.wire_headers(json=body is not None)
+        timeouts = self._timeout(pipeline.client, options.timeout)
+        url = pipeline.url(options)
+        headers = pipeline.wire_headers(prepared.key, options.extra_headers, json=body is not None)
         try:
             session = transport.current_session() or await transport.session()
             response = await wire.send(
                 session, options.method, url, headers, data, timeouts, tls=transport.tls(url)
             )
-            raw = await wire.read_body(response)
+            try:  # the whole body, once; the connection goes back to the pool
+                raw = await response.read()
+            finally:
+                response.release()
             encoding = response.headers.get("Content-Encoding", "").lower()
             content = _decoded(raw, encoding) if encoding in _DECODERS else raw
         except Exception as exc:  # the library's errors, translated (redacted) outside this block
-            failure: BaseException | None = clean_failure(exc, prepared.request)
+            failure: BaseException | None = clean_failure(wire.translated(exc), prepared.request)
         else:
             failure = None
         if failure is not None:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
+from ._aiohttp_errors import translated
 from ._sessions import LoopSessions
 
 if TYPE_CHECKING:
@@ -117,41 +118,6 @@ async def _watched(body: AsyncIterable[Any], phase: _Phase) -> AsyncIterator[Any
     phase.enter(None)  # all written: from here on, the read timeout
 
 
-def _translate(exc: BaseException) -> BaseException:
-    """The httpx2 exception for an aiohttp/OS error (the clients already classify httpx2's), or ``exc``.
-
-    A dropped connection must read as a connection error, not as a timeout, and a timeout while
-    connecting differs from one while waiting for the answer: the names follow httpcore's choices.
-    """
-    import aiohttp
-
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, aiohttp.ConnectionTimeoutError):
-        return httpx2.ConnectTimeout(message)
-    if isinstance(exc, (aiohttp.ServerTimeoutError, TimeoutError)):
-        return httpx2.ReadTimeout(message)
-    if isinstance(exc, (aiohttp.ClientProxyConnectionError, aiohttp.ClientHttpProxyError)):
-        return httpx2.ProxyError(message)
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return httpx2.ConnectError(message)
-    # closed without an answer, a body cut short, or an answer that is not valid HTTP
-    if isinstance(
-        exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError)
-    ):
-        return httpx2.RemoteProtocolError(message)
-    if isinstance(exc, (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError)):
-        return httpx2.UnsupportedProtocol(message)
-    if isinstance(exc, (aiohttp.ClientError, OSError)):
-        return httpx2.ReadError(message)
-    return exc
-
-
-def translated(exc: BaseException) -> BaseException:
-    """The httpx2 exception for an aiohttp/OS error raised while reading an answer, or ``exc``: for a
-    wire that reads the body itself (``holyclient._send._direct``), as :func:`read_body` does."""
-    return _translate(exc)
-
-
 class _Body(httpx2.AsyncByteStream):
     """An aiohttp response body as an httpx2 stream; closing it early drops the connection."""
 
@@ -163,10 +129,10 @@ class _Body(httpx2.AsyncByteStream):
             async for chunk in self._response.content.iter_any():
                 yield chunk
         except Exception as exc:  # as httpx2's (not a context manager: this runs for every answer)
-            translated = _translate(exc)
-            if translated is exc:
+            mapped = translated(exc)
+            if mapped is exc:
                 raise
-            raise translated from exc
+            raise mapped from exc
 
     async def aclose(self) -> None:
         # a fully read body leaves its connection to the pool; a half-read one cannot be reused
@@ -215,10 +181,10 @@ async def send(
                 ssl=tls,
             )
         except Exception as exc:  # as httpx2's
-            translated = _translate(exc)
-            if translated is exc:
+            mapped = translated(exc)
+            if mapped is exc:
                 raise
-            raise translated from exc
+            raise mapped from exc
     except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
         if not phase.timed_out():
             raise
@@ -233,10 +199,10 @@ async def read_body(response: aiohttp.ClientResponse) -> bytes:
     try:
         return await response.read()
     except Exception as exc:  # as httpx2's
-        translated = _translate(exc)
-        if translated is exc:
+        mapped = translated(exc)
+        if mapped is exc:
             raise
-        raise translated from exc
+        raise mapped from exc
     finally:
         response.release()
 

@@ -67,6 +67,7 @@ class _Phase:
     def stop(self) -> None:
         """The request has its answer (or failed): no phase applies any more."""
         self._task = None
+        self.timeouts = {}  # a body still being written arms no deadline any more
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
@@ -77,7 +78,8 @@ class _Phase:
             self._handle.cancel()
             self._handle = None
         seconds = self.timeouts.get(name) if name is not None else None
-        if seconds is not None and self._task is not None:
+        if seconds is not None:  # the connector runs in the request's task (a watched body started it)
+            self._task = self._task or asyncio.current_task()
             self._handle = asyncio.get_running_loop().call_later(seconds, self._expire)
 
     def _expire(self) -> None:
@@ -161,13 +163,13 @@ async def send(
     """
     phase = _Phase(timeouts)
     data: Any
-    if isinstance(content, bytes):
+    if isinstance(content, bytes) and len(content) <= WRITE_SLICE:
+        data = content or None  # written at once: the connector starts the phase's clock if it waits
+    else:  # written by aiohttp's own task, in pieces: the deadline cancels this request's task
         # a large body goes out in slices, so that a peer that stops reading trips the write timeout
-        data = _watched(_sliced(content), phase) if len(content) > WRITE_SLICE else content or None
-    else:
-        data = _watched(content, phase)
+        data = _watched(_sliced(content) if isinstance(content, bytes) else content, phase)
+        phase.start()
     token = _PHASE.set(phase)
-    phase.start()
     try:
         try:
             return await session.request(
@@ -190,7 +192,8 @@ async def send(
             raise
         raise phase.error(f"{phase.name} timeout for {method} {url}") from None
     finally:
-        phase.stop()
+        if phase._task is not None:  # a deadline was armed, or a body is still being written
+            phase.stop()
         _PHASE.reset(token)
 
 

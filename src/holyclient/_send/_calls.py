@@ -163,15 +163,20 @@ class RetryingCaller:
 class AsyncRetryingCaller:
     """An :class:`~holyclient.AsyncClient`'s own caller: async twin of :class:`RetryingCaller`."""
 
-    __slots__ = ("client",)
+    __slots__ = ("_parts", "client")
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        #: the client's pipeline and sender, looked up on the first call (one caller per client object)
+        self._parts: tuple[Any, Any] | None = None
 
     async def request(self, options: RequestOptions, cast_to: type[T]) -> T:
         client = self.client
         attempts = client._start(options)
-        pipeline, sender = client._pipeline, client._sender
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = (client._pipeline, client._sender)
+        pipeline, sender = parts
         if attempts.call is None:
             try:  # the first attempt, in this coroutine: the retry machinery runs only if it fails
                 result: T = pipeline.finish(await sender.asend(attempts.next()), cast_to)

@@ -178,11 +178,10 @@ class DirectWire:
         timeouts = self._timeout(pipeline.client, options.timeout)
         url = pipeline.url(options)
         headers = pipeline.wire_headers(prepared.key, options.extra_headers, json=body is not None)
+        tls = transport.tls(url) if url.startswith("https:") else True  # plain http: aiohttp's default
         try:
             session = transport.current_session() or await transport.session()
-            response = await wire.send(
-                session, options.method, url, headers, data, timeouts, tls=transport.tls(url)
-            )
+            response = await wire.send(session, options.method, url, headers, data, timeouts, tls=tls)
             try:  # the whole body, once; the connection goes back to the pool
                 raw = await response.read()
             finally:

@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from holyclient import AsyncClient, BadRequestError
-from holyclient.testing import LocalServer
+from holyclient.testing import Fault, LocalServer
 from raw_http import canned_server, http_answer
 
 KEY = "sk-holy-direct-wire-0123456789"
@@ -77,3 +77,45 @@ async def test_a_raw_response_is_httpx2s_response_to_the_request_sent() -> None:
             raw = await client.with_raw_response.chat.completions.create(model="gpt-4.1", messages=USER)
     assert isinstance(raw.http_response, httpx2.Response) and raw.status_code == 200
     assert raw.http_request.method == "POST" and raw.parse().choices[0].message.content == "Echo: hello"
+
+
+async def test_a_successful_call_reaches_aiohttp_through_six_holyclient_frames_and_no_retry_machinery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """resource method, client, caller, pipeline, direct wire, aiohttp wire step: nothing else between
+    the caller and aiohttp (the retry loop ran four more coroutines deep); the retry machinery is
+    entered only by a failed first attempt."""
+    from holyclient._core._retry import RetryPolicy
+
+    depths: set[tuple[str, ...]] = set()  # each entry (and resumption) of aiohttp's request
+    retried: list[BaseException] = []
+    aretry = getattr(RetryPolicy, "aretry", None)
+
+    async def spy(self: RetryPolicy, first: Exception, *args: Any) -> Any:
+        retried.append(first)
+        assert aretry is not None
+        return await aretry(self, first, *args)
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "_request" and "aiohttp" in frame.f_code.co_filename:
+            names, outer = [], frame.f_back
+            while outer is not None:
+                if outer.f_globals.get("__name__", "").startswith("holyclient"):
+                    names.append(outer.f_code.co_name)
+                outer = outer.f_back
+            depths.add(tuple(names))
+
+    monkeypatch.setattr(RetryPolicy, "aretry", spy, raising=False)
+    with LocalServer() as server:
+        async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=1) as client:
+            await client.chat.completions.create(model="gpt-4.1", messages=USER)  # first use: imports
+            sys.setprofile(profile)
+            try:
+                await client.chat.completions.create(model="gpt-4.1", messages=USER)
+            finally:
+                sys.setprofile(None)
+            assert retried == []
+            server.enqueue(Fault.status(503))
+            completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)
+    assert depths == {("send", "send", "asend", "request", "_request", "create")}
+    assert completion.choices[0].message.content == "Echo: hello" and len(retried) == 1

@@ -290,7 +290,8 @@ class BaseClient(ResponseModes):
 
     def _start(self, options: RequestOptions) -> Attempts:
         """A call begins: it is recorded (``record_to``) and its attempts numbered."""
-        self._pipeline.record(options)
+        if self._recorder is not None:
+            self._pipeline.record(options)
         attempts = Attempts(options)
         telemetry = self._telemetry
         if telemetry is not None:  # the call's span opens before its first attempt (retries inside),

@@ -79,10 +79,10 @@ async def test_a_raw_response_is_httpx2s_response_to_the_request_sent() -> None:
     assert raw.http_request.method == "POST" and raw.parse().choices[0].message.content == "Echo: hello"
 
 
-async def test_a_successful_call_reaches_aiohttp_through_six_holyclient_frames_and_no_retry_machinery(
+async def test_a_successful_call_reaches_aiohttp_through_five_holyclient_frames_and_no_retry_machinery(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """resource method, client, caller, pipeline, direct wire, aiohttp wire step: nothing else between
+    """resource method, caller, pipeline, direct wire, aiohttp wire step: nothing else between
     the caller and aiohttp (the retry loop ran four more coroutines deep); the retry machinery is
     entered only by a failed first attempt."""
     from holyclient._core._retry import RetryPolicy
@@ -117,5 +117,5 @@ async def test_a_successful_call_reaches_aiohttp_through_six_holyclient_frames_a
             assert retried == []
             server.enqueue(Fault.status(503))
             completion = await client.chat.completions.create(model="gpt-4.1", messages=USER)
-    assert depths == {("send", "send", "asend", "request", "_request", "create")}
+    assert depths == {("send", "send", "asend", "request", "create")}
     assert completion.choices[0].message.content == "Echo: hello" and len(retried) == 1

@@ -43,7 +43,7 @@ declare -A SOURCES=(
   # the router's Client plumbing: the call-level caller, the shell, the single-attempt sender
   [router_front]="src/holyclient/router/_router.py src/holyclient/router/_caller.py src/holyclient/router/_shell.py src/holyclient/router/_sender.py"
   [ratelimit]="src/holyclient/ratelimit/*.py"
-  [batch_send]="src/holyclient/batch/_wire.py src/holyclient/batch/_process.py"
+  [batch_send]="src/holyclient/_send/_direct.py src/holyclient/batch/_process.py"
   # the send path: measured as its two halves (send_core, send_rest), one run at a time
   [send]="src/holyclient/_send/*.py"
   # one attempt and one call: the pipeline and its data, attempts, the retrying callers, the client's base

@@ -12,12 +12,19 @@ import anyio
 import pytest
 
 from holyclient import AsyncClient
+from holyclient._send._direct import DirectWire
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
-from holyclient.batch._wire import DirectWire
 from holyclient.testing import Fault, LocalServer
 from raw_http import canned_server
 
 KEY = "sk-holy-direct-path-secret-key"
+
+
+class _ThroughHttpx2(DirectWire):
+    """A pipeline wire that sends nothing by itself: every attempt goes through httpx2."""
+
+    def takes(self, prepared: Any) -> Any:
+        return None
 
 
 def _requests(n: int) -> list[BatchRequest]:
@@ -40,10 +47,10 @@ def _run(
     async def go() -> BatchRunner:
         async with AsyncClient(api_key=KEY, base_url=base_url) as client:
             runner = BatchRunner(client, sleep=sleep, **options)
-            wire = runner._steps[-1]
-            assert isinstance(wire, DirectWire) and wire.transport(client._pipeline) is not None
+            pipeline = client._sender
+            assert pipeline._direct.transport(client._http) is not None
             if not direct:
-                runner._steps = runner._steps[:-1]
+                pipeline._direct = _ThroughHttpx2()
             await runner.run(requests, results.append)
             return runner
 
@@ -294,13 +301,12 @@ def test_timeouts_are_cached_per_setting_and_a_setting_is_kept_while_cached() ->
 
     wire = DirectWire()
 
-    class _Pipeline:
-        def __init__(self, timeout: Any) -> None:
-            self.client = type("C", (), {"timeout": timeout})()
+    def _client(timeout: Any) -> Any:
+        return type("C", (), {"timeout": timeout})()
 
     from holyclient._core import NOT_GIVEN
 
     for seconds in (1.0, 2.0, 3.0):
-        timeouts = wire._timeout(_Pipeline(httpx2.Timeout(seconds)), NOT_GIVEN)  # type: ignore[arg-type]
+        timeouts = wire._timeout(_client(httpx2.Timeout(seconds)), NOT_GIVEN)  # type: ignore[arg-type]
         assert timeouts["read"] == seconds
-    assert wire._timeout(_Pipeline(None), 7)["read"] == 7  # type: ignore[arg-type]
+    assert wire._timeout(_client(None), 7)["read"] == 7  # type: ignore[arg-type]

@@ -12,8 +12,8 @@ import httpx2
 from holyclient import AsyncClient, Client
 from holyclient._core import RequestOptions
 from holyclient._send import Exchange, Prepared
+from holyclient._send._direct import Answer
 from holyclient.batch import BatchRequest, BatchResult, BatchRunner
-from holyclient.batch._wire import Answer
 
 KEY = "sk-echoed-secret-0123456789"
 

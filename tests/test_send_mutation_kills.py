@@ -259,10 +259,10 @@ def test_ready_loads_the_transport_and_the_tokenizer_a_counted_call_needs_once_p
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import holyclient.tokens
-    from holyclient._send import _pipeline
+    from holyclient._send import _first_use
 
     loaded: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(_pipeline, "ready_transport", lambda http: loaded.append(("transport", http)))
+    monkeypatch.setattr(_first_use, "ready_transport", lambda http: loaded.append(("transport", http)))
     monkeypatch.setattr(
         holyclient.tokens, "count_tokens", lambda text, model: loaded.append(("tokenizer", text, model))
     )
@@ -296,12 +296,12 @@ def test_ready_loads_the_transport_and_the_tokenizer_a_counted_call_needs_once_p
 def test_ready_never_raises_logs_why_and_tries_again_on_the_next_call(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from holyclient._send import _pipeline
+    from holyclient._send import _first_use
 
     def broken(http: Any) -> None:
         raise OSError("no TLS context")
 
-    monkeypatch.setattr(_pipeline, "ready_transport", broken)
+    monkeypatch.setattr(_first_use, "ready_transport", broken)
     pipeline = sender_of(Client(api_key=KEY))
     chat = RequestOptions("POST", "/chat/completions", body=CHAT)
     with caplog.at_level("DEBUG", logger="holyclient"):

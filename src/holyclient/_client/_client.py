@@ -10,7 +10,7 @@ resources and hand each call to their caller (``_caller_factory``): the retry lo
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -287,8 +287,9 @@ class AsyncClient(_LazyResources, AsyncRequestMethods, BaseClient):
     def _new_http(self) -> Any:
         return new_async_client(default_timeout(self.timeout))
 
-    async def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> ModelT:
-        result: ModelT = await self._caller.request(options, cast_to)
+    def _request(self, options: RequestOptions, cast_to: type[ModelT]) -> Coroutine[Any, Any, ModelT]:
+        # the caller's own coroutine, handed back to be awaited: no coroutine of its own around it
+        result: Coroutine[Any, Any, ModelT] = self._caller.request(options, cast_to)
         return result
 
     def _get_page(

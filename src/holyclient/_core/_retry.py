@@ -133,16 +133,30 @@ class RetryPolicy:
         """Call ``fn``, retrying per this policy.
 
         The first attempt runs outside tenacity: building a ``Retrying`` costs ~35 us, a measurable share
-        of a loopback request. Only when it fails with a retryable error does tenacity take over,
-        replaying that failure as its own first attempt so waits, stops and logging are tenacity's.
+        of a loopback request. Only when it fails with a retryable error does tenacity take over
+        (:meth:`retry`), replaying that failure as its own first attempt so waits, stops and logging are
+        tenacity's.
         """
-        counter = _Counter()
         try:
-            return counter.call(fn)
+            return fn()
         except Exception as exc:
-            if max_retries <= 0 or not self.should_retry(exc):
-                raise
             first = exc
+        return self.retry(first, fn, max_retries, sleep)
+
+    def retry(
+        self,
+        first: Exception,
+        fn: Callable[[], T],
+        max_retries: int,
+        sleep: Callable[[float], None] | None = None,
+    ) -> T:
+        """The rest of a call whose first attempt (run by the caller) failed with ``first``: ``first``
+        raised again when it is not to be retried, else ``fn`` retried per this policy.
+
+        A caller that runs its first attempt itself pays for the retry machinery only when it fails."""
+        counter = _Counter(first)
+        if max_retries <= 0 or not self.should_retry(first):
+            raise first
         return self.retrying(max_retries, sleep)(_replay(first, lambda: counter.call(fn)))
 
     async def arun(
@@ -152,13 +166,23 @@ class RetryPolicy:
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> T:
         """Async twin of :meth:`run`."""
-        counter = _Counter()
         try:
-            return await counter.acall(fn)
+            return await fn()
         except Exception as exc:
-            if max_retries <= 0 or not self.should_retry(exc):
-                raise
             first = exc
+        return await self.aretry(first, fn, max_retries, sleep)
+
+    async def aretry(
+        self,
+        first: Exception,
+        fn: Callable[[], Awaitable[T]],
+        max_retries: int,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> T:
+        """Async twin of :meth:`retry`."""
+        counter = _Counter(first)
+        if max_retries <= 0 or not self.should_retry(first):
+            raise first
         replayed = [first]
 
         async def attempt() -> T:
@@ -204,12 +228,15 @@ class RetryPolicy:
 
 
 class _Counter:
-    """Numbers the attempts and writes the count on the error the caller finally sees."""
+    """Numbers the attempts and writes the count on the error the caller finally sees (the first
+    attempt's own failure, ``first``, is attempt 1)."""
 
     __slots__ = ("attempts",)
 
-    def __init__(self) -> None:
-        self.attempts = 0
+    def __init__(self, first: Exception) -> None:
+        self.attempts = 1
+        if isinstance(first, APIError):
+            first.attempts = 1
 
     def call(self, fn: Callable[[], T]) -> T:
         self.attempts += 1

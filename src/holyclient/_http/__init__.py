@@ -18,6 +18,7 @@ __all__ = [
     "default_timeout",
     "new_async_client",
     "new_sync_client",
+    "own_cookie_jar",
     "own_transport",
     "ready",
     "request_timeout",
@@ -47,6 +48,16 @@ def own_transport(http: Any) -> Any:
     if http is None or type(http).__module__.partition(".")[0] != "holyclient":
         return None  # not ours: nothing to look up (and httpx2 need not be imported)
     from ._clients import own_transport as lookup
+
+    return lookup(http)
+
+
+def own_cookie_jar(http: Any) -> Any:
+    """The cookie jar under an async HTTP client holyclient made for itself (see
+    :func:`holyclient._http._clients.own_cookie_jar`), or None."""
+    if http is None or type(http).__module__.partition(".")[0] != "holyclient":
+        return None
+    from ._clients import own_cookie_jar as lookup
 
     return lookup(http)
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
+from ._aiohttp_errors import translated
 from ._sessions import LoopSessions
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ class _Phase:
     def stop(self) -> None:
         """The request has its answer (or failed): no phase applies any more."""
         self._task = None
+        self.timeouts = {}  # a body still being written arms no deadline any more
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
@@ -76,7 +78,8 @@ class _Phase:
             self._handle.cancel()
             self._handle = None
         seconds = self.timeouts.get(name) if name is not None else None
-        if seconds is not None and self._task is not None:
+        if seconds is not None:  # the connector runs in the request's task (a watched body started it)
+            self._task = self._task or asyncio.current_task()
             self._handle = asyncio.get_running_loop().call_later(seconds, self._expire)
 
     def _expire(self) -> None:
@@ -117,35 +120,6 @@ async def _watched(body: AsyncIterable[Any], phase: _Phase) -> AsyncIterator[Any
     phase.enter(None)  # all written: from here on, the read timeout
 
 
-def _translate(exc: BaseException) -> BaseException:
-    """The httpx2 exception for an aiohttp/OS error (the clients already classify httpx2's), or ``exc``.
-
-    A dropped connection must read as a connection error, not as a timeout, and a timeout while
-    connecting differs from one while waiting for the answer: the names follow httpcore's choices.
-    """
-    import aiohttp
-
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, aiohttp.ConnectionTimeoutError):
-        return httpx2.ConnectTimeout(message)
-    if isinstance(exc, (aiohttp.ServerTimeoutError, TimeoutError)):
-        return httpx2.ReadTimeout(message)
-    if isinstance(exc, (aiohttp.ClientProxyConnectionError, aiohttp.ClientHttpProxyError)):
-        return httpx2.ProxyError(message)
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return httpx2.ConnectError(message)
-    # closed without an answer, a body cut short, or an answer that is not valid HTTP
-    if isinstance(
-        exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, aiohttp.ClientResponseError)
-    ):
-        return httpx2.RemoteProtocolError(message)
-    if isinstance(exc, (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError)):
-        return httpx2.UnsupportedProtocol(message)
-    if isinstance(exc, (aiohttp.ClientError, OSError)):
-        return httpx2.ReadError(message)
-    return exc
-
-
 class _Body(httpx2.AsyncByteStream):
     """An aiohttp response body as an httpx2 stream; closing it early drops the connection."""
 
@@ -157,10 +131,10 @@ class _Body(httpx2.AsyncByteStream):
             async for chunk in self._response.content.iter_any():
                 yield chunk
         except Exception as exc:  # as httpx2's (not a context manager: this runs for every answer)
-            translated = _translate(exc)
-            if translated is exc:
+            mapped = translated(exc)
+            if mapped is exc:
                 raise
-            raise translated from exc
+            raise mapped from exc
 
     async def aclose(self) -> None:
         # a fully read body leaves its connection to the pool; a half-read one cannot be reused
@@ -183,19 +157,19 @@ async def send(
 ) -> aiohttp.ClientResponse:
     """Send one request on ``session`` under httpx's four timeouts; errors come out as httpx2's.
 
-    The transport's wire step, also used as is by the batch runner's direct path
-    (:mod:`holyclient.batch._wire`), so that both send, time out and fail the same way. ``tls``: what
+    The transport's wire step, also used as is by the async client's direct wire
+    (:mod:`holyclient._send._direct`), so that both send, time out and fail the same way. ``tls``: what
     secures an https request (:meth:`AiohttpTransport.tls`).
     """
     phase = _Phase(timeouts)
     data: Any
-    if isinstance(content, bytes):
+    if isinstance(content, bytes) and len(content) <= WRITE_SLICE:
+        data = content or None  # written at once: the connector starts the phase's clock if it waits
+    else:  # written by aiohttp's own task, in pieces: the deadline cancels this request's task
         # a large body goes out in slices, so that a peer that stops reading trips the write timeout
-        data = _watched(_sliced(content), phase) if len(content) > WRITE_SLICE else content or None
-    else:
-        data = _watched(content, phase)
+        data = _watched(_sliced(content) if isinstance(content, bytes) else content, phase)
+        phase.start()
     token = _PHASE.set(phase)
-    phase.start()
     try:
         try:
             return await session.request(
@@ -209,16 +183,17 @@ async def send(
                 ssl=tls,
             )
         except Exception as exc:  # as httpx2's
-            translated = _translate(exc)
-            if translated is exc:
+            mapped = translated(exc)
+            if mapped is exc:
                 raise
-            raise translated from exc
+            raise mapped from exc
     except (asyncio.CancelledError, Exception):  # whatever our cancellation became inside aiohttp
         if not phase.timed_out():
             raise
         raise phase.error(f"{phase.name} timeout for {method} {url}") from None
     finally:
-        phase.stop()
+        if phase._task is not None:  # a deadline was armed, or a body is still being written
+            phase.stop()
         _PHASE.reset(token)
 
 
@@ -227,10 +202,10 @@ async def read_body(response: aiohttp.ClientResponse) -> bytes:
     try:
         return await response.read()
     except Exception as exc:  # as httpx2's
-        translated = _translate(exc)
-        if translated is exc:
+        mapped = translated(exc)
+        if mapped is exc:
             raise
-        raise translated from exc
+        raise mapped from exc
     finally:
         response.release()
 
@@ -271,14 +246,27 @@ def _connector_class() -> type[aiohttp.TCPConnector]:
         bounded only by the pool timeout (600 s by default), and reported as a connect timeout.
         """
 
-        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
-            phase = _PHASE.get()
-            if phase is not None:
-                phase.enter("pool")  # left set on failure: the error is named after it
-            connection = await super().connect(req, traces, timeout)
-            if phase is not None:
-                phase.enter(None)
-            return connection
+        if hasattr(aiohttp.TCPConnector, "_wait_for_available_connection"):  # aiohttp 3.11 and later
+
+            async def _wait_for_available_connection(self, key: Any, traces: Any) -> None:
+                # only while the pool is full: a request that finds a free connection arms no deadline
+                phase = _PHASE.get()
+                if phase is not None:
+                    phase.enter("pool")  # left set on failure: the error is named after it
+                await super()._wait_for_available_connection(key, traces)
+                if phase is not None:
+                    phase.enter(None)
+
+        else:  # pragma: no cover  # an older aiohttp waits for a free connection inside connect()
+
+            async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+                phase = _PHASE.get()
+                if phase is not None:
+                    phase.enter("pool")
+                connection = await super().connect(req, traces, timeout)
+                if phase is not None:
+                    phase.enter(None)
+                return connection
 
         async def _create_connection(self, req: Any, traces: Any, timeout: Any) -> Any:
             phase = _PHASE.get()
@@ -381,6 +369,10 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
 
         _running_on_asyncio()
         self.tls("https:")
+
+    def current_session(self) -> aiohttp.ClientSession | None:
+        """This event loop's session if it was made (no coroutine: the wire's common case)."""
+        return self._sessions.current()
 
     async def session(self) -> aiohttp.ClientSession:
         """This event loop's session (made on first use): for a step that sends on the wire itself."""

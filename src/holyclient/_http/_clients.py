@@ -11,6 +11,7 @@ from the environment); ``DefaultAsyncHttpxClient`` the same client on httpx2's o
 from __future__ import annotations
 
 import weakref
+from http.cookiejar import Cookie, CookieJar
 from typing import Any
 
 import httpx2
@@ -20,6 +21,19 @@ from ._transport import default_timeout, limits
 #: The transport under each HTTP client holyclient made for itself with exactly one (no proxy mounts):
 #: what a request built elsewhere is sent on as it is (:func:`own_transport`).
 _OWN: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+#: The cookie jar of each async HTTP client holyclient made for itself (see :class:`_Jar`).
+_JARS: weakref.WeakKeyDictionary[Any, _Jar] = weakref.WeakKeyDictionary()
+
+
+class _Jar(CookieJar):
+    """A cookie jar that says whether it was ever given a cookie (``held``), read without a call: while
+    it holds none, the async client's direct wire (``holyclient._send._direct``) has no cookie to send."""
+
+    held = False
+
+    def set_cookie(self, cookie: Cookie) -> None:
+        self.held = True
+        super().set_cookie(cookie)
 
 
 def _with_defaults(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -101,9 +115,17 @@ def new_async_client(timeout: Any, max_connections: int | None = None) -> Any:
     if urllib.request.getproxies():  # a custom transport would bypass the proxy the environment asks for
         return DefaultAsyncHttpxClient(timeout=timeout, limits=pool_limits)
     transport = _aiohttp_transport(pool_limits)
-    client = DefaultAioHttpClient(timeout=timeout, limits=pool_limits, transport=transport)
+    jar = _Jar()
+    client = DefaultAioHttpClient(timeout=timeout, limits=pool_limits, transport=transport, cookies=jar)
     _OWN[client] = transport
+    _JARS[client] = jar
     return client
+
+
+def own_cookie_jar(http: Any) -> Any:
+    """The cookie jar of an async HTTP client holyclient made for itself (it says whether it ever held a
+    cookie: ``held``), else None."""
+    return _JARS.get(http)
 
 
 def own_transport(http: Any) -> Any:

@@ -307,7 +307,8 @@ class BaseClient(ResponseModes):
 
     def _start(self, options: RequestOptions) -> Attempts:
         """A call begins: it is recorded (``record_to``) and its attempts numbered."""
-        self._pipeline.record(options)
+        if self._recorder is not None:
+            self._pipeline.record(options)
         attempts = Attempts(options)
         telemetry = self._telemetry
         if telemetry is not None:  # the call's span opens before its first attempt (retries inside),
@@ -354,6 +355,23 @@ class BaseClient(ResponseModes):
         if self._response_cls is not None:  # with_raw_response / with_streaming_response
             return cast("ModelT", self._response_cls(response, result))
         return cast("ModelT", result)
+
+    def _parse_answer(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT:
+        """An answer read off the wire by the pipeline itself (:mod:`._direct`) as ``cast_to``: a 2xx model
+        straight from its bytes; anything else -- a status error, another type, a raw response, a body
+        that does not validate -- as :meth:`_parse` makes it, from httpx2's objects built now."""
+        answer = exchange.response
+        validate = getattr(cast_to, "model_validate_json", None)
+        if validate is not None and answer.status_code < 400 and self._response_cls is None:
+            try:
+                result: ModelT = validate(answer.content)
+            except Exception:  # parsed again below, which raises the error as it should read
+                pass
+            else:
+                result.__dict__["_request_id"] = answer.headers.get("x-request-id")
+                return result
+        request, response = exchange.httpx()
+        return self._parse(response, request, cast_to)
 
     def _status_error(self, response: Any, content: bytes, request: Any) -> APIError:
         """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""

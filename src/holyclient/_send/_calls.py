@@ -106,17 +106,27 @@ class RetryingCaller:
     def request(self, options: RequestOptions, cast_to: type[T]) -> T:
         client = self.client
         attempts = client._start(options)
+        pipeline, sender = client._pipeline, client._sender
 
-        def run() -> T:
-            result: T = client._policy_for(options).run(
-                lambda: client._pipeline.finish(client._sender.send(attempts.next()), cast_to),
-                client._retries(options),
-                client._sleep,
-            )
+        def attempt() -> T:
+            result: T = pipeline.finish(sender.send(attempts.next()), cast_to)
             return result
 
-        call = attempts.call
-        return run() if call is None else call.run(run, client._unwrap)
+        def run() -> T:
+            result: T = client._policy_for(options).run(attempt, client._retries(options), client._sleep)
+            return result
+
+        if attempts.call is not None:
+            done: T = attempts.call.run(run, client._unwrap)
+            return done
+        try:  # the first attempt, outside the retry machinery (which runs only if it fails)
+            return attempt()
+        except Exception as exc:
+            first = exc
+        retried: T = client._policy_for(options).retry(
+            first, attempt, client._retries(options), client._sleep
+        )
+        return retried
 
     def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any:
         client = self.client
@@ -164,27 +174,42 @@ class RetryingCaller:
 class AsyncRetryingCaller:
     """An :class:`~holyclient.AsyncClient`'s own caller: async twin of :class:`RetryingCaller`."""
 
-    __slots__ = ("client",)
+    __slots__ = ("_parts", "client")
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        #: the client's pipeline and sender, looked up on the first call (one caller per client object)
+        self._parts: tuple[Any, Any] | None = None
 
     async def request(self, options: RequestOptions, cast_to: type[T]) -> T:
         client = self.client
         attempts = client._start(options)
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = (client._pipeline, client._sender)
+        pipeline, sender = parts
+        if attempts.call is None:
+            try:  # the first attempt, in this coroutine: the retry machinery runs only if it fails
+                result: T = pipeline.finish(await sender.asend(attempts.next()), cast_to)
+                return result
+            except Exception as exc:
+                first = exc
 
         async def attempt() -> T:
-            result: T = client._pipeline.finish(await client._sender.asend(attempts.next()), cast_to)
+            result: T = pipeline.finish(await sender.asend(attempts.next()), cast_to)
             return result
+
+        policy, retries = client._policy_for(options), client._retries(options)
+        if attempts.call is None:
+            retried: T = await policy.aretry(first, attempt, retries, client._sleep)
+            return retried
 
         async def run() -> T:
-            result: T = await client._policy_for(options).arun(
-                attempt, client._retries(options), client._sleep
-            )
+            result: T = await policy.arun(attempt, retries, client._sleep)
             return result
 
-        call = attempts.call
-        return await run() if call is None else await call.arun(run, client._unwrap)
+        done: T = await attempts.call.arun(run, client._unwrap)
+        return done
 
     async def stream(self, options: RequestOptions, cast_to: type[Any]) -> Any:
         client = self.client

@@ -40,8 +40,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .._constants import LOGGER_NAME
 from .._core import NOT_GIVEN, build_headers
 from .._http import default_timeout, timeout_extension
-from .._http import ready as ready_transport
-from ..pricing import Ledger, charging_for, counts_tokens, holds
+from ..pricing import Ledger, charging_for, holds
+from ._direct import DirectWire
+from ._first_use import load_first_use
 from ._sent_as_is import AsIs
 from ._steps import AsyncSend, Exchange, PipelineClient, Prepared, SendStep, asent, sent
 
@@ -67,6 +68,7 @@ class Pipeline:
     __slots__ = (
         "_as_is",
         "_chains",
+        "_direct",
         "_headers",
         "_http_defaults",
         "_ready",
@@ -90,6 +92,7 @@ class Pipeline:
         self._chains: dict[int, tuple[tuple[SendStep, ...], AsyncSend]] = {}
         self._ready: set[tuple[str, object]] = set()  # (path, model) of the calls ready() has prepared
         self._as_is = AsIs()  # how a request built elsewhere is sent as it is, if it can be
+        self._direct = DirectWire()  # the async wire on aiohttp, without httpx2
 
     # --- the steps ---------------------------------------------------------------------------------
 
@@ -125,21 +128,8 @@ class Pipeline:
         done = (options.path, model if isinstance(model, str) else None)
         if done in self._ready:
             return
-        client = self.client
         try:
-            ready_transport(client._http)
-            prices = client._usage.prices
-            charging = charging_for(options.method, options.path)
-            if (
-                isinstance(model, str)
-                and model
-                and counts_tokens(charging, body, client._budget_usd is not None)
-            ):
-                from ..tokens import count_tokens
-
-                info = prices.get(model)
-                if info is not None:
-                    count_tokens("", info.name)  # the model's tokenizer, and its ranges for a stand-in
+            load_first_use(self.client, options, done[1])
         except Exception:  # an HTTP client that cannot be made, a price table that cannot be read...
             logger.debug("Loading a call's first-use costs failed; its attempt will say why", exc_info=True)
             return
@@ -270,18 +260,22 @@ class Pipeline:
         url = httpx2.URL(self.client._base_url + path)
         return url.copy_merge_params(cast("Any", query)) if query else url
 
-    def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]:
-        """A JSON POST's headers as a list, rebuilt only when the key, identity or default headers change
-        (``client.default_headers`` may be edited in place: compared by value, not identity)."""
+    def wire_headers(self, key: str, extra: Mapping[str, str] | None, *, json: bool = True) -> list[Any]:
+        """The headers of a request with a JSON body (or none) as a list, as httpx2 would send them; for a
+        JSON POST without extra headers (the batch runner's) rebuilt only when the key, identity or
+        default headers change (``client.default_headers`` may be edited in place: compared by value)."""
         client = self.client
         stamp = (key, client.organization, client.project)
         cached = self._headers
-        if cached is not None and cached[0] == stamp and cached[1] == client.default_headers and not extra:
+        keep = json and not extra
+        if keep and cached is not None and cached[0] == stamp and cached[1] == client.default_headers:
             return cached[2]
         headers = build_headers(key, self.identity(), extra)
-        headers = {"Accept-Encoding": "gzip, deflate", **headers, "Content-Type": "application/json"}
+        headers = {"Accept-Encoding": "gzip, deflate", **headers}
+        if json:
+            headers["Content-Type"] = "application/json"
         listed = list(headers.items())
-        if not extra:
+        if keep:
             self._headers = (stamp, dict(client.default_headers), listed)
         return listed
 
@@ -290,7 +284,11 @@ class Pipeline:
         client = self.client
         try:
             exchange.unechoed()
-            result = client._parse(exchange.response, exchange.request, cast_to)
+            response = exchange.response
+            if response is exchange._response:  # the HTTP library's own response
+                result = client._parse(response, exchange.request, cast_to)
+            else:  # read off the wire directly: httpx2's objects are made only if needed
+                result = client._parse_answer(exchange, cast_to)
         except BaseException as exc:
             exchange.failed(exc)
             raise
@@ -340,17 +338,20 @@ class Pipeline:
             client = self.client
             key = client.api_key if client._api_key_provider is None else await self.akey()
             prepared = Prepared(self, options, key)
-            wire = self._chain(steps) if steps else self._awire
-            limiter = self.client.limiter if limited else None
-            if limiter is None:
-                ledger.sending = True
-                exchange = await wire(prepared)
-            else:
-                from ..ratelimit import admission_cost, response_feedback
+            limiter = client.limiter if limited else None
+            if limiter is not None:
+                from ..ratelimit import admission_cost
 
                 admission = await limiter.acquire(*admission_cost(limiter, options.body, ledger.charging))
-                ledger.sending = True  # from here a cancellation may come after the request left
-                exchange = await wire(prepared)
+            ledger.sending = True  # from here a cancellation may come after the request left
+            transport = None if steps or options.foreign is not None else self._direct.takes(prepared)
+            if transport is not None:
+                exchange = await self._direct.send(prepared, transport)
+            else:
+                exchange = await (self._chain(steps) if steps else self._awire)(prepared)
+            if limiter is not None:
+                from ..ratelimit import response_feedback
+
                 await limiter.observe(admission, response_feedback(exchange.response, stream=options.stream))
         except BaseException as exc:
             ledger.failed(exc)
@@ -383,7 +384,10 @@ class Pipeline:
         response = sent(lambda: http.send(request, stream=prepared.options.stream), lambda: request)
         return Exchange(prepared, response, response)
 
-    async def _awire(self, prepared: Prepared) -> Exchange:
+    async def _awire(self, prepared: Prepared) -> Exchange:  # the end of a chain of steps
+        transport = None if prepared.options.foreign is not None else self._direct.takes(prepared)
+        if transport is not None:
+            return await self._direct.send(prepared, transport)
         request = prepared.request()
         if prepared.options.foreign is not None and request is prepared.options.foreign.request:
             return await self._as_is.asend(prepared, self.client)

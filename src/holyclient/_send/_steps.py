@@ -64,6 +64,7 @@ class PipelineClient(Protocol):
     _usage: UsageTracker
     _recorder: Recorder | None
     _owns_http: bool
+    _response_cls: Any  # ``None``, or the raw-response class its calls return (``with_raw_response``)
 
     @property
     def _http(self) -> Any: ...
@@ -71,6 +72,8 @@ class PipelineClient(Protocol):
     def _accept_api_key(self, key: object) -> None: ...
 
     def _parse(self, response: Any, request: Any, cast_to: type[ModelT]) -> ModelT: ...
+
+    def _parse_answer(self, exchange: Exchange, cast_to: type[ModelT]) -> ModelT: ...
 
     def _unwrap(self, result: Any) -> Any: ...
 
@@ -88,7 +91,9 @@ class Preparer(Protocol):
 
     def url(self, options: RequestOptions) -> str: ...
 
-    def wire_headers(self, key: str, extra: Mapping[str, str] | None) -> list[tuple[str, str]]: ...
+    def wire_headers(
+        self, key: str, extra: Mapping[str, str] | None, *, json: bool = True
+    ) -> list[tuple[str, str]]: ...
 
 
 class Prepared:
@@ -116,9 +121,9 @@ class Prepared:
         """The full URL, the client's ``default_query`` included."""
         return self.pipeline.url(self.options)
 
-    def wire_headers(self) -> list[tuple[str, str]]:
-        """The headers of a JSON POST as a list (cached per key), for a step that sends by itself."""
-        return self.pipeline.wire_headers(self.key, self.options.extra_headers)
+    def wire_headers(self, *, json: bool = True) -> list[tuple[str, str]]:
+        """The headers as a list, for a JSON body (cached per key) or none, for a wire that sends by itself."""
+        return self.pipeline.wire_headers(self.key, self.options.extra_headers, json=json)
 
 
 class Exchange:
@@ -143,15 +148,19 @@ class Exchange:
     def httpx(self) -> tuple[Any, Any]:
         """``(request, response)`` as httpx2 objects, for the client's error and parsing code."""
         if self._response is None:
-            import httpx2
-
             response = self.response
-            self._response = httpx2.Response(
-                response.status_code,
-                headers=list(response.headers.items()),
-                content=response.content,
-                request=self.request,
-            )
+            made = getattr(response, "httpx", None)  # an answer that knows its body as it came
+            if made is not None:
+                self._response = made(self.request)
+            else:
+                import httpx2
+
+                self._response = httpx2.Response(
+                    response.status_code,
+                    headers=list(response.headers.items()),
+                    content=response.content,
+                    request=self.request,
+                )
         return self.request, self._response
 
     def unechoed(self) -> None:
@@ -178,8 +187,12 @@ class Exchange:
                 content=clean,
                 request=response.request,
             )
-        else:  # a send step's own answer (the batch fast path's)
-            response.content = clean
+        else:  # the direct wire's answer, or a send step's own
+            cleaned = getattr(response, "cleaned", None)
+            if cleaned is not None:
+                cleaned(clean)
+            else:
+                response.content = clean
             self._response = None
 
     def settle(self, model: str | None, usage: Any) -> None:

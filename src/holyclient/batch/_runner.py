@@ -33,7 +33,6 @@ from ._guard import BatchStoppedError, StopBreaker, unwrapped
 from ._pack import DEFAULT_PACK_TOKENS, PackedRequest, Packer, may_be_one_input, split, unpack
 from ._process import RequestProcessor
 from ._types import BatchRequest, BatchResult, BatchStats
-from ._wire import DirectWire
 
 if TYPE_CHECKING:
     from .._client import AsyncClient
@@ -76,7 +75,8 @@ class BatchRunner(RequestProcessor):
             this many inputs (at most 2,048; ``None``: no packing); each still gets its own result.
         pack_tokens: most counted tokens in one packed request.
         send_steps: the :class:`~holyclient._steps.SendStep` objects every attempt passes on its way to the wire,
-            outermost first (``compare`` times attempts with one); the fast path comes last.
+            outermost first (``compare`` times attempts with one); the client's own wire ends the chain
+            (on aiohttp directly: :mod:`holyclient._send._direct`).
     """
 
     def __init__(
@@ -121,7 +121,7 @@ class BatchRunner(RequestProcessor):
         self.stop_after = stop_after
         self._breaker = StopBreaker(stop_after, clock)
         self._stop_scope: anyio.CancelScope | None = None
-        self._steps: tuple[SendStep, ...] = (*send_steps, DirectWire())
+        self._steps: tuple[SendStep, ...] = tuple(send_steps)
         self._pack = (pack_inputs, pack_tokens) if pack_inputs is not None else None
         if self._pack is not None:
             Packer(*self._pack)  # refuse bad limits now, not at the first request

@@ -154,7 +154,10 @@ class Adapter:
         retry_count = authorization = None
         content_type = ""
         owns_retries = self.retries == "holyclient"
-        for name, value in _decoded(request.headers):
+        given = request.headers
+        encoding = given.encoding  # (once: ``multi_items()`` asks for it twice per header)
+        for raw_name, raw_value in given.raw:
+            name, value = raw_name.decode(encoding).lower(), raw_value.decode(encoding)
             if name in _DROPPED:
                 if name == "authorization":
                     authorization = value
@@ -289,18 +292,6 @@ class Adapter:
             if openai is not None:
                 return openai.APIConnectionError(message=message, request=request)  # type: ignore[no-any-return]
         return flavor.UnsupportedProtocol(message, request=request)  # type: ignore[no-any-return]
-
-
-def _decoded(headers: Any) -> Iterable[tuple[str, str]]:
-    """``headers`` as (lower-case name, value) strings, decoded in two calls rather than two per header
-    (openai sends about twenty on every request); NUL cannot occur in a header, so it joins them."""
-    raw = headers.raw
-    encoding = headers.encoding  # (once: ``multi_items()`` asks for it twice per header)
-    names = b"\0".join([name for name, _ in raw]).decode(encoding).lower().split("\0")
-    values = b"\0".join([value for _, value in raw]).decode(encoding).split("\0")
-    if len(names) != len(raw) or len(values) != len(raw):  # a NUL after all: one header at a time
-        return [(name.decode(encoding).lower(), value.decode(encoding)) for name, value in raw]
-    return zip(names, values, strict=True)
 
 
 def _default_port(scheme: str) -> int | None:

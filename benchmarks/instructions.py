@@ -342,12 +342,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
     if not args.no_record:
-        from recorded_figures import RECORDED, record, requote
+        from recorded_figures import RECORDED, ROOT, record, requote
 
-        changed = requote(record(recorded_rows(figures)))
-        print(
-            f"recorded in {RECORDED.name}; quoted anew in {', '.join(p.name for p in changed) or 'nothing'}"
-        )
+        changed = [str(path.relative_to(ROOT)) for path in requote(record(recorded_rows(figures)))]
+        print(f"recorded in {RECORDED.relative_to(ROOT)}; tables rewritten: {', '.join(changed) or 'none'}")
     return 0
 
 

@@ -38,11 +38,9 @@ _RESPONSES_OWN = ("model", "input", "tools", "text")
 _UNFINISHED = frozenset({"length", "content_filter"})
 
 
-def wire_plan(base_url: object, path: str, body: Mapping[str, Any] | None) -> WireChat | WireResponse | None:
+def wire_plan(endpoint: str, path: str, body: Mapping[str, Any] | None) -> WireChat | WireResponse | None:
     """The attempts of a request whose format the model may not take as asked; ``None`` for any other
-    request, and for a model known to take a JSON schema (nothing changes for it). ``base_url`` (the
-    endpoint whose models are learned, as ``str()`` gives it) is made a string only for a request with a
-    JSON schema: every other request of a framework's transport passes here."""
+    request, and for a model known to take a JSON schema (nothing changes for it)."""
     if body is None:
         return None
     if path == "/chat/completions":
@@ -63,7 +61,6 @@ def wire_plan(base_url: object, path: str, body: Mapping[str, Any] | None) -> Wi
     model = body.get("model")
     if not isinstance(model, str) or not isinstance(schema, Mapping):
         return None
-    endpoint = str(base_url)
     methods = methods_for(endpoint, model)
     if methods == ("json_schema",):
         return None

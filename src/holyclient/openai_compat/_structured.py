@@ -48,7 +48,7 @@ class StructuredStep:
         body = options.body
         if body is None or options.method != "POST":
             return None
-        plan = wire_plan(client.base_url, options.path, body)
+        plan = wire_plan(str(client.base_url), options.path, body)
         return None if plan is None else cls(plan, options)
 
     def _next(self) -> RequestOptions:

@@ -1,15 +1,19 @@
 """Where a chat client's peak memory goes: a ladder from a raw httpx2 loop up to ``holyclient.Client``.
 
 Each rung runs N sync chat completions against ``holyclient serve --no-log`` in a fresh child process and
-reports its peak RSS (``ru_maxrss``). Each rung adds one thing to the one below, so the differences say
-what costs the memory:
+reports its peak RSS (``ru_maxrss``). Each rung of the ladder adds one thing to the one above it, so the
+differences say what costs the memory; the last rung is a reference beside the ladder:
 
-    raw              httpx2 posting JSON and ``json.loads``-ing the answer (bench_client.py's floor)
-    raw+pydantic     the same, parsing each answer into a two-class pydantic model (the least a typed
-                     client can do)
-    raw+types        the same, parsing into holyclient's ``ChatCompletion`` (openai's classes, field for
-                     field: what a drop-in must return)
-    holyclient       ``holyclient.Client(...).chat.completions.create``
+    httpx2-json              httpx2 posting JSON and ``json.loads``-ing the answer (the floor, as
+                             bench_client.py's and instructions.py's memory row)
+    httpx2-small-pydantic    the same, parsing each answer into a two-class pydantic model (the least a
+                             typed client can do)
+    httpx2-holyclient-types  the same, parsing into ``holyclient.types.chat.ChatCompletion`` (holyclient's
+                             copy of openai's classes, field for field: what a drop-in must return;
+                             openai is not imported)
+    holyclient-client        ``holyclient.Client(...).chat.completions.create``
+    httpx2-openai-types      reference: the httpx2 loop parsing into openai's own ``ChatCompletion``, openai
+                             imported (what the same answer costs with the official package's types)
 
 Memory does not depend on the machine's load, so one run is enough.
 
@@ -32,12 +36,16 @@ HERE = Path(__file__).resolve().parent
 KEY = "sk-bench-memory-0123456789abcdef"
 MODEL = "gpt-4o-mini"
 MESSAGES = [{"role": "user", "content": "Benchmark the client, please: one short answer."}]
-RUNGS = ("raw", "raw+pydantic", "raw+types", "holyclient")
+FLOOR_RUNG = "httpx2-json"
+HOLYCLIENT_RUNG = "holyclient-client"
+LADDER = (FLOOR_RUNG, "httpx2-small-pydantic", "httpx2-holyclient-types", HOLYCLIENT_RUNG)
+REFERENCE = ("httpx2-openai-types",)
+RUNGS = (*LADDER, *REFERENCE)
 
 
 def _caller(rung: str, url: str) -> Callable[[], Any]:
     """One chat completion as ``rung`` makes it (imports happen here, inside the measured child)."""
-    if rung == "holyclient":
+    if rung == HOLYCLIENT_RUNG:
         import holyclient
 
         client = holyclient.Client(api_key=KEY, base_url=url)
@@ -51,12 +59,16 @@ def _caller(rung: str, url: str) -> Callable[[], Any]:
     def post() -> bytes:
         return http.post(url + "/chat/completions", json=body, headers=headers).content
 
-    if rung == "raw":
+    if rung == FLOOR_RUNG:
         return lambda: json.loads(post())
-    if rung == "raw+types":
+    if rung == "httpx2-holyclient-types":
         from holyclient.types.chat import ChatCompletion
 
         return lambda: ChatCompletion.model_validate_json(post())
+    if rung == "httpx2-openai-types":
+        from openai.types.chat import ChatCompletion as OpenAIChatCompletion
+
+        return lambda: OpenAIChatCompletion.model_validate_json(post())
     import pydantic
 
     class Choice(pydantic.BaseModel):
@@ -109,13 +121,13 @@ def main(argv: list[str] | None = None) -> int:
         figures = {rung: peak_rss_mib(rung, server.url, args.requests) for rung in RUNGS}
     finally:
         server.close()
-    floor = figures["raw"]
+    floor = figures[FLOOR_RUNG]
     below = 0.0
     print(
-        f"{'peak RSS after ' + format(args.requests, ',') + ' requests':<34}{'MiB':>8}{'vs raw':>9}{'added':>9}"
+        f"{'peak RSS after ' + format(args.requests, ',') + ' requests':<34}{'MiB':>8}{'vs floor':>9}{'added':>9}"
     )
     for rung, mib in figures.items():
-        added = f"{mib - below:+8.1f}" if below else ""
+        added = f"{mib - below:+8.1f}" if below and rung in LADDER else ""
         print(f"{rung:<34}{mib:>8.1f}{mib / floor:>8.2f}x {added}")
         below = mib
     print("command: python benchmarks/bench_memory.py " + " ".join(sys.argv[1:] if argv is None else argv))

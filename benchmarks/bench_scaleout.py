@@ -50,6 +50,21 @@ answer's remaining budget with the window as it stood at the admission::
              (an earlier run: steady 0.88x, 323 taken; one more, sampled by hand: 0.82x)
     after    steady 0.95x (window held 0.97x), none taken (another run, by hand: 0.95x)
 
+The issue's own figure, 4 workers on a 6,000 RPM limit (60 s window) with answers of 2 s:
+``python benchmarks/bench_scaleout.py shared --requests 9000 --rpm 6000 --window 60 --latency 2``,
+2026-12-07, load average about 6, on the limiter before the fix above (``705a229^``, through ``PYTHONPATH``)
+and after it (``e64911d``)::
+
+    before   0 lost, 0 dup, 9,002 attempts, 2 answered 429 (0.02%), aggregate 0.92x, steady 0.99x;
+             133 requests of the window taken as someone else's usage
+    after    0 lost, 0 dup, 9,001 attempts, 1 answered 429 (0.01%), aggregate 0.93x, steady 0.99x;
+             3 taken
+
+The issue's 1,816 RPM (0.30x) did not come back on this machine before the fix either: the phantom usage
+it took was 133 requests of a 6,000-request window. ``tests/test_ratelimit_stale_answers.py`` holds the
+same, bounded: four workers on 100 requests per 5 s with 2 s answers keep the window >= 0.9x full with
+<= 2% 429s and take none of their own requests as someone else's.
+
 Needs ``redis-server`` on PATH (Debian's package) and ``pip install 'holyclient[redis]'``.
 """
 

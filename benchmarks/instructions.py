@@ -1,36 +1,51 @@
-"""Instructions per request, holyclient against the raw clients: the CPU figures a loaded machine cannot move.
+"""Instructions per request, holyclient against its floors: the CPU figures a loaded machine cannot move.
 
 ``valgrind --tool=callgrind`` counts the instructions a process executes, whatever else the machine runs.
 Each workload runs twice in a fresh interpreter under it, with N and 2N units (requests, stream chunks,
 batch requests) after the same warm-up; the difference over N is what one more unit costs, start-up and
-warm-up cancelled. holyclient and the raw floor run the same workload against the same
+warm-up cancelled. holyclient and its floor run the same workload against the same
 ``holyclient serve --no-log`` process (which valgrind does not watch), so their ratio compares the clients
 alone. (Instructions are not time: cache misses and allocation differ. ``bench_client.py`` and
 ``bench_batch.py`` measure time; this is the figure that does not depend on the machine's load.)
 
-    sync     one chat completion, ``Client`` against httpx2 posting JSON and ``json.loads``-ing the answer
-    stream   one chunk of a streamed completion, against httpx2 iterating lines and ``json.loads``-ing each
-    async    one chat completion awaited at a time, ``AsyncClient`` against httpx2's and aiohttp's own
-    as_openai  one chat completion through ``Client.as_openai()`` against a plain ``openai.OpenAI`` (what
-             a framework built on openai pays for holyclient's budget, retries, usage and spans)
-    batch    one request of ``holyclient batch`` (process, validation, output file and all) against
-             ``raw_aiohttp_floor.py``, 20,000 embedding requests at concurrency 256, as ``bench_batch.py
-             fast``: the fixed cost (start-up) counts, weighted at 20,000 requests
+Before counting, the tree is compiled (``compileall`` of holyclient and the site-packages it imports) and
+each workload runs once outside valgrind: a module imported for the first time is compiled and its
+``.pyc`` written, which costs ~450 M instructions in the first counted run only and would skew the slope.
 
-    python benchmarks/instructions.py                  # every workload (~15 min on 2 cores)
+    sync       one chat completion, ``Client`` against httpx2 posting JSON and ``json.loads``-ing the answer
+    stream     one chunk of a streamed completion, against httpx2 iterating lines and ``json.loads``-ing each
+    async      one chat completion awaited at a time, ``AsyncClient`` against aiohttp (its wire) posting
+               JSON and ``json.loads``-ing the answer
+    as_openai  one chat completion through ``Client.as_openai()`` against a plain ``openai.OpenAI`` (what
+               a framework built on openai pays for holyclient's budget, retries, usage and spans)
+    batch      one request of ``holyclient batch`` (process, validation, output file and all) against
+               ``raw_aiohttp_floor.py`` writing each output line, 20,000 embedding requests at concurrency
+               256, as ``bench_batch.py fast``: the fixed cost (start-up) counts, weighted at 20,000 requests
+    memory     peak RSS after 2,000 sync chat requests, ``Client`` against the raw httpx2 loop
+               (``bench_memory.py``'s httpx2-json and holyclient-client rungs; no valgrind)
+
+Each measured row is written to ``recorded_figures.json`` (holyclient's figure, the floor's, the ratio, the
+date and commit) and the tables quoting it in README.md, CONTRIBUTING.md and benchmarks/README.md are
+rewritten from that file (``recorded_figures.py``); rows not measured keep their last run's figures.
+
+    python benchmarks/instructions.py                  # every workload (~20 min on 2 cores)
     python benchmarks/instructions.py sync stream      # some of them
-    python benchmarks/instructions.py --json out.json  # also write every figure
+    python benchmarks/instructions.py --no-record sync # print only
+    python benchmarks/instructions.py --json out.json  # also write every raw figure
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -50,11 +65,13 @@ UNITS = {
 KINDS = {
     "sync": ("holyclient", "raw-httpx2"),
     "stream": ("holyclient", "raw-httpx2"),
-    "async": ("holyclient", "raw-httpx2", "raw-aiohttp"),
+    "async": ("holyclient", "raw-aiohttp"),
     "as_openai": ("holyclient", "openai"),
     "batch": ("holyclient", "raw-aiohttp"),
 }
 BATCH_AT = 20_000  # bench_batch.py fast's size: the fixed cost is spread over this many requests
+MEMORY_REQUESTS = 2_000
+WORKLOADS = (*UNITS, "memory")
 
 
 # --- the workloads, run by a child under valgrind ---------------------------------------------------
@@ -160,9 +177,18 @@ def instructions(command: list[str], env: dict[str, str] | None = None) -> int:
     return int(found.group(1))
 
 
+def compile_tree() -> None:
+    """Write every ``.pyc`` holyclient and its dependencies will import, before anything is counted."""
+    spec = importlib.util.find_spec("holyclient")
+    assert spec is not None and spec.submodule_search_locations is not None
+    trees = [*spec.submodule_search_locations, sysconfig.get_paths()["purelib"], str(HERE)]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *trees], capture_output=True, check=False)
+
+
 def _client_figure(workload: str, kind: str, url: str) -> dict[str, float]:
     small, large = UNITS[workload]
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", workload, kind, url]
+    subprocess.run([*command, "1"], capture_output=True, check=True)  # anything lazily compiled or cached
     a, b = instructions([*command, str(small)]), instructions([*command, str(large)])
     return {"per_unit": (b - a) / (large - small), "fixed": a}
 
@@ -170,27 +196,42 @@ def _client_figure(workload: str, kind: str, url: str) -> dict[str, float]:
 def _batch_figure(kind: str, url: str, inputs: dict[int, Path], out: Path) -> dict[str, float]:
     small, large = UNITS["batch"]
 
-    def run(n: int) -> int:
+    def run(n: int, count: bool = True) -> int:
+        out.unlink(missing_ok=True)  # a fresh run, not a resume; the floor appends its lines too
         if kind == "raw-aiohttp":
-            return instructions(
-                [sys.executable, str(HERE / "raw_aiohttp_floor.py"), str(inputs[n]), url, "256"]
-            )
-        out.unlink(missing_ok=True)  # a fresh run, not a resume
-        command = [sys.executable, "-m", "holyclient", "batch", str(inputs[n]), "-o", str(out)]
-        command += ["--base-url", url, "--concurrency", "256"]
-        return instructions(command, {**os.environ, "HOLYSHEEP_API_KEY": KEY})
+            command = [
+                sys.executable,
+                str(HERE / "raw_aiohttp_floor.py"),
+                str(inputs[n]),
+                url,
+                "256",
+                str(out),
+            ]
+        else:
+            command = [sys.executable, "-m", "holyclient", "batch", str(inputs[n]), "-o", str(out)]
+            command += ["--base-url", url, "--concurrency", "256"]
+        env = {**os.environ, "HOLYSHEEP_API_KEY": KEY}
+        if not count:
+            subprocess.run(command, capture_output=True, env=env, check=True)
+            return 0
+        counted = instructions(command, env)
+        lines = sum(1 for _ in out.open("rb"))
+        if lines != n:
+            raise RuntimeError(f"{kind} wrote {lines} output lines for {n} requests")
+        return counted
 
+    run(small, count=False)
     a, b = run(small), run(large)
     per_unit = (b - a) / (large - small)
     return {"per_unit": per_unit, "fixed": a, "at_batch_size": (a + per_unit * (BATCH_AT - small)) / BATCH_AT}
 
 
 def measure(workloads: list[str], url: str) -> dict[str, dict[str, dict[str, float]]]:
+    compile_tree()
     figures: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         inputs: dict[int, Path] = {}
         if "batch" in workloads:
-            sys.path.insert(0, str(HERE))
             from bench_batch import write_embeddings_input
 
             for n in UNITS["batch"]:
@@ -198,6 +239,14 @@ def measure(workloads: list[str], url: str) -> dict[str, dict[str, dict[str, flo
                 write_embeddings_input(inputs[n], n, 16)
         for workload in workloads:
             print(f"{workload} ...", file=sys.stderr, flush=True)
+            if workload == "memory":
+                from bench_memory import FLOOR_RUNG, HOLYCLIENT_RUNG, peak_rss_mib
+
+                figures[workload] = {
+                    kind: {"peak_rss_mib": min(peak_rss_mib(rung, url, MEMORY_REQUESTS) for _ in range(2))}
+                    for kind, rung in (("holyclient", HOLYCLIENT_RUNG), ("raw-httpx2", FLOOR_RUNG))
+                }
+                continue
             figures[workload] = {
                 kind: _batch_figure(kind, url, inputs, Path(tmp) / "out.jsonl")
                 if workload == "batch"
@@ -207,21 +256,54 @@ def measure(workloads: list[str], url: str) -> dict[str, dict[str, dict[str, flo
     return figures
 
 
+def _key(workload: str) -> str:
+    return {"batch": "at_batch_size", "memory": "peak_rss_mib"}.get(workload, "per_unit")
+
+
 def report(figures: dict[str, dict[str, dict[str, float]]]) -> list[str]:
-    lines = [f"{'instructions per':<18}{'holyclient':>14}{'floor':>14}  {'(which)':<13}{'ratio':>8}"]
+    lines = [f"{'per unit':<18}{'holyclient':>14}{'floor':>14}  {'(which)':<13}{'ratio':>8}"]
     for workload, kinds in figures.items():
-        key = "at_batch_size" if workload == "batch" else "per_unit"
+        key = _key(workload)
         ours = kinds["holyclient"][key]
         for kind, figure in kinds.items():
             if kind != "holyclient":
                 lines.append(
-                    f"{workload:<18}{ours:>14,.0f}{figure[key]:>14,.0f}  {kind:<13}{ours / figure[key]:>7.3f}x"
+                    f"{workload:<18}{ours:>14,.1f}{figure[key]:>14,.1f}  {kind:<13}{ours / figure[key]:>7.3f}x"
                 )
     lines.append(
-        f"per unit: (N={UNITS['sync'][1]} less N={UNITS['sync'][0]}) / difference, after {WARMUP} warm-up "
-        f"requests; batch: {BATCH_AT:,} requests (fixed cost included), from runs of {UNITS['batch']}"
+        f"per unit: instructions, (N={UNITS['sync'][1]} less N={UNITS['sync'][0]}) / difference, after {WARMUP} "
+        f"warm-up requests; batch: {BATCH_AT:,} requests (fixed cost included), from runs of {UNITS['batch']}; "
+        f"memory: peak RSS in MiB after {MEMORY_REQUESTS:,} requests, the lower of 2 runs"
     )
     return lines
+
+
+def _commit() -> str:
+    """The commit measured, marked ``+changes`` when the measured tree differs from it."""
+    git = ["git", "-C", str(HERE.parent)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--", "src", "pyproject.toml"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
+def recorded_rows(figures: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, Any]]:
+    """The rows ``recorded_figures.json`` keeps for this run: each workload against its floor."""
+    from recorded_figures import row
+
+    date = datetime.datetime.now(datetime.UTC).date().isoformat()
+    commit = _commit()
+    rows = {}
+    for workload, kinds in figures.items():
+        key = _key(workload)
+        floor = next(figure for kind, figure in kinds.items() if kind != "holyclient")
+        command = f"python benchmarks/instructions.py {workload}"
+        rows[workload] = row(workload, kinds["holyclient"][key], floor[key], date, commit, command)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,13 +313,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("workloads", nargs="*", metavar="WORKLOAD", help=f"{', '.join(UNITS)} (default: all)")
-    parser.add_argument("--json", metavar="PATH", help="also write every figure to PATH as JSON")
+    parser.add_argument(
+        "workloads", nargs="*", metavar="WORKLOAD", help=f"{', '.join(WORKLOADS)} (default: all)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write every raw figure to PATH as JSON")
+    parser.add_argument(
+        "--no-record",
+        action="store_true",
+        help="print only: leave recorded_figures.json and the tables alone",
+    )
     args = parser.parse_args(argv)
-    unknown = [name for name in args.workloads if name not in UNITS]
+    unknown = [name for name in args.workloads if name not in WORKLOADS]
     if unknown:
-        parser.error(f"unknown workload {unknown[0]!r} (choose from {', '.join(UNITS)})")
-    if shutil.which("valgrind") is None:
+        parser.error(f"unknown workload {unknown[0]!r} (choose from {', '.join(WORKLOADS)})")
+    workloads = args.workloads or list(WORKLOADS)
+    if shutil.which("valgrind") is None and workloads != ["memory"]:
         print("instructions.py needs valgrind (apt-get install valgrind)", file=sys.stderr)
         return 2
     sys.path.insert(0, str(HERE))
@@ -245,12 +335,17 @@ def main(argv: list[str] | None = None) -> int:
 
     server = Server()
     try:
-        figures = measure(args.workloads or list(UNITS), server.url)
+        figures = measure(workloads, server.url)
     finally:
         server.close()
     print("\n".join(report(figures)))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
+    if not args.no_record:
+        from recorded_figures import RECORDED, ROOT, record, requote
+
+        changed = [str(path.relative_to(ROOT)) for path in requote(record(recorded_rows(figures)))]
+        print(f"recorded in {RECORDED.relative_to(ROOT)}; tables rewritten: {', '.join(changed) or 'none'}")
     return 0
 
 

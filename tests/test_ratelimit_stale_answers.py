@@ -187,3 +187,69 @@ async def test_four_workers_on_one_limit_use_it_all_when_the_servers_answers_car
     # The fleet's own requests are never taken as someone else's: before, each window's stale answers
     # took some of them again (2 to 20 in this run), each held a whole window.
     assert sum(phantoms.values()) <= 1, phantoms
+
+
+@pytest.mark.slow
+async def test_four_workers_on_one_limit_keep_its_window_nine_tenths_full_with_few_429s(
+    redis_server: RedisServer,
+) -> None:
+    """The figure of the issue, bounded: four runners with a Redis limiter each share one limit of 20
+    requests a second (100 in a 5 s window) against a server that enforces it and sends
+    ``x-ratelimit-*`` on every answer. Answers take 2 s, as a chat model's do, so every header is read
+    long after the window moved on; the fleet could send 24 a second, so the limiter is what holds it
+    back.
+
+    Use is counted, not timed: for each request the server admitted after the first window, how many
+    it had admitted in the window before it (what the shared limit held when the request arrived, on
+    the server's clock). And none of the fleet's own requests may be taken as someone else's usage:
+    before the fix every stale answer took some again (each held a whole window), which is what cut a
+    6,000 RPM fleet to 0.30x of its limit."""
+    redis = pytest.importorskip("redis.asyncio")
+    rpm, window, per_worker = 100, 5.0, 60  # 20 a second; the limiter's fixed slack is 3% of the window
+    phantoms: dict[bytes, float] = {}
+    watcher = redis.Redis.from_url(redis_server.url)
+
+    async def watch() -> None:  # what the limiter took as someone else's usage
+        while True:
+            for key in await watcher.keys("holyclient:*:req"):
+                for member in await watcher.zrange(key, 0, -1):
+                    if member.startswith(b"sync:"):
+                        phantoms[member] = float(member.rsplit(b":", 1)[1])
+            await anyio.sleep(0.1)
+
+    results: list[BatchResult] = []
+    with LocalServer(latency=2.0, rate_limits=RateLimits(rpm=rpm, window=window)) as server:
+        limiters = [RedisLimiter(redis_server.url, rpm=rpm, window=window, api_key=KEY) for _ in range(4)]
+        async with AsyncClient(api_key=KEY, base_url=server.base_url, max_retries=2) as client:
+            await BatchRunner(client).run([BatchRequest("warm-up", _body(0))], lambda result: None)
+            await anyio.sleep(window)  # gone from the server's window
+            server.reset()
+
+            async def worker(k: int) -> None:
+                requests = [BatchRequest(f"w{k}-{i}", _body(i)) for i in range(per_worker)]
+                await BatchRunner(client, concurrency=12, limiter=limiters[k]).run(requests, results.append)
+
+            async with anyio.create_task_group() as watching:
+                watching.start_soon(watch)
+                async with anyio.create_task_group() as workers:
+                    for k in range(4):
+                        workers.start_soon(worker, k)
+                watching.cancel_scope.cancel()
+        for limiter in limiters:
+            await limiter.aclose()
+        log = server.requests
+    await watcher.aclose()
+    assert len(results) == 4 * per_worker and all(result.ok for result in results)
+    attempts = [entry for entry in log if entry.path.endswith("/chat/completions")]
+    refused = sum(entry.status == 429 for entry in attempts)
+    assert refused <= 0.02 * len(attempts), f"{refused} of {len(attempts)} attempts answered 429"
+    admitted = sorted(entry.time for entry in attempts if entry.status != 429)
+    start = admitted[0] + window
+    held = [
+        sum(1 for t in admitted if arrival - window < t <= arrival)
+        for arrival in admitted
+        if arrival >= start
+    ]
+    used = sum(held) / len(held) / rpm
+    assert used >= 0.9, f"the shared window held {used:.2f}x the limit on average ({len(held)} arrivals)"
+    assert sum(phantoms.values()) <= 1, f"the fleet's own requests taken as someone else's: {phantoms}"

@@ -204,8 +204,7 @@ class BaseClient(ResponseModes):
         return self.max_retries if options.max_retries is None else options.max_retries
 
     def _policy_for(self, options: RequestOptions) -> RetryPolicy:
-        """The retry policy of a call: the client's, without retrying a silent server when a Router
-        has another target for the call (``options.failover``)."""
+        """The client's retry policy, without retrying a silent server a Router can fail over from."""
         return self._policy.failing_over if options.failover else self._policy
 
     @property
@@ -246,8 +245,7 @@ class BaseClient(ResponseModes):
         self.__dict__["_timeout_"] = value
 
     def _set_stream_limits(self, first_event: Any = NOT_GIVEN, idle: Any = NOT_GIVEN) -> None:
-        """A stream's two deadlines as given (checked now: a bad value fails here, not on a call);
-        ``NOT_GIVEN`` keeps the per-model default (:func:`~holyclient._core._event_clock.stream_limits`)."""
+        """A stream's two deadlines as given, checked now (a bad value fails here, not on a call)."""
         stream_limits(first_event, idle, None)
         if not omitted(first_event) or "first_event_timeout" not in self.__dict__:
             self.first_event_timeout: float | None = first_event
@@ -377,10 +375,8 @@ class BaseClient(ResponseModes):
         """The status error an answer carries (its class by status, ``Retry-After`` read, redacted)."""
         from .._core import make_status_error, retry_after_seconds
 
-        error: APIError = make_status_error(
-            response, content, request=request, retry_after=retry_after_seconds(response.headers)
-        )
-        return error
+        retry_after = retry_after_seconds(response.headers)
+        return make_status_error(response, content, request=request, retry_after=retry_after)
 
 
 def _set(name: str) -> Callable[[BaseClient, Any], None]:

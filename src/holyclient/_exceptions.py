@@ -184,7 +184,7 @@ class FirstEventTimeoutError(APITimeoutError):
 
     def __init__(
         self,
-        message: str = "No stream event arrived within first_event_timeout.",
+        message: str = "No stream event in first_event_timeout.",
         *,
         seconds: float | None = None,
         request: Any = None,
@@ -204,7 +204,7 @@ class StreamIdleTimeoutError(APITimeoutError):
 
     def __init__(
         self,
-        message: str = "The stream sent no event for stream_idle_timeout: its answer is incomplete.",
+        message: str = "No stream event in stream_idle_timeout.",
         *,
         seconds: float | None = None,
         request: Any = None,

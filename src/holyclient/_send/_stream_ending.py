@@ -71,7 +71,7 @@ class Ending:
         stream.truncated = True
         request_id = stream.response.headers.get("x-request-id")
         skipped = stream._decoder.skipped
-        if skipped:  # its end may have been in what could not be read: an error, as openai's would be
+        if skipped and not stream._read_raw:  # its end may have been in what could not be read: an error
             raise IncompleteStreamError(
                 f"The stream ended without a finish_reason or [DONE] after {skipped} event(s) that were not "
                 "valid JSON: its answer is incomplete" + (f" (request {request_id})." if request_id else "."),

@@ -97,6 +97,9 @@ class _Reading(Generic[T, ChunksT]):
         self._meter = meter
         #: Whether the stream ended cleanly before its answer did (see the module docstring).
         self.truncated = False
+        #: Read as bytes (``with_streaming_response``): the caller parses the events, so one we could not
+        #: parse is theirs to judge (openai's raw reads parse nothing).
+        self._read_raw = False
         self._iterator = self._iterate()
         _watch(self, meter)
 
@@ -116,6 +119,7 @@ class _Reading(Generic[T, ChunksT]):
 
     def _raw(self) -> Any:
         """The body as it arrives (``with_streaming_response``), still charged: the meter counts its text."""
+        self._read_raw = True
         return self._guarded(
             type(self)._bytes_of(self._decoder, self._meter, self._first, self._chunks, self._clock)
         )
